@@ -1,0 +1,7 @@
+"""optrules: provably optimal, human-readable rule models with certificates."""
+
+from .data import Antecedents, Binarizer, load_compas, load_dataset, mine_antecedents
+from .models import Rule, RuleList
+
+__version__ = "0.1.0"
+__all__ = ["Antecedents", "Binarizer", "Rule", "RuleList", "load_compas", "load_dataset", "mine_antecedents"]

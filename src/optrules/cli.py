@@ -1,0 +1,112 @@
+"""Command line: ``optrules info``, ``optrules mine``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from .data.binarize import Binarizer
+from .data.datasets import DATASETS, load_dataset
+from .data.mine import mine_antecedents
+from .data.validation import check_binary_target
+
+
+def _read_table(path: str, sep: str | None) -> pd.DataFrame:
+    if path.endswith(".parquet"):
+        return pd.read_parquet(path)
+    return pd.read_csv(path, sep=sep, engine="python" if sep is None else "c")
+
+
+def _load_xy(args) -> tuple[pd.DataFrame, object, str]:
+    """Features and target from ``--dataset NAME`` or from a CSV/Parquet file and ``--target``."""
+    if args.dataset:
+        data = load_dataset(args.dataset)
+        return data.X, data.y, data.description
+    if not args.data or not args.target:
+        raise SystemExit("error: give a data file and --target COLUMN, or --dataset NAME")
+    frame = _read_table(args.data, args.sep)
+    if args.target not in frame.columns:
+        raise SystemExit(f"error: no column {args.target!r} in {args.data}; columns: {list(frame.columns)}")
+    return frame.drop(columns=[args.target]), frame[args.target], args.data
+
+
+def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", nargs="?", help="CSV (or .parquet) file with features and the target column")
+    parser.add_argument("--target", help="name of the target column")
+    parser.add_argument("--dataset", help=f"a bundled dataset instead of a file: {', '.join(DATASETS)}")
+    parser.add_argument("--sep", default=None, help="CSV separator (default: detected)")
+    parser.add_argument("--max-card", type=int, default=2, help="features per antecedent, at most (default 2)")
+    parser.add_argument("--negations", action="store_true", help="also use negated features ('not x=v')")
+    parser.add_argument(
+        "--missing", choices=["error", "category"], default="error",
+        help="missing values: reject them (default) or treat them as their own category",
+    )
+
+
+def _binarize_and_mine(args, X, y, min_support: float):
+    check_binary_target(y, len(X))
+    binarizer = Binarizer(negations=args.negations, missing=args.missing).fit(X)
+    features = binarizer.transform(X)
+    antecedents = mine_antecedents(
+        features, binarizer.feature_names_, binarizer.groups_, max_card=args.max_card, min_support=min_support
+    )
+    return binarizer, antecedents
+
+
+def cmd_info(args, console: Console) -> int:
+    table = Table(title="Bundled datasets")
+    for column in ("name", "rows", "features", "positives", "description", "source"):
+        table.add_column(column)
+    for name, (loader, _) in DATASETS.items():
+        data = loader()
+        table.add_row(name, str(len(data.X)), str(data.X.shape[1]), str(int(data.y.sum())), data.description, data.source)
+    console.print(table)
+    return 0
+
+
+def cmd_mine(args, console: Console) -> int:
+    X, y, source = _load_xy(args)
+    start = time.perf_counter()
+    binarizer, antecedents = _binarize_and_mine(args, X, y, args.min_support)
+    elapsed = time.perf_counter() - start
+    table = Table(title=f"{len(antecedents)} antecedents from {len(binarizer.feature_names_)} features, {source}")
+    table.add_column("#", justify="right")
+    table.add_column("antecedent")
+    table.add_column("support", justify="right")
+    table.add_column("share", justify="right")
+    for i, (name, count) in enumerate(zip(antecedents.names, antecedents.support)):
+        table.add_row(str(i), name, str(int(count)), f"{count / antecedents.n_samples:.3f}")
+    console.print(table)
+    console.print(f"binarized and mined in {elapsed:.3f} s")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="optrules", description="Provably optimal rule models with certificates.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    info = commands.add_parser("info", help="list the bundled datasets")
+    info.set_defaults(handler=cmd_info)
+    mine = commands.add_parser("mine", help="binarize a table and list the mined antecedents with their support")
+    _add_data_arguments(mine)
+    mine.add_argument("--min-support", type=float, default=0.01, help="minimum support share (default 0.01)")
+    mine.set_defaults(handler=cmd_mine)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console()
+    try:
+        return args.handler(args, console)
+    except ValueError as error:
+        console.print(f"[bold red]error:[/] {error}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

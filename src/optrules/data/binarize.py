@@ -1,0 +1,353 @@
+"""Turn a DataFrame into named binary features.
+
+* categorical columns are one-hot encoded: ``sex=Male``; a value that already starts with a comparison
+  reads as one: ``priors>3``;
+* numeric columns are cut into user-given bins (``age=18-20``, ``age>45``), or compared with quantile
+  thresholds in both directions (``x<=2.5``, ``x>2.5``);
+* columns whose values are all 0/1 (or booleans) become one feature named after the column;
+* optional negations of every one-hot, bin and 0/1 feature: ``not sex=Male``.
+
+The binarizer is fitted on training data and applied unchanged to new data: a category never seen at fit
+time makes every one-hot feature of its column false (never an error, never a shift to another value).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from .validation import as_frame, check_no_infinite
+
+MISSING_LABEL = "missing"
+_COMPARISON_PREFIXES = ("<", ">", "=", "!")
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One binary feature: a test on one column.
+
+    ``kind`` is one of ``equals`` (column == value), ``binary`` (column is 1/True), ``le`` (column <= value),
+    ``gt`` (column > value), ``interval`` (value <= column < upper), ``missing`` (column is NaN).
+    Features of one column that share ``group`` are mutually exclusive values of that column: a
+    conjunction never needs two of them. ``group`` is -1 for features free to combine.
+    """
+
+    name: str
+    column: str
+    kind: str
+    value: Any = None
+    upper: Any = None
+    negated: bool = False
+    group: int = -1
+
+    def __post_init__(self):
+        # JSON cannot hold infinities: interval bounds are stored as "inf"/"-inf" and restored here.
+        for key in ("value", "upper"):
+            if self.kind == "interval" and isinstance(getattr(self, key), str):
+                object.__setattr__(self, key, float(getattr(self, key)))
+
+    def evaluate(self, column: pd.Series) -> np.ndarray:
+        """Truth value of this feature on each entry of ``column``."""
+        missing = column.isna().to_numpy()
+        if self.kind == "missing":
+            result = missing
+        elif self.kind == "equals":
+            result = (column == self.value).to_numpy(dtype=bool, na_value=False)
+        elif self.kind == "binary":
+            result = (column.astype("float64") == 1.0).to_numpy(dtype=bool, na_value=False)
+        else:
+            values = column.to_numpy(dtype="float64", na_value=np.nan)
+            with np.errstate(invalid="ignore"):
+                if self.kind == "le":
+                    result = values <= self.value
+                elif self.kind == "gt":
+                    result = values > self.value
+                elif self.kind == "interval":
+                    result = (values >= self.value) & (values < self.upper)
+                else:  # pragma: no cover - guarded by construction
+                    raise ValueError(f"unknown feature kind {self.kind!r}")
+            result = result & ~missing
+        result = np.asarray(result, dtype=bool)
+        return ~result if self.negated else result
+
+
+def value_name(column: str, label: str) -> str:
+    """Readable name of ``column == label``: ``sex=Male``, but ``priors>3`` when the label is a comparison."""
+    label = str(label)
+    if label.startswith(_COMPARISON_PREFIXES):
+        return f"{column}{label}"
+    return f"{column}={label}"
+
+
+def _format_number(x: float) -> str:
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+def _integer_range(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def interval_labels(edges: Iterable[float], integer: bool, lowest: float | None = None) -> list[str]:
+    """Labels of the intervals ``(-inf, e0), [e0, e1), ..., [ek, inf)`` cut by increasing ``edges``.
+
+    For integer-valued data the labels use inclusive integer ranges as the CORELS paper does
+    (``18-20``, ``2-3``, ``1``, ``>45``); the first bin reads ``<e0``, or as a range from the smallest
+    training value ``lowest`` when that lies below ``e0`` (``0`` rather than ``<1``). Other data get
+    half-open intervals (``<1.5``, ``[1.5,2.5)``, ``>=2.5``).
+    """
+    edges = [float(e) for e in edges]
+    labels = []
+    if integer:
+        if lowest is not None and np.isfinite(lowest) and lowest < edges[0]:
+            labels.append(_integer_range(math.ceil(lowest), math.ceil(edges[0]) - 1))
+        else:
+            labels.append(f"<{_format_number(edges[0])}")
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            labels.append(_integer_range(math.ceil(lo), math.ceil(hi) - 1))
+        labels.append(f">{_format_number(math.ceil(edges[-1]) - 1)}")
+    else:
+        labels.append(f"<{_format_number(edges[0])}")
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            labels.append(f"[{_format_number(lo)},{_format_number(hi)})")
+        labels.append(f">={_format_number(edges[-1])}")
+    return labels
+
+
+def _check_edges(column: str, edges) -> list[float]:
+    edges = [float(e) for e in edges]
+    if not edges:
+        raise ValueError(f"bins for column {column!r} must list at least one edge")
+    if any(not math.isfinite(e) for e in edges) or any(b <= a for a, b in zip(edges[:-1], edges[1:])):
+        raise ValueError(f"bins for column {column!r} must be finite and strictly increasing, got {edges}")
+    return edges
+
+
+def _is_integer_valued(values: np.ndarray) -> bool:
+    return bool(np.all(np.mod(values, 1.0) == 0.0))
+
+
+def cut(series: pd.Series, edges: Iterable[float]) -> pd.Series:
+    """Label each value of a numeric series with its bin (see :func:`interval_labels`); NaN stays NaN."""
+    edges = _check_edges(str(series.name), edges)
+    values = series.to_numpy(dtype="float64", na_value=np.nan)
+    finite = values[~np.isnan(values)]
+    lowest = finite.min() if finite.size else None
+    labels = np.array(interval_labels(edges, _is_integer_valued(finite), lowest), dtype=object)
+    index = np.searchsorted(np.asarray(edges), values, side="right")
+    out = labels[np.minimum(index, len(labels) - 1)]
+    out[np.isnan(values)] = np.nan
+    return pd.Series(out, index=series.index, name=series.name, dtype=object)
+
+
+def _python_value(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_zero_one(values: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(values):
+        return True
+    if not pd.api.types.is_numeric_dtype(values):
+        return False
+    unique = pd.unique(values.dropna())
+    return len(unique) > 0 and set(float(v) for v in unique) <= {0.0, 1.0}
+
+
+def _sort_key(value: Any) -> tuple:
+    return (0, value, "") if isinstance(value, (int, float, np.number)) else (1, 0, str(value))
+
+
+class Binarizer(TransformerMixin, BaseEstimator):
+    """Fit named binary features on a DataFrame; apply them unchanged to new data.
+
+    Parameters
+    ----------
+    categorical : columns to one-hot encode even if numeric (non-numeric columns always are).
+    bins : ``{column: increasing edges}``; the column is cut into ``(-inf, e0), [e0, e1), ..., [ek, inf)``,
+        keeping the bins that hold training data.
+    n_thresholds : number of quantile thresholds for the other numeric columns (features ``x<=t`` and
+        ``x>t`` for each distinct threshold).
+    negations : also add ``not <feature>`` for every one-hot, bin, 0/1 and missing feature.
+    missing : ``"error"`` (default) rejects NaN with the column named; ``"category"`` adds a
+        ``column=missing`` feature and makes every other feature of that column false on missing values.
+    """
+
+    def __init__(
+        self,
+        categorical: Iterable[str] | None = None,
+        bins: Mapping[str, Iterable[float]] | None = None,
+        n_thresholds: int = 9,
+        negations: bool = False,
+        missing: str = "error",
+    ):
+        self.categorical = categorical
+        self.bins = bins
+        self.n_thresholds = n_thresholds
+        self.negations = negations
+        self.missing = missing
+
+    # -- fitting -----------------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        if self.missing not in ("error", "category"):
+            raise ValueError(f"missing must be 'error' or 'category', got {self.missing!r}")
+        if int(self.n_thresholds) < 1:
+            raise ValueError(f"n_thresholds must be >= 1, got {self.n_thresholds}")
+        frame = as_frame(X)
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise ValueError(f"cannot fit a Binarizer on empty data (shape {frame.shape})")
+        categorical = set(self.categorical or ())
+        bins = dict(self.bins or {})
+        unknown = (categorical | set(bins)) - set(frame.columns)
+        if unknown:
+            raise ValueError(f"columns named in categorical/bins are not in the data: {sorted(unknown)}")
+        features: list[Feature] = []
+        next_group = 0
+        for column in frame.columns:
+            series = frame[column]
+            self._check_missing(column, series)
+            before = len(features)
+            if column in bins:
+                features += self._bin_features(column, series, bins[column], next_group)
+            elif column in categorical or not (
+                pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
+            ) or _is_zero_one(series):
+                features += self._categorical_features(column, series, next_group)
+            else:
+                features += self._threshold_features(column, series)
+            if series.isna().any():
+                features.append(Feature(value_name(column, MISSING_LABEL), column, "missing", group=next_group))
+            if self.negations:
+                features += [
+                    Feature(f"not {f.name}", f.column, f.kind, f.value, f.upper, True, -1)
+                    for f in features[before:]
+                    if f.kind != "le" and f.kind != "gt"
+                ]
+            next_group += 1
+        self.columns_ = list(frame.columns)
+        self.features_ = features
+        self.feature_names_ = [f.name for f in features]
+        self.n_features_in_ = len(self.columns_)
+        self.feature_names_in_ = np.asarray(self.columns_, dtype=object)
+        duplicated = pd.Index(self.feature_names_)[pd.Index(self.feature_names_).duplicated()]
+        if len(duplicated):
+            raise ValueError(f"feature names collide: {list(duplicated)}; rename the columns or values")
+        return self
+
+    def _check_missing(self, column: str, series: pd.Series) -> None:
+        n_missing = int(series.isna().sum())
+        if n_missing and self.missing == "error":
+            raise ValueError(
+                f"column {column!r} has {n_missing} missing value(s) (NaN/None); drop or impute them, "
+                "or pass missing='category' to treat missing as its own category"
+            )
+        check_no_infinite(column, series)
+
+    def _categorical_features(self, column: str, series: pd.Series, group: int) -> list[Feature]:
+        if _is_zero_one(series) and column not in set(self.categorical or ()):
+            return [Feature(str(column), column, "binary", group=-1)]
+        values = sorted((_python_value(v) for v in pd.unique(series.dropna())), key=_sort_key)
+        return [Feature(value_name(column, v), column, "equals", v, group=group) for v in values]
+
+    def _bin_features(self, column: str, series: pd.Series, edges, group: int) -> list[Feature]:
+        if not pd.api.types.is_numeric_dtype(series):
+            raise ValueError(f"bins given for column {column!r}, which is not numeric ({series.dtype})")
+        edges = _check_edges(column, edges)
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        values = values[~np.isnan(values)]
+        labels = interval_labels(edges, _is_integer_valued(values), values.min() if values.size else None)
+        bounds = [-np.inf] + edges + [np.inf]
+        features = []
+        for label, lo, hi in zip(labels, bounds[:-1], bounds[1:]):
+            if np.any((values >= lo) & (values < hi)):
+                features.append(Feature(value_name(column, label), column, "interval", lo, hi, group=group))
+        return features
+
+    def _threshold_features(self, column: str, series: pd.Series) -> list[Feature]:
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        values = values[~np.isnan(values)]
+        quantiles = np.arange(1, int(self.n_thresholds) + 1) / (int(self.n_thresholds) + 1)
+        thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
+        thresholds = thresholds[thresholds < values.max()]
+        features = []
+        for t in thresholds:
+            t = float(t)
+            text = _format_number(t)
+            features.append(Feature(f"{column}<={text}", column, "le", t))
+            features.append(Feature(f"{column}>{text}", column, "gt", t))
+        return features
+
+    # -- applying ----------------------------------------------------------------------------------
+    def _check_columns(self, frame: pd.DataFrame) -> None:
+        missing = [c for c in self.columns_ if c not in frame.columns]
+        extra = [c for c in frame.columns if c not in set(self.columns_)]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing columns seen at fit time: {missing}")
+            if extra:
+                parts.append(f"unknown columns not seen at fit time: {extra}")
+            raise ValueError("; ".join(parts))
+
+    def transform(self, X) -> np.ndarray:
+        """Boolean matrix ``(n_samples, n_features)``, columns in the order of ``feature_names_``."""
+        frame = as_frame(X, columns=getattr(self, "columns_", None))
+        self._check_columns(frame)
+        for column in self.columns_:
+            self._check_missing(column, frame[column])
+        out = np.empty((frame.shape[0], len(self.features_)), dtype=bool)
+        for j, feature in enumerate(self.features_):
+            out[:, j] = feature.evaluate(frame[feature.column])
+        return out
+
+    def transform_frame(self, X) -> pd.DataFrame:
+        """Like :meth:`transform`, as a DataFrame whose columns are the feature names."""
+        frame = as_frame(X, columns=getattr(self, "columns_", None))
+        return pd.DataFrame(self.transform(frame), columns=self.feature_names_, index=frame.index)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        return np.asarray(self.feature_names_, dtype=object)
+
+    @property
+    def groups_(self) -> np.ndarray:
+        """Exclusivity group of each feature (-1: combines freely), for the antecedent miner."""
+        return np.asarray([f.group for f in self.features_], dtype=np.int64)
+
+    # -- persistence -------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "params": {
+                "categorical": list(self.categorical) if self.categorical is not None else None,
+                "bins": {k: list(v) for k, v in self.bins.items()} if self.bins is not None else None,
+                "n_thresholds": int(self.n_thresholds),
+                "negations": bool(self.negations),
+                "missing": self.missing,
+            },
+            "columns": list(self.columns_),
+            "features": [_feature_to_dict(f) for f in self.features_],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Binarizer":
+        binarizer = cls(**data["params"])
+        binarizer.columns_ = list(data["columns"])
+        binarizer.features_ = [Feature(**f) for f in data["features"]]
+        binarizer.feature_names_ = [f.name for f in binarizer.features_]
+        binarizer.n_features_in_ = len(binarizer.columns_)
+        binarizer.feature_names_in_ = np.asarray(binarizer.columns_, dtype=object)
+        return binarizer
+
+
+def _feature_to_dict(feature: Feature) -> dict:
+    data = asdict(feature)
+    for key in ("value", "upper"):
+        value = _python_value(data[key])
+        if isinstance(value, float) and math.isinf(value):
+            value = "inf" if value > 0 else "-inf"
+        data[key] = value
+    return data

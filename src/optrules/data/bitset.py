@@ -1,0 +1,73 @@
+"""Packed bitsets: one row of uint64 words per antecedent, one bit per sample.
+
+Bit ``i`` of a row lives in word ``i // 64`` at position ``i % 64`` (little-endian bit order), and
+the unused high bits of the last word are always zero, so popcounts never see padding.
+All functions are vectorised over rows; a "vector" is a single row of shape ``(n_words,)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+WORD_BITS = 64
+
+
+def n_words(n_bits: int) -> int:
+    """Number of uint64 words needed for ``n_bits`` bits."""
+    return (n_bits + WORD_BITS - 1) // WORD_BITS
+
+
+def pack(bits: np.ndarray) -> np.ndarray:
+    """Pack a boolean array of shape ``(..., n)`` into uint64 words of shape ``(..., n_words(n))``."""
+    bits = np.asarray(bits, dtype=bool)
+    n = bits.shape[-1]
+    padded_bytes = n_words(n) * 8
+    as_bytes = np.packbits(bits, axis=-1, bitorder="little")
+    pad = padded_bytes - as_bytes.shape[-1]
+    if pad:
+        as_bytes = np.concatenate(
+            [as_bytes, np.zeros(as_bytes.shape[:-1] + (pad,), dtype=np.uint8)], axis=-1
+        )
+    return np.ascontiguousarray(as_bytes).view("<u8").astype(np.uint64, copy=False)
+
+
+def unpack(words: np.ndarray, n_bits: int) -> np.ndarray:
+    """Inverse of :func:`pack`: boolean array of shape ``(..., n_bits)``."""
+    words = np.ascontiguousarray(words, dtype=np.uint64)
+    as_bytes = words.astype("<u8", copy=False).view(np.uint8)
+    return np.unpackbits(as_bytes, axis=-1, count=n_bits, bitorder="little").astype(bool)
+
+
+def ones(n_bits: int) -> np.ndarray:
+    """The vector with the first ``n_bits`` bits set (the 'all samples' set)."""
+    return pack(np.ones(n_bits, dtype=bool))
+
+
+def popcount(words: np.ndarray) -> np.ndarray:
+    """Number of set bits per row (a scalar for a single vector)."""
+    return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
+
+
+def and_(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Row-wise ``rows & vector``."""
+    return np.bitwise_and(rows, vector)
+
+
+def andnot(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Row-wise ``rows & ~vector`` (samples of each row not in ``vector``)."""
+    return np.bitwise_and(rows, np.bitwise_not(vector))
+
+
+def or_(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Row-wise ``rows | vector``."""
+    return np.bitwise_or(rows, vector)
+
+
+def count_and(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Popcount of ``rows & vector`` per row, without keeping the intermediate matrix longer than needed."""
+    return popcount(np.bitwise_and(rows, vector))
+
+
+def count_andnot(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Popcount of ``rows & ~vector`` per row."""
+    return popcount(andnot(rows, vector))

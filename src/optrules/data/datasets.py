@@ -1,0 +1,104 @@
+"""Bundled datasets (sources in ``bundled/SOURCES.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from .binarize import cut
+
+
+@dataclass
+class Dataset:
+    name: str
+    X: pd.DataFrame
+    y: np.ndarray
+    target: str
+    description: str
+    source: str
+    classes: tuple = ("no", "yes")
+    extra: dict = field(default_factory=dict)
+
+
+def _bundled_csv(filename: str) -> pd.DataFrame:
+    with resources.files("optrules.data").joinpath("bundled", filename).open("rb") as handle:
+        return pd.read_csv(handle, compression="gzip")
+
+
+COMPAS_SOURCE = (
+    "ProPublica compas-analysis, compas-scores-two-years.csv "
+    "(github.com/propublica/compas-analysis @ bafff5da)"
+)
+
+# Appendix E of Angelino et al. (2018): the bins of feature sets A and B.
+COMPAS_BINS = {
+    "age": [18, 21, 23, 26, 46],  # 18-20, 21-22, 23-25, 26-45, >45
+    "juvenile-felonies": [1],  # 0, >0
+    "juvenile-misdemeanors": [1],
+    "juvenile-crimes": [1],
+    "priors": [1, 2, 4],  # 0, 1, 2-3, >3
+}
+
+
+def load_compas(feature_set: str = "A") -> Dataset:
+    """ProPublica COMPAS two-year recidivism with the CORELS paper's features (Appendix E).
+
+    Rows: the 6,907 of 7,214 that have no missing screening/jail data (``days_b_screening_arrest``,
+    ``c_jail_in`` and ``c_jail_out`` present), which is the paper's count. Feature set A: sex, age
+    (18-20, 21-22, 23-25, 26-45, >45), juvenile felonies, misdemeanors and crimes (0, >0; crimes = felonies
+    + misdemeanors + other juvenile counts) and priors (0, 1, 2-3, >3); set B adds race
+    (African-American, Caucasian, Hispanic, Other; Asian and Native American fall into Other).
+    Target ``two_year_recid``. The columns hold readable category labels, so the default
+    :class:`~optrules.data.binarize.Binarizer` one-hot encodes them into ``age=18-20``, ``priors>3``, ...
+    """
+    feature_set = str(feature_set).upper()
+    if feature_set not in ("A", "B"):
+        raise ValueError(f"feature_set must be 'A' or 'B', got {feature_set!r}")
+    raw = _bundled_csv("compas-scores-two-years.csv.gz")
+    raw = raw[raw["days_b_screening_arrest"].notna() & raw["c_jail_in"].notna() & raw["c_jail_out"].notna()]
+    raw = raw.reset_index(drop=True)
+    numeric = pd.DataFrame(
+        {
+            "age": raw["age"],
+            "juvenile-felonies": raw["juv_fel_count"],
+            "juvenile-misdemeanors": raw["juv_misd_count"],
+            "juvenile-crimes": raw["juv_fel_count"] + raw["juv_misd_count"] + raw["juv_other_count"],
+            "priors": raw["priors_count"],
+        }
+    )
+    X = pd.DataFrame({"sex": raw["sex"].astype(object)})
+    for column, edges in COMPAS_BINS.items():
+        X[column] = cut(numeric[column], edges)
+    if feature_set == "B":
+        race = raw["race"].astype(object)
+        X["race"] = race.where(race.isin(["African-American", "Caucasian", "Hispanic"]), "Other")
+    return Dataset(
+        name=f"compas-{feature_set}",
+        X=X,
+        y=raw["two_year_recid"].to_numpy(dtype=np.int8),
+        target="two_year_recid",
+        description=f"ProPublica COMPAS, two-year recidivism, CORELS feature set {feature_set}",
+        source=COMPAS_SOURCE,
+        extra={
+            "decile_score": raw["decile_score"].to_numpy(),
+            "score_text": raw["score_text"].to_numpy(dtype=object),
+            "race": raw["race"].to_numpy(dtype=object),
+        },
+    )
+
+
+DATASETS = {
+    "compas": (load_compas, "ProPublica COMPAS two-year recidivism, CORELS features (set A; B adds race)"),
+}
+
+
+def load_dataset(name: str) -> Dataset:
+    """Load a bundled dataset by name (``compas``, ``compas-A``, ``compas-B``)."""
+    base, _, variant = name.partition("-")
+    if base not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; bundled: {sorted(DATASETS)}")
+    loader = DATASETS[base][0]
+    return loader(variant) if variant else loader()

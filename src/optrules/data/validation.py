@@ -1,0 +1,60 @@
+"""Input checks shared by every stage: clear errors that name the offending column or value."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+
+def as_frame(X, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame view of ``X``; arrays get the given column names (or ``x0, x1, ...``)."""
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    else:
+        array = np.asarray(X)
+        if array.ndim != 2:
+            raise ValueError(f"expected 2-D data (samples x columns), got an array of shape {array.shape}")
+        if columns is None or len(columns) != array.shape[1]:
+            columns = [f"x{j}" for j in range(array.shape[1])]
+        frame = pd.DataFrame(array, columns=list(columns))
+    if not all(isinstance(c, str) for c in frame.columns):
+        frame = frame.rename(columns=str)
+    if frame.columns.duplicated().any():
+        raise ValueError(f"duplicate column names: {list(frame.columns[frame.columns.duplicated()])}")
+    return frame
+
+
+def check_no_infinite(column: str, series: pd.Series) -> None:
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        n_inf = int(np.isinf(values).sum())
+        if n_inf:
+            raise ValueError(f"column {column!r} has {n_inf} infinite value(s); replace or drop them")
+
+
+def check_binary_target(y, n_samples: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a binary target; return ``(y01, classes)`` with ``classes[y01]`` the original labels.
+
+    The positive class is the larger of the two sorted labels (1 for 0/1, True for booleans, 'yes'
+    for 'no'/'yes').
+    """
+    labels = pd.Series(np.asarray(y).ravel() if not isinstance(y, pd.Series) else y.to_numpy())
+    if n_samples is not None and len(labels) != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {len(labels)}: lengths must match")
+    if len(labels) == 0:
+        raise ValueError("the target is empty")
+    if labels.isna().any():
+        raise ValueError(f"the target has {int(labels.isna().sum())} missing value(s)")
+    if pd.api.types.is_numeric_dtype(labels) and not pd.api.types.is_bool_dtype(labels):
+        if np.isinf(labels.to_numpy(dtype="float64")).any():
+            raise ValueError("the target has infinite values")
+    classes = np.asarray(sorted(pd.unique(labels), key=lambda v: (str(type(v)), v)))
+    if len(classes) == 1:
+        raise ValueError(f"the target has a single class ({classes[0]!r}); two classes are needed")
+    if len(classes) > 2:
+        shown = ", ".join(repr(c) for c in classes[:6]) + (" ..." if len(classes) > 6 else "")
+        raise ValueError(f"a binary target is required, got {len(classes)} classes: {shown}")
+    y01 = (labels.to_numpy() == classes[1]).astype(np.int8)
+    return y01, classes

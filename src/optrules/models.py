@@ -1,0 +1,188 @@
+"""Fitted models: prediction, readable text and JSON. No learning happens here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .data.binarize import Binarizer
+from .data.validation import as_frame
+
+FORMAT = "optrules.RuleList"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``if all conditions hold then predict classes[prediction]``, with its training counts."""
+
+    conditions: tuple[str, ...]
+    prediction: int
+    n_captured: int
+    n_positive: int
+
+    @property
+    def positive_rate(self) -> float:
+        """Training frequency of the positive class among the samples this rule captured."""
+        if self.n_captured == 0:
+            return float(self.prediction)
+        return self.n_positive / self.n_captured
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _display_label(classes: Sequence[Any], index: int) -> str:
+    if [_plain(c) for c in classes] in ([0, 1], [False, True]):
+        return ("no", "yes")[index]
+    return str(classes[index])
+
+
+class RuleList:
+    """An ordered if / else-if list of rules and a default rule (``default`` has no conditions).
+
+    ``predict`` accepts a DataFrame of the original columns (when the list carries the ``binarizer``
+    it was learnt with), a DataFrame whose columns are feature names, or a boolean matrix whose columns
+    are ``feature_names``.
+    """
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        default: Rule,
+        classes: Sequence[Any] = (0, 1),
+        binarizer: Binarizer | None = None,
+        feature_names: Sequence[str] | None = None,
+    ):
+        if default.conditions:
+            raise ValueError("the default rule has no conditions")
+        if len(classes) != 2:
+            raise ValueError(f"a rule list predicts one of two classes, got classes {list(classes)}")
+        self.rules = list(rules)
+        self.default = default
+        self.classes = np.asarray(classes)
+        self.binarizer = binarizer
+        if feature_names is None and binarizer is not None:
+            feature_names = binarizer.feature_names_
+        self.feature_names = list(feature_names) if feature_names is not None else None
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    # -- prediction --------------------------------------------------------------------------------
+    def _feature_frame(self, X) -> pd.DataFrame:
+        if self.binarizer is not None:
+            return self.binarizer.transform_frame(X)
+        if isinstance(X, pd.DataFrame):
+            frame = as_frame(X)
+            missing = sorted({c for rule in self.rules for c in rule.conditions} - set(frame.columns))
+            if missing:
+                raise ValueError(f"columns {missing} used by the rule list are missing from the data")
+            return frame
+        if self.feature_names is None:
+            raise ValueError("an array input needs feature_names (or a binarizer) to locate the conditions")
+        array = np.asarray(X)
+        if array.ndim != 2 or array.shape[1] != len(self.feature_names):
+            raise ValueError(
+                f"expected a matrix with {len(self.feature_names)} feature columns, got shape {array.shape}"
+            )
+        return pd.DataFrame(array.astype(bool), columns=self.feature_names)
+
+    def rule_index(self, X) -> np.ndarray:
+        """Index of the rule that fires for each sample (``len(self)`` for the default rule)."""
+        frame = self._feature_frame(X)
+        fired = np.full(frame.shape[0], len(self.rules), dtype=np.int64)
+        undecided = np.ones(frame.shape[0], dtype=bool)
+        for k, rule in enumerate(self.rules):
+            captured = undecided.copy()
+            for condition in rule.conditions:
+                captured &= frame[condition].to_numpy(dtype=bool)
+            fired[captured] = k
+            undecided &= ~captured
+        return fired
+
+    def _all_rules(self) -> list[Rule]:
+        return self.rules + [self.default]
+
+    def predict(self, X) -> np.ndarray:
+        predictions = np.array([rule.prediction for rule in self._all_rules()], dtype=np.int64)
+        return self.classes[predictions[self.rule_index(X)]]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``[P(classes[0]), P(classes[1])]`` per sample: training frequencies in the rule that fires."""
+        rates = np.array([rule.positive_rate for rule in self._all_rules()])
+        p = rates[self.rule_index(X)]
+        return np.column_stack([1.0 - p, p])
+
+    # -- text ----------------------------------------------------------------------------------------
+    def __str__(self) -> str:
+        lines = []
+        for k, rule in enumerate(self.rules):
+            keyword = "if" if k == 0 else "else if"
+            condition = " and ".join(f"({c})" for c in rule.conditions)
+            lines.append(f"{keyword} {condition} then predict {_display_label(self.classes, rule.prediction)}")
+        prefix = "else " if self.rules else ""
+        lines.append(f"{prefix}predict {_display_label(self.classes, self.default.prediction)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"RuleList({len(self.rules)} rules + default)"
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, RuleList)
+            and self.rules == other.rules
+            and self.default == other.default
+            and [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes]
+        )
+
+    # -- JSON ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        def rule_dict(rule: Rule) -> dict:
+            return {
+                "conditions": list(rule.conditions),
+                "prediction": int(rule.prediction),
+                "n_captured": int(rule.n_captured),
+                "n_positive": int(rule.n_positive),
+            }
+
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "classes": [_plain(c) for c in self.classes],
+            "rules": [rule_dict(r) for r in self.rules],
+            "default": rule_dict(self.default),
+            "feature_names": self.feature_names,
+            "binarizer": self.binarizer.to_dict() if self.binarizer is not None else None,
+        }
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RuleList":
+        if data.get("format") != FORMAT:
+            raise ValueError(f"not a serialised RuleList (format {data.get('format')!r})")
+        if data.get("version") != FORMAT_VERSION:
+            raise ValueError(f"unsupported RuleList format version {data.get('version')!r}")
+
+        def rule(d: dict) -> Rule:
+            return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]))
+
+        binarizer = Binarizer.from_dict(data["binarizer"]) if data.get("binarizer") else None
+        return cls(
+            [rule(r) for r in data["rules"]],
+            rule(data["default"]),
+            classes=data["classes"],
+            binarizer=binarizer,
+            feature_names=data.get("feature_names"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "RuleList":
+        return cls.from_dict(json.loads(text))

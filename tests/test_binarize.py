@@ -1,0 +1,117 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules.data.binarize import Binarizer, cut, interval_labels
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame(
+        {
+            "sex": ["Male", "Female", "Male", "Male", "Female", "Male"],
+            "age": [19, 22, 30, 50, 24, 18],
+            "score": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5],
+            "flag": [0, 1, 1, 0, 0, 1],
+        }
+    )
+
+
+def test_categorical_bins_thresholds_and_zero_one(frame):
+    b = Binarizer(bins={"age": [18, 21, 23, 26, 46]}, n_thresholds=1).fit(frame)
+    names = b.feature_names_
+    assert names[:2] == ["sex=Female", "sex=Male"]
+    assert "age=18-20" in names and "age=21-22" in names and "age>45" in names
+    assert "age=26-45" in names and "age=23-25" in names
+    assert "flag" in names
+    assert "score<=2.5" in names and "score>2.5" in names
+    Z = b.transform_frame(frame)
+    np.testing.assert_array_equal(Z["age=18-20"], frame["age"].between(18, 20))
+    np.testing.assert_array_equal(Z["age>45"], frame["age"] > 45)
+    np.testing.assert_array_equal(Z["sex=Male"], frame["sex"] == "Male")
+    np.testing.assert_array_equal(Z["score<=2.5"], frame["score"] <= 2.5)
+    np.testing.assert_array_equal(Z["score>2.5"], ~(frame["score"] <= 2.5))
+    np.testing.assert_array_equal(Z["flag"], frame["flag"] == 1)
+    # one-hot groups are exclusive, threshold features combine freely
+    groups = dict(zip(names, b.groups_))
+    assert groups["sex=Male"] == groups["sex=Female"] >= 0
+    assert groups["age=18-20"] == groups["age>45"] >= 0
+    assert groups["score<=2.5"] == -1
+
+
+def test_interval_labels_follow_the_paper():
+    assert interval_labels([1, 2, 4], integer=True, lowest=0) == ["0", "1", "2-3", ">3"]
+    assert interval_labels([18, 21], integer=True, lowest=18) == ["<18", "18-20", ">20"]
+    assert interval_labels([1.5, 2.5], integer=False) == ["<1.5", "[1.5,2.5)", ">=2.5"]
+    s = cut(pd.Series([0, 1, 2, 3, 4, 9], name="priors"), [1, 2, 4])
+    assert list(s) == ["0", "1", "2-3", "2-3", ">3", ">3"]
+
+
+def test_negations(frame):
+    b = Binarizer(negations=True, n_thresholds=1).fit(frame)
+    Z = b.transform_frame(frame)
+    np.testing.assert_array_equal(Z["not sex=Male"], ~Z["sex=Male"])
+    np.testing.assert_array_equal(Z["not flag"], ~Z["flag"])
+    assert not any(n.startswith("not score") for n in b.feature_names_)  # thresholds come in both directions
+
+
+def test_unknown_category_maps_to_all_zero(frame):
+    b = Binarizer().fit(frame)
+    new = frame.head(2).copy()
+    new["sex"] = ["Other", "Male"]
+    Z = b.transform_frame(new)
+    assert not Z.loc[0, ["sex=Female", "sex=Male"]].any()
+    assert Z.loc[1, "sex=Male"]
+
+
+def test_missing_values_error_names_the_column(frame):
+    frame.loc[2, "age"] = np.nan
+    with pytest.raises(ValueError, match=r"column 'age' has 1 missing.*missing='category'"):
+        Binarizer().fit(frame)
+
+
+def test_missing_as_category(frame):
+    frame.loc[2, "age"] = np.nan
+    frame["sex"] = frame["sex"].astype(object)
+    frame.loc[3, "sex"] = None
+    b = Binarizer(missing="category", bins={"age": [21]}).fit(frame)
+    Z = b.transform_frame(frame)
+    assert Z["age=missing"].tolist() == [False, False, True, False, False, False]
+    assert Z["sex=missing"].tolist() == [False, False, False, True, False, False]
+    assert not Z.loc[2, [n for n in b.feature_names_ if n.startswith("age") and n != "age=missing"]].any()
+
+
+def test_infinite_values_rejected(frame):
+    frame["score"] = frame["score"].astype(float)
+    frame.loc[1, "score"] = np.inf
+    with pytest.raises(ValueError, match=r"column 'score' has 1 infinite"):
+        Binarizer().fit(frame)
+
+
+def test_columns_checked_at_transform(frame):
+    b = Binarizer().fit(frame)
+    with pytest.raises(ValueError, match=r"missing columns seen at fit time: \['flag'\]"):
+        b.transform(frame.drop(columns=["flag"]))
+    with pytest.raises(ValueError, match=r"unknown columns not seen at fit time: \['extra'\]"):
+        b.transform(frame.assign(extra=1))
+    # column order does not matter
+    np.testing.assert_array_equal(b.transform(frame[frame.columns[::-1]]), b.transform(frame))
+
+
+def test_empty_data_rejected():
+    with pytest.raises(ValueError, match="empty"):
+        Binarizer().fit(pd.DataFrame({"a": []}))
+
+
+def test_dict_roundtrip_transforms_identically(frame):
+    b = Binarizer(bins={"age": [21, 46]}, negations=True, n_thresholds=3).fit(frame)
+    again = Binarizer.from_dict(json.loads(json.dumps(b.to_dict())))
+    assert again.feature_names_ == b.feature_names_
+    np.testing.assert_array_equal(again.transform(frame), b.transform(frame))
+
+
+def test_arrays_get_positional_names():
+    b = Binarizer(n_thresholds=1).fit(np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 1.0]]))
+    assert b.feature_names_ == ["x0<=2", "x0>2", "x1"]
