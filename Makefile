@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/optrules mine --dataset compas --min-support 0.005
+	$(BIN)/optrules fit --dataset compas --regularization 0.005
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

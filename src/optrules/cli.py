@@ -1,4 +1,4 @@
-"""Command line: ``optrules info``, ``optrules mine``."""
+"""Command line: ``optrules info``, ``optrules mine``, ``optrules fit``."""
 
 from __future__ import annotations
 
@@ -86,6 +86,40 @@ def cmd_mine(args, console: Console) -> int:
     return 0
 
 
+def cmd_fit(args, console: Console) -> int:
+    from .corels import fit_reference
+    from .estimators import RuleListClassifier
+
+    budgets = dict(policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes, time_limit=args.time_limit)
+    if args.reference_out:
+        if not args.reference_label:
+            raise SystemExit("error: --reference-out needs --reference-label")
+        rule_list, certificate = fit_reference(
+            args.reference_out, args.reference_label, args.reference_minor, args.regularization, **budgets
+        )
+        source = args.reference_out
+    else:
+        X, y, source = _load_xy(args)
+        model = RuleListClassifier(
+            regularization=args.regularization, max_card=args.max_card, min_support=args.min_support,
+            negations=args.negations, missing=args.missing, verbose=args.verbose, **budgets,
+        ).fit(X, y)
+        rule_list, certificate = model.rule_list_, model.certificate_
+        accuracy = model.score(X, y)
+        console.print(f"[dim]{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, "
+                      f"lambda = {args.regularization}[/]")
+    console.print(str(rule_list), markup=False, highlight=False)
+    console.print()
+    console.print(str(certificate), markup=False, highlight=False)
+    if not args.reference_out:
+        console.print(f"training accuracy {accuracy:.4f}")
+    if args.output:
+        with open(args.output, "w") as handle:
+            handle.write(rule_list.to_json(indent=2))
+        console.print(f"model written to {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="optrules", description="Provably optimal rule models with certificates.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -95,6 +129,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_arguments(mine)
     mine.add_argument("--min-support", type=float, default=0.01, help="minimum support share (default 0.01)")
     mine.set_defaults(handler=cmd_mine)
+    fit = commands.add_parser(
+        "fit", help="learn a certifiably optimal rule list and print it with its certificate",
+        description="Learn the rule list minimising mistakes/N + lambda * rules, and certify it.",
+    )
+    _add_data_arguments(fit)
+    fit.add_argument("--regularization", "-r", type=float, default=0.01,
+                     help="lambda: the price of one rule in training accuracy (default 0.01)")
+    fit.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
+    fit.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"])
+    fit.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"])
+    fit.add_argument("--max-nodes", type=int, default=None, help="stop after expanding this many prefixes")
+    fit.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
+    fit.add_argument("--verbose", "-v", action="store_true", help="show live progress")
+    fit.add_argument("--output", "-o", help="write the rule list as JSON to this file")
+    fit.add_argument("--reference-out", help="the C++ reference's .out file (instead of a CSV)")
+    fit.add_argument("--reference-label", help="the matching .label file")
+    fit.add_argument("--reference-minor", help="the matching .minor file (optional)")
+    fit.set_defaults(handler=cmd_fit)
     return parser
 
 

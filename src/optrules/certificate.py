@@ -1,0 +1,94 @@
+"""What every solver returns beside its model: how far from optimal the model is proven to be."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+OPTIMAL = "optimal"
+NODE_BUDGET = "node budget"
+TIME_BUDGET = "time budget"
+INTERRUPTED = "interrupted"
+STATUSES = (OPTIMAL, NODE_BUDGET, TIME_BUDGET, INTERRUPTED)
+
+
+@dataclass
+class Trace:
+    """The search over time (the paper's Figures 14, 16 and 18)."""
+
+    time: list[float] = field(default_factory=list)
+    objective: list[float] = field(default_factory=list)
+    lower_bound: list[float] = field(default_factory=list)
+    queue_by_length: list[list[int]] = field(default_factory=list)
+    log10_remaining: list[float] = field(default_factory=list)
+
+    def append(self, time, objective, lower_bound, queue_by_length, log10_remaining) -> None:
+        self.time.append(float(time))
+        self.objective.append(float(objective))
+        self.lower_bound.append(float(lower_bound))
+        self.queue_by_length.append([int(q) for q in queue_by_length])
+        self.log10_remaining.append(float(log10_remaining))
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+
+@dataclass
+class Certificate:
+    """``objective`` of the returned model and a proven ``lower_bound`` on the optimum.
+
+    ``status`` is ``optimal`` when the search space was exhausted (then ``gap == 0``), otherwise the
+    budget that stopped it; ``counters`` holds the paper's statistics (total time, time to optimum,
+    lower-bound evaluations, queue insertions, maximum queue size, maximum evaluated prefix length, ...).
+    """
+
+    status: str
+    objective: float
+    lower_bound: float
+    counters: dict = field(default_factory=dict)
+    trace: Trace = field(default_factory=Trace)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}")
+
+    @property
+    def gap(self) -> float:
+        return max(0.0, self.objective - self.lower_bound)
+
+    @property
+    def is_optimal(self) -> bool:
+        return self.status == OPTIMAL
+
+    def __str__(self) -> str:
+        if self.is_optimal:
+            head = f"certified optimal: objective {self.objective:.9f}"
+        else:
+            head = (f"stopped on {self.status}: objective {self.objective:.9f}, lower bound "
+                    f"{self.lower_bound:.9f}, gap {self.gap:.9f}")
+        c = self.counters
+        parts = [head]
+        if c:
+            parts.append(
+                f"time {c.get('total_time', float('nan')):.3f} s (optimum found at {c.get('time_to_optimum', float('nan')):.3f} s), "
+                f"{c.get('nodes_expanded', 0):,} prefixes expanded, {c.get('lower_bound_evaluations', 0):,} lower bounds, "
+                f"{c.get('queue_insertions', 0):,} queue insertions, max queue {c.get('max_queue_size', 0):,}, "
+                f"max prefix length {c.get('max_prefix_length', 0)}"
+            )
+        return "\n".join(parts)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["gap"] = self.gap
+        return _plain(data)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

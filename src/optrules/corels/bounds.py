@@ -1,0 +1,102 @@
+"""The bounds of Angelino et al., "Learning Certifiably Optimal Rule Lists" (JMLR 2018), one per function.
+
+All quantities are in *mistake units*: an objective R(d) = mistakes/N + lambda*K is handled as
+``R * N = mistakes + lambda_n * K`` with ``lambda_n = lambda * N``, so that counts stay integers and every
+comparison is made on the same scale. ``best`` is the incumbent's objective in those units.
+
+The functions are compiled with numba and inlined into the search loop; each returns True when the
+candidate *survives* the bound (may still lead to a better list), False when it can be pruned.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(inline="always", cache=True)
+def theorem1_hierarchical_lower_bound(prefix_mistakes, prefix_length, lambda_n):
+    """b(d_p) = mistakes of the prefix + lambda*N*K: no extension of d_p has a smaller objective (Thm 1)."""
+    return prefix_mistakes + lambda_n * prefix_length
+
+
+@njit(inline="always", cache=True)
+def lemma2_lookahead(lower_bound, lambda_n, best):
+    """Extensions of d_p add at least one rule, so they can win only if b(d_p) + lambda < R* (Lemma 2)."""
+    return lower_bound + lambda_n < best
+
+
+@njit(inline="always", cache=True)
+def theorem4_max_prefix_length(best, lambda_n, n_antecedents):
+    """An optimal list has K <= min(floor(R*/lambda), M) rules (Thm 4 with Cor 5; Thm 6 is the per-prefix form)."""
+    if lambda_n <= 0.0:
+        return n_antecedents
+    return min(int(math.floor(best / lambda_n)), n_antecedents)
+
+
+@njit(inline="always", cache=True)
+def theorem10_minimum_support(n_captured, lambda_n):
+    """Each antecedent of an optimal list captures at least lambda*N samples in context (Thm 10)."""
+    return n_captured >= lambda_n
+
+
+@njit(inline="always", cache=True)
+def theorem11_minimum_accurate_support(n_captured, n_positive, lambda_n):
+    """Each rule of an optimal list classifies at least lambda*N of its captured samples correctly (Thm 11)."""
+    return max(n_positive, n_captured - n_positive) >= lambda_n
+
+
+@njit(inline="always", cache=True)
+def theorem21_excessive_support(n_uncaptured_before, n_captured, lambda_n):
+    """An antecedent that leaves fewer than lambda*N samples uncaptured is never in an optimal list (Thm 21).
+
+    Cutting the list just before such a rule and letting the default rule take its samples loses fewer
+    than lambda*N correct classifications and saves at least one rule.
+    """
+    return n_uncaptured_before - n_captured >= lambda_n
+
+
+@njit(inline="always", cache=True)
+def theorem20_equivalent_points(lower_bound, minority_uncaptured, lambda_n, best, use_lookahead):
+    """Samples with identical antecedent signatures are captured together, so the minority label of each
+    such group among the uncaptured samples is an unavoidable error b0(d_p): extensions of d_p can win
+    only if b(d_p) + b0(d_p) (+ lambda with lookahead) < R* (Thm 20)."""
+    extra = lambda_n if use_lookahead else 0.0
+    return lower_bound + minority_uncaptured + extra < best
+
+
+@njit(inline="always", cache=True)
+def corollary16_permutation_dominates(lower_bound, stored_lower_bound):
+    """Among prefixes with the same antecedent set, only the one with the smallest b(d_p) needs to be
+    extended (Cor 16); Thm 15 (equivalent support) extends this to prefixes capturing the same samples."""
+    return lower_bound < stored_lower_bound
+
+
+def log10_remaining_space(lower_bounds, lengths, best, lambda_n, n_antecedents) -> float:
+    """log10 of Theorem 7's upper bound on the number of prefixes left to evaluate.
+
+    For each queued prefix d_p of length K_p, at most f = min(floor((R* - b(d_p))/lambda), M - K_p) more
+    rules can be appended, giving sum_{k=0..f} (M-K_p)!/(M-K_p-k)! prefixes. Returns -inf for an empty
+    queue. Queued prefixes are grouped by (K_p, f), so the cost is one pass over the queue.
+    """
+    lower_bounds = np.asarray(lower_bounds, np.float64)
+    lengths = np.asarray(lengths, np.int64)
+    free = n_antecedents - lengths
+    if lambda_n > 0:
+        f = np.minimum(np.floor((best - lower_bounds) / lambda_n), free)
+    else:
+        f = free.astype(np.float64)
+    keep = f >= 0
+    if not keep.any():
+        return -math.inf
+    pairs, counts = np.unique(np.column_stack([free[keep], f[keep].astype(np.int64)]), axis=0, return_counts=True)
+    logs = []
+    for (m_free, depth), count in zip(pairs, counts):
+        log_terms = np.concatenate([[0.0], np.cumsum(np.log10(np.arange(m_free, m_free - depth, -1, dtype=np.float64)))])
+        top = log_terms.max()
+        logs.append(top + math.log10(np.sum(10.0 ** (log_terms - top))) + math.log10(count))
+    logs = np.asarray(logs)
+    top = logs.max()
+    return float(top + math.log10(np.sum(10.0 ** (logs - top))))

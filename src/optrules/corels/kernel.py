@@ -1,0 +1,447 @@
+"""The compiled core of the branch-and-bound: expand prefixes, evaluate all children at once.
+
+Memory layout (all flat numpy arrays, grown by the Python driver when the kernel asks):
+
+* nodes: a prefix is a node with a parent pointer and its last antecedent, so a prefix costs ~40 bytes
+  however long it is; the uncaptured set of a popped prefix is rebuilt from its chain of antecedents;
+* queue: a binary heap of (priority, tie-break, node) triples;
+* symmetry map: an open-addressing hash table of node ids keyed on the prefix's antecedent *set*
+  (Cor 16) or on the set of samples it captures (Thm 15); a replaced node is marked dead and skipped
+  when popped (the paper's lazy "logical queue").
+
+The kernel runs for at most ``max_pops`` pops and returns, so that the driver can keep time, trace the
+search and react to Ctrl-C between calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from .bounds import (
+    corollary16_permutation_dominates,
+    lemma2_lookahead,
+    theorem1_hierarchical_lower_bound,
+    theorem4_max_prefix_length,
+    theorem10_minimum_support,
+    theorem11_minimum_accurate_support,
+    theorem20_equivalent_points,
+    theorem21_excessive_support,
+)
+
+def _drop_stale_cache() -> None:
+    """numba's on-disk cache of this module's functions notices edits to this file only, not to the
+    bounds it inlines from bounds.py: drop the cache when bounds.py changed since it was written."""
+    try:
+        here = Path(__file__).resolve()
+        cache_dir = here.parent / "__pycache__"
+        digest = hashlib.sha256((here.parent / "bounds.py").read_bytes()).hexdigest()
+        stamp = cache_dir / "kernel.bounds-sha256"
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        for stale in cache_dir.glob("kernel.*.nb[ic]"):
+            stale.unlink()
+        cache_dir.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # read-only install: the cache cannot be stale relative to files nobody edits
+        pass
+
+
+_drop_stale_cache()
+
+# kernel return codes
+QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
+
+# policies
+LOWER_BOUND, OBJECTIVE, CURIOSITY, BFS, DFS = 0, 1, 2, 3, 4
+POLICIES = {"lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "curiosity": CURIOSITY, "bfs": BFS, "dfs": DFS}
+
+# symmetry-aware map keys
+MAP_NONE, MAP_PREFIX, MAP_CAPTURED = 0, 1, 2
+MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
+
+# slots of the integer state vector
+N_NODES, HEAP_SIZE, MAP_COUNT, COUNTER, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(11)
+N_INT_STATE = 11
+
+# bits of the flags argument
+USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE_EQUIVALENT = 1, 2, 4, 8, 16
+
+_FNV_OFFSET = np.uint64(1469598103934665603)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """Hardware popcount of a uint64 (LLVM ctpop)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@intrinsic
+def trailing_zeros(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM cttz)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+
+    return sig, codegen
+
+
+# Packed group weights: samples in bits 0-20, positives in 21-41, minority members in 42-62, so one
+# addition per captured group accumulates all three counts (valid while N < 2**21).
+PACK_SHIFT = 21
+PACK_LIMIT = 1 << PACK_SHIFT
+_PACK_MASK = np.int64(PACK_LIMIT - 1)
+
+
+# -- heap -------------------------------------------------------------------------------------------
+@njit(inline="always", cache=True)
+def _before(key_a, tie_a, key_b, tie_b):
+    return key_a < key_b or (key_a == key_b and tie_a < tie_b)
+
+
+@njit(cache=True)
+def heap_push(heap_key, heap_tie, heap_node, size, key, tie, node):
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if _before(key, tie, heap_key[parent], heap_tie[parent]):
+            heap_key[i] = heap_key[parent]
+            heap_tie[i] = heap_tie[parent]
+            heap_node[i] = heap_node[parent]
+            i = parent
+        else:
+            break
+    heap_key[i] = key
+    heap_tie[i] = tie
+    heap_node[i] = node
+
+
+@njit(cache=True)
+def heap_pop(heap_key, heap_tie, heap_node, size):
+    """Remove the top of a heap of ``size`` entries; return its node (the heap then has size - 1)."""
+    top = heap_node[0]
+    size -= 1
+    key, tie, node = heap_key[size], heap_tie[size], heap_node[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and _before(heap_key[child + 1], heap_tie[child + 1], heap_key[child], heap_tie[child]):
+            child += 1
+        if _before(heap_key[child], heap_tie[child], key, tie):
+            heap_key[i] = heap_key[child]
+            heap_tie[i] = heap_tie[child]
+            heap_node[i] = heap_node[child]
+            i = child
+        else:
+            break
+    if size > 0:
+        heap_key[i] = key
+        heap_tie[i] = tie
+        heap_node[i] = node
+    return top
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+@njit(inline="always", cache=True)
+def _weighted_count(words, planes):
+    """Sum of the weights of the groups set in ``words`` (weights stored as bit planes)."""
+    total = 0
+    for b in range(planes.shape[0]):
+        part = 0
+        for w in range(words.shape[0]):
+            part += np.int64(popcount(words[w] & planes[b, w]))
+        total += part << b
+    return total
+
+
+@njit(inline="always", cache=True)
+def _weighted_count_live(v, live_words, n_live, planes):
+    total = 0
+    for b in range(planes.shape[0]):
+        part = 0
+        for j in range(n_live):
+            part += np.int64(popcount(v[j] & planes[b, live_words[j]]))
+        total += part << b
+    return total
+
+
+@njit(cache=True)
+def rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, out):
+    """Samples not captured by the prefix ending at ``node``."""
+    out[:] = all_ones
+    x = node
+    while x > 0:
+        a = node_last[x]
+        for w in range(out.shape[0]):
+            out[w] &= ~bits[a, w]
+        x = node_parent[x]
+
+
+@njit(cache=True)
+def prefix_of(node, node_parent, node_last, node_depth, out):
+    """Write the antecedents of the prefix ending at ``node`` into ``out`` (in order); return its length."""
+    depth = node_depth[node]
+    x = node
+    k = depth
+    while x > 0:
+        k -= 1
+        out[k] = node_last[x]
+        x = node_parent[x]
+    return depth
+
+
+@njit(inline="always", cache=True)
+def _captured_set_hash(u, bits, a):
+    h = _FNV_OFFSET
+    for w in range(u.shape[0]):
+        h = (h ^ (u[w] & ~bits[a, w])) * _FNV_PRIME
+    return h
+
+
+@njit(cache=True)
+def _same_antecedent_set(x, depth, in_prefix, a, node_parent, node_last, node_depth):
+    if node_depth[x] != depth:
+        return False
+    while x > 0:
+        b = node_last[x]
+        if b != a and not in_prefix[b]:
+            return False
+        x = node_parent[x]
+    return True
+
+
+@njit(cache=True)
+def _same_captured_set(x, u, a, node_parent, node_last, bits, all_ones, scratch):
+    rebuild_uncaptured(x, node_parent, node_last, bits, all_ones, scratch)
+    for w in range(u.shape[0]):
+        if scratch[w] != (u[w] & ~bits[a, w]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def map_rehash(old_slots, node_hash, new_slots):
+    mask = new_slots.shape[0] - 1
+    new_slots[:] = -1
+    for s in range(old_slots.shape[0]):
+        x = old_slots[s]
+        if x >= 0:
+            i = np.int64(node_hash[x] & np.uint64(mask))
+            while new_slots[i] >= 0:
+                i = (i + 1) & mask
+            new_slots[i] = x
+
+
+@njit(cache=True)
+def _priority(policy, lower_bound, b0, objective, n_captured, length, counter):
+    if policy == LOWER_BOUND:
+        return lower_bound + b0, counter
+    if policy == OBJECTIVE:
+        return objective, counter
+    if policy == CURIOSITY:
+        return lower_bound / max(n_captured, 1), counter
+    if policy == BFS:
+        return float(length), counter
+    return -float(length), -counter  # DFS: deepest first, newest first
+
+
+# -- the search loop --------------------------------------------------------------------------------
+@njit(cache=True)
+def expand(
+    max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, n_samples, lambda_n,
+    policy, map_type, flags, zobrist,
+    node_parent, node_last, node_depth, node_lb, node_b0, node_hash, node_dead,
+    heap_key, heap_tie, heap_node, map_slots, ints, floats, best_prefix,
+):
+    """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
+
+    Vectors are over groups of identical samples (:class:`~optrules.corels.problem.GroupedSamples`);
+    the planes give each group's number of samples, positives and minority members. When
+    ``packed_weights`` is not empty, counts are summed over the captured groups' packed weights
+    instead (cheaper when few groups are captured per child).
+    """
+    use_packed = packed_weights.shape[0] > 0
+    n_antecedents, n_words = bits.shape
+    use_min_support = (flags & USE_MIN_SUPPORT) != 0
+    use_accurate = (flags & USE_ACCURATE_SUPPORT) != 0
+    use_excessive = (flags & USE_EXCESSIVE_SUPPORT) != 0
+    use_lookahead = (flags & USE_LOOKAHEAD) != 0
+    use_equivalent = (flags & USE_EQUIVALENT) != 0
+    u = np.empty(n_words, dtype=np.uint64)
+    scratch = np.empty(n_words, dtype=np.uint64)
+    live_words = np.empty(n_words, dtype=np.int64)
+    v = np.empty(n_words, dtype=np.uint64)
+    in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
+    map_mask = map_slots.shape[0] - 1
+    pops = 0
+    while pops < max_pops:
+        if ints[HEAP_SIZE] == 0:
+            return QUEUE_EMPTY
+        if (ints[N_NODES] + n_antecedents > node_parent.shape[0]
+                or ints[HEAP_SIZE] + n_antecedents > heap_key.shape[0]
+                or 2 * (ints[MAP_COUNT] + n_antecedents) > map_slots.shape[0]):
+            return NEED_ROOM
+        node = heap_pop(heap_key, heap_tie, heap_node, ints[HEAP_SIZE])
+        ints[HEAP_SIZE] -= 1
+        pops += 1
+        if node_dead[node]:
+            continue
+        best = floats[0]
+        lb = node_lb[node]
+        b0 = float(node_b0[node])
+        # the incumbent may have improved since this prefix was queued
+        if use_equivalent:
+            if not theorem20_equivalent_points(lb, b0, lambda_n, best, use_lookahead):
+                continue
+        elif use_lookahead:
+            if not lemma2_lookahead(lb, lambda_n, best):
+                continue
+        elif lb >= best:
+            continue
+        depth = node_depth[node]
+        if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents):
+            continue
+        rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
+        x = node
+        while x > 0:
+            in_prefix[node_last[x]] = True
+            x = node_parent[x]
+        n_live = 0
+        for w in range(n_words):
+            if u[w] != 0:
+                live_words[n_live] = w
+                n_live += 1
+        n_unc = _weighted_count(u, count_planes)
+        pos_unc = _weighted_count(u, positive_planes)
+        minor_unc = _weighted_count(u, minority_planes) if use_equivalent else 0
+        prefix_mistakes = lb - lambda_n * depth
+        ints[EXPANDED] += 1
+        if depth + 1 > ints[MAX_LENGTH]:
+            ints[MAX_LENGTH] = depth + 1
+        for a in range(n_antecedents):
+            if in_prefix[a]:
+                continue
+            ints[LB_EVALS] += 1
+            n_min = 0
+            if use_packed:
+                acc = np.int64(0)
+                for j in range(n_live):
+                    w = live_words[j]
+                    x = u[w] & bits[a, w]
+                    base = w * 64
+                    while x != 0:
+                        acc += packed_weights[base + np.int64(trailing_zeros(x))]
+                        x &= x - np.uint64(1)
+                n_cap = acc & _PACK_MASK
+                if n_cap == 0:
+                    continue  # a rule that captures nothing only costs lambda
+                if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
+                    continue
+                n_pos = (acc >> PACK_SHIFT) & _PACK_MASK
+                n_min = acc >> (2 * PACK_SHIFT)
+            else:
+                any_bit = np.uint64(0)
+                for j in range(n_live):
+                    v[j] = u[live_words[j]] & bits[a, live_words[j]]
+                    any_bit |= v[j]
+                if any_bit == 0:
+                    continue  # a rule that captures nothing only costs lambda
+                n_cap = _weighted_count_live(v, live_words, n_live, count_planes)
+                if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
+                    continue
+                n_pos = _weighted_count_live(v, live_words, n_live, positive_planes)
+                if use_equivalent:
+                    n_min = _weighted_count_live(v, live_words, n_live, minority_planes)
+            if use_accurate and not theorem11_minimum_accurate_support(n_cap, n_pos, lambda_n):
+                continue
+            if use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
+                continue
+            rule_mistakes = min(n_pos, n_cap - n_pos)
+            child_lb = theorem1_hierarchical_lower_bound(prefix_mistakes + rule_mistakes, depth + 1, lambda_n)
+            n_rest = n_unc - n_cap
+            pos_rest = pos_unc - n_pos
+            child_objective = child_lb + min(pos_rest, n_rest - pos_rest)
+            if child_objective < floats[0]:
+                floats[0] = child_objective
+                length = prefix_of(node, node_parent, node_last, node_depth, best_prefix)
+                best_prefix[length] = a
+                ints[BEST_LEN] = length + 1
+                ints[IMPROVED] = 1
+            best = floats[0]
+            # may the child's extensions still beat the incumbent?
+            if depth + 1 >= n_antecedents:
+                continue
+            child_b0 = float(minor_unc - n_min) if use_equivalent else 0.0
+            if use_equivalent:
+                if not theorem20_equivalent_points(child_lb, child_b0, lambda_n, best, use_lookahead):
+                    continue
+            elif use_lookahead:
+                if not lemma2_lookahead(child_lb, lambda_n, best):
+                    continue
+            elif child_lb >= best:
+                continue
+            h = np.uint64(0)
+            slot = -1
+            if map_type != MAP_NONE:
+                if map_type == MAP_PREFIX:
+                    h = node_hash[node] ^ zobrist[a]
+                else:
+                    h = _captured_set_hash(u, bits, a)
+                slot = np.int64(h & np.uint64(map_mask))
+                found = False
+                while map_slots[slot] >= 0:
+                    other = map_slots[slot]
+                    if node_hash[other] == h:
+                        if map_type == MAP_PREFIX:
+                            found = _same_antecedent_set(other, depth + 1, in_prefix, a, node_parent, node_last, node_depth)
+                        else:
+                            found = _same_captured_set(other, u, a, node_parent, node_last, bits, all_ones, scratch)
+                        if found:
+                            break
+                    slot = (slot + 1) & map_mask
+                if found:
+                    other = map_slots[slot]
+                    if not corollary16_permutation_dominates(child_lb, node_lb[other]):
+                        continue
+                    node_dead[other] = True
+                else:
+                    ints[MAP_COUNT] += 1
+            child = ints[N_NODES]
+            ints[N_NODES] += 1
+            node_parent[child] = node
+            node_last[child] = a
+            node_depth[child] = depth + 1
+            node_lb[child] = child_lb
+            node_b0[child] = np.int32(child_b0)
+            node_hash[child] = h
+            node_dead[child] = False
+            if slot >= 0:
+                map_slots[slot] = child
+            ints[COUNTER] += 1
+            key, tie = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, ints[COUNTER])
+            heap_push(heap_key, heap_tie, heap_node, ints[HEAP_SIZE], key, tie, child)
+            ints[HEAP_SIZE] += 1
+            ints[INSERTIONS] += 1
+            if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
+                ints[MAX_QUEUE] = ints[HEAP_SIZE]
+        x = node
+        while x > 0:
+            in_prefix[node_last[x]] = False
+            x = node_parent[x]
+    return POPS_DONE

@@ -1,0 +1,70 @@
+"""Budgets, Ctrl-C and the trace: the search stops cleanly and says how good its answer is."""
+
+import numpy as np
+import pytest
+
+from optrules.certificate import INTERRUPTED, TIME_BUDGET
+from optrules.corels.bruteforce import brute_force
+from optrules.corels.problem import Problem
+from optrules.corels.search import search
+
+
+@pytest.fixture
+def hard_problem():
+    rng = np.random.default_rng(7)
+    captures = rng.random((60, 400)) < 0.3
+    y = (rng.random(400) < 0.5).astype(int)
+    return Problem.from_captures(captures, y, 0.001)
+
+
+def test_time_budget(hard_problem):
+    result = search(hard_problem, time_limit=0.3)
+    cert = result.certificate
+    assert cert.status == TIME_BUDGET
+    assert cert.counters["total_time"] < 5
+    assert cert.lower_bound <= cert.objective and cert.gap > 0
+
+
+def test_interrupt_returns_best_so_far(hard_problem):
+    calls = []
+
+    def interrupt_on_second_report(trace, info):
+        calls.append(info)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    result = search(hard_problem, progress=interrupt_on_second_report, trace_interval=0.0)
+    cert = result.certificate
+    assert cert.status == INTERRUPTED
+    assert cert.lower_bound <= cert.objective
+    assert result.objective == cert.objective
+    assert len(calls) == 3  # two in the loop, one final report
+
+
+def test_trace_is_monotone_and_consistent():
+    rng = np.random.default_rng(3)
+    captures = rng.random((7, 50)) < 0.35
+    y = (rng.random(50) < 0.5).astype(int)
+    problem = Problem.from_captures(captures, y, 0.01)
+    result = search(problem, trace_interval=0.0, warm_start=False)
+    trace = result.certificate.trace
+    assert len(trace) >= 1
+    assert np.all(np.diff(trace.objective) <= 1e-15)  # the incumbent only improves
+    assert all(lb <= obj + 1e-12 for lb, obj in zip(trace.lower_bound, trace.objective))
+    assert trace.objective[-1] == pytest.approx(brute_force(captures, y, 0.01).objective)
+    assert trace.lower_bound[-1] == pytest.approx(trace.objective[-1])
+    assert np.all(np.diff(trace.time) >= 0)
+
+
+def test_plot_trace(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from optrules.plots import plot_trace
+
+    rng = np.random.default_rng(4)
+    problem = Problem.from_captures(rng.random((8, 80)) < 0.3, (rng.random(80) < 0.5).astype(int), 0.005)
+    result = search(problem, trace_interval=0.0)
+    fig = plot_trace(result.certificate, title="test")
+    fig.savefig(tmp_path / "trace.png")
+    assert (tmp_path / "trace.png").stat().st_size > 1000
+    assert len(fig.axes) == 3
