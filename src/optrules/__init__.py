@@ -1,12 +1,27 @@
-"""optrules: provably optimal, human-readable rule models with certificates."""
+"""optrules: provably optimal, human-readable rule models with certificates.
 
-from .data import Antecedents, Binarizer, load_compas, load_dataset, mine_antecedents
-from .certificate import Certificate
-from .estimators import RuleListClassifier
-from .models import Rule, RuleList
+Names are imported on first use, so that the search core loads without pandas or scikit-learn.
+"""
+
+from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = [
-    "Antecedents", "Binarizer", "Certificate", "Rule", "RuleList", "RuleListClassifier",
-    "load_compas", "load_dataset", "mine_antecedents",
-]
+
+_EXPORTS = {
+    "Antecedents": "optrules.data.mine",
+    "Binarizer": "optrules.data.binarize",
+    "Certificate": "optrules.certificate",
+    "Rule": "optrules.models",
+    "RuleList": "optrules.models",
+    "RuleListClassifier": "optrules.estimators",
+    "load_compas": "optrules.data.datasets",
+    "load_dataset": "optrules.data.datasets",
+    "mine_antecedents": "optrules.data.mine",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'optrules' has no attribute {name!r}")

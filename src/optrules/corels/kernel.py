@@ -66,8 +66,8 @@ MAP_NONE, MAP_PREFIX, MAP_CAPTURED = 0, 1, 2
 MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
 
 # slots of the integer state vector
-N_NODES, HEAP_SIZE, MAP_COUNT, COUNTER, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(11)
-N_INT_STATE = 11
+N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
+N_INT_STATE = 10
 
 # bits of the flags argument
 USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE_EQUIVALENT = 1, 2, 4, 8, 16
@@ -109,50 +109,47 @@ _PACK_MASK = np.int64(PACK_LIMIT - 1)
 
 # -- heap -------------------------------------------------------------------------------------------
 @njit(inline="always", cache=True)
-def _before(key_a, tie_a, key_b, tie_b):
-    return key_a < key_b or (key_a == key_b and tie_a < tie_b)
+def _before(key_a, node_a, key_b, node_b):
+    # node ids grow with insertion time, so equal priorities come out first-in, first-out
+    return key_a < key_b or (key_a == key_b and node_a < node_b)
 
 
 @njit(cache=True)
-def heap_push(heap_key, heap_tie, heap_node, size, key, tie, node):
+def heap_push(heap_key, heap_node, size, key, node):
     i = size
     while i > 0:
         parent = (i - 1) >> 1
-        if _before(key, tie, heap_key[parent], heap_tie[parent]):
+        if _before(key, node, heap_key[parent], heap_node[parent]):
             heap_key[i] = heap_key[parent]
-            heap_tie[i] = heap_tie[parent]
             heap_node[i] = heap_node[parent]
             i = parent
         else:
             break
     heap_key[i] = key
-    heap_tie[i] = tie
     heap_node[i] = node
 
 
 @njit(cache=True)
-def heap_pop(heap_key, heap_tie, heap_node, size):
+def heap_pop(heap_key, heap_node, size):
     """Remove the top of a heap of ``size`` entries; return its node (the heap then has size - 1)."""
     top = heap_node[0]
     size -= 1
-    key, tie, node = heap_key[size], heap_tie[size], heap_node[size]
+    key, node = heap_key[size], heap_node[size]
     i = 0
     while True:
         child = 2 * i + 1
         if child >= size:
             break
-        if child + 1 < size and _before(heap_key[child + 1], heap_tie[child + 1], heap_key[child], heap_tie[child]):
+        if child + 1 < size and _before(heap_key[child + 1], heap_node[child + 1], heap_key[child], heap_node[child]):
             child += 1
-        if _before(heap_key[child], heap_tie[child], key, tie):
+        if _before(heap_key[child], heap_node[child], key, node):
             heap_key[i] = heap_key[child]
-            heap_tie[i] = heap_tie[child]
             heap_node[i] = heap_node[child]
             i = child
         else:
             break
     if size > 0:
         heap_key[i] = key
-        heap_tie[i] = tie
         heap_node[i] = node
     return top
 
@@ -245,20 +242,23 @@ def map_rehash(old_slots, node_hash, new_slots):
             i = np.int64(node_hash[x] & np.uint64(mask))
             while new_slots[i] >= 0:
                 i = (i + 1) & mask
-            new_slots[i] = x
+            new_slots[i] = np.int32(x)
+
+
+_ORDER_SCALE = float(1 << 31)
 
 
 @njit(cache=True)
-def _priority(policy, lower_bound, b0, objective, n_captured, length, counter):
+def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
     if policy == LOWER_BOUND:
-        return lower_bound + b0, counter
+        return lower_bound + b0
     if policy == OBJECTIVE:
-        return objective, counter
+        return objective
     if policy == CURIOSITY:
-        return lower_bound / max(n_captured, 1), counter
+        return lower_bound / max(n_captured, 1)
     if policy == BFS:
-        return float(length), counter
-    return -float(length), -counter  # DFS: deepest first, newest first
+        return length * _ORDER_SCALE + node  # shallowest first, oldest first
+    return -(length * _ORDER_SCALE + node)  # DFS: deepest first, newest first
 
 
 # -- the search loop --------------------------------------------------------------------------------
@@ -267,7 +267,7 @@ def expand(
     max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, n_samples, lambda_n,
     policy, map_type, flags, zobrist,
     node_parent, node_last, node_depth, node_lb, node_b0, node_hash, node_dead,
-    heap_key, heap_tie, heap_node, map_slots, ints, floats, best_prefix,
+    heap_key, heap_node, map_slots, ints, floats, best_prefix,
 ):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
@@ -295,9 +295,9 @@ def expand(
             return QUEUE_EMPTY
         if (ints[N_NODES] + n_antecedents > node_parent.shape[0]
                 or ints[HEAP_SIZE] + n_antecedents > heap_key.shape[0]
-                or 2 * (ints[MAP_COUNT] + n_antecedents) > map_slots.shape[0]):
+                or 10 * (ints[MAP_COUNT] + n_antecedents) > 7 * map_slots.shape[0]):
             return NEED_ROOM
-        node = heap_pop(heap_key, heap_tie, heap_node, ints[HEAP_SIZE])
+        node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
         ints[HEAP_SIZE] -= 1
         pops += 1
         if node_dead[node]:
@@ -424,7 +424,7 @@ def expand(
                     ints[MAP_COUNT] += 1
             child = ints[N_NODES]
             ints[N_NODES] += 1
-            node_parent[child] = node
+            node_parent[child] = np.int32(node)
             node_last[child] = a
             node_depth[child] = depth + 1
             node_lb[child] = child_lb
@@ -432,10 +432,9 @@ def expand(
             node_hash[child] = h
             node_dead[child] = False
             if slot >= 0:
-                map_slots[slot] = child
-            ints[COUNTER] += 1
-            key, tie = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, ints[COUNTER])
-            heap_push(heap_key, heap_tie, heap_node, ints[HEAP_SIZE], key, tie, child)
+                map_slots[slot] = np.int32(child)
+            key = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, child)
+            heap_push(heap_key, heap_node, ints[HEAP_SIZE], key, child)
             ints[HEAP_SIZE] += 1
             ints[INSERTIONS] += 1
             if ints[HEAP_SIZE] > ints[MAX_QUEUE]:

@@ -9,8 +9,6 @@ from typing import Sequence
 
 import numpy as np
 
-from ..models import Rule, RuleList
-
 
 def majority(n_captured: int, n_positive: int) -> int:
     """The majority label of a rule's captured samples (a tie predicts the negative class)."""
@@ -53,8 +51,9 @@ def rule_list_from_prefix(
     classes=(0, 1),
     binarizer=None,
     feature_names=None,
-) -> RuleList:
+):
     """The rule list of a prefix: each rule predicts the majority of what it captures in context."""
+    from ..models import Rule, RuleList  # imported here: the search core does not need pandas
     counts = prefix_counts(captures, y, prefix)
     rules = [Rule(tuple(conditions[a]), majority(n, p), n, p) for a, (n, p) in zip(prefix, counts)]
     n, p = counts[-1]

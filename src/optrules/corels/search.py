@@ -56,7 +56,7 @@ class _State:
     def __init__(self, problem: Problem, capacity: int):
         m = problem.n_antecedents
         capacity = max(capacity, 4 * m + 16)
-        self.node_parent = np.empty(capacity, np.int64)
+        self.node_parent = np.empty(capacity, np.int32)
         self.node_last = np.empty(capacity, np.int32)
         self.node_depth = np.empty(capacity, np.int32)
         self.node_lb = np.empty(capacity, np.float64)
@@ -64,34 +64,36 @@ class _State:
         self.node_hash = np.empty(capacity, np.uint64)
         self.node_dead = np.zeros(capacity, np.bool_)
         self.heap_key = np.empty(capacity, np.float64)
-        self.heap_tie = np.empty(capacity, np.int64)
-        self.heap_node = np.empty(capacity, np.int64)
-        self.map_slots = np.full(1 << int(np.ceil(np.log2(4 * capacity))), -1, np.int64)
+        self.heap_node = np.empty(capacity, np.int32)
+        self.map_slots = np.full(1 << int(np.ceil(np.log2(4 * capacity))), -1, np.int32)
         self.ints = np.zeros(K.N_INT_STATE, np.int64)
         self.floats = np.zeros(1, np.float64)
         self.best_prefix = np.zeros(m + 1, np.int64)
 
     NODE_ARRAYS = ("node_parent", "node_last", "node_depth", "node_lb", "node_b0", "node_hash", "node_dead")
-    HEAP_ARRAYS = ("heap_key", "heap_tie", "heap_node")
+    HEAP_ARRAYS = ("heap_key", "heap_node")
+    GROWTH = 1.5  # rather than doubling: less slack at the peak
 
     def make_room(self, n_antecedents: int) -> None:
         ints = self.ints
         if ints[K.N_NODES] + n_antecedents > self.node_parent.shape[0]:
-            for name in self.NODE_ARRAYS:
-                old = getattr(self, name)
-                new = np.zeros(2 * old.shape[0], old.dtype)
-                new[: old.shape[0]] = old
-                setattr(self, name, new)
+            self._grow(self.NODE_ARRAYS, int(ints[K.N_NODES]) + n_antecedents)
         if ints[K.HEAP_SIZE] + n_antecedents > self.heap_key.shape[0]:
-            for name in self.HEAP_ARRAYS:
-                old = getattr(self, name)
-                new = np.empty(2 * old.shape[0], old.dtype)
-                new[: old.shape[0]] = old
-                setattr(self, name, new)
-        if 2 * (ints[K.MAP_COUNT] + n_antecedents) > self.map_slots.shape[0]:
-            new = np.empty(2 * self.map_slots.shape[0], np.int64)
+            self._grow(self.HEAP_ARRAYS, int(ints[K.HEAP_SIZE]) + n_antecedents)
+        if 10 * (ints[K.MAP_COUNT] + n_antecedents) > 7 * self.map_slots.shape[0]:  # load <= 0.7
+            new = np.empty(2 * self.map_slots.shape[0], np.int32)
             K.map_rehash(self.map_slots, self.node_hash, new)
             self.map_slots = new
+
+    def _grow(self, names, needed: int) -> None:
+        if needed >= np.iinfo(np.int32).max:
+            raise MemoryError("more than 2**31 prefixes: set max_nodes or time_limit")
+        for name in names:  # one array at a time keeps the transient peak small
+            old = getattr(self, name)
+            new = np.zeros(max(needed, int(self.GROWTH * old.shape[0])), old.dtype)
+            new[: old.shape[0]] = old
+            setattr(self, name, new)
+            del old
 
     def live_entries(self):
         """Node ids of the queued prefixes that are not dead."""
@@ -164,7 +166,7 @@ def search(
     state.node_b0[0] = int(problem.minor.sum()) if ablation.equivalent_points else 0
     state.node_hash[0] = 0  # the root is never looked up in the map
     state.ints[K.N_NODES] = 1
-    K.heap_push(state.heap_key, state.heap_tie, state.heap_node, 0, 0.0, 0, 0)
+    K.heap_push(state.heap_key, state.heap_node, 0, 0.0, 0)
     state.ints[K.HEAP_SIZE] = 1
     state.ints[K.MAX_QUEUE] = 1
 
@@ -176,7 +178,7 @@ def search(
             max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
             packed_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
             state.node_parent, state.node_last, state.node_depth, state.node_lb, state.node_b0,
-            state.node_hash, state.node_dead, state.heap_key, state.heap_tie, state.heap_node,
+            state.node_hash, state.node_dead, state.heap_key, state.heap_node,
             state.map_slots, state.ints, state.floats, state.best_prefix,
         )
 
