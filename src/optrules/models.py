@@ -7,10 +7,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
-
-from .data.binarize import Binarizer
-from .data.validation import as_frame
 
 FORMAT = "optrules.RuleList"
 FORMAT_VERSION = 1
@@ -56,7 +52,7 @@ class RuleList:
         rules: Sequence[Rule],
         default: Rule,
         classes: Sequence[Any] = (0, 1),
-        binarizer: Binarizer | None = None,
+        binarizer=None,
         feature_names: Sequence[str] | None = None,
     ):
         if default.conditions:
@@ -75,7 +71,12 @@ class RuleList:
         return len(self.rules)
 
     # -- prediction --------------------------------------------------------------------------------
-    def _feature_frame(self, X) -> pd.DataFrame:
+    def _feature_frame(self, X):
+        # pandas is imported on use: learning a list (the search core) does not need it
+        import pandas as pd
+
+        from .data.validation import as_frame
+
         if self.binarizer is not None:
             return self.binarizer.transform_frame(X)
         if isinstance(X, pd.DataFrame):
@@ -174,7 +175,11 @@ class RuleList:
         def rule(d: dict) -> Rule:
             return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]))
 
-        binarizer = Binarizer.from_dict(data["binarizer"]) if data.get("binarizer") else None
+        binarizer = None
+        if data.get("binarizer"):
+            from .data.binarize import Binarizer
+
+            binarizer = Binarizer.from_dict(data["binarizer"])
         return cls(
             [rule(r) for r in data["rules"]],
             rule(data["default"]),
