@@ -68,3 +68,11 @@ def test_bad_input_errors():
     model = RuleListClassifier(regularization=0.1).fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="unknown columns"):
         model.predict(X.assign(b=1))
+
+
+def test_verbose_progress_is_shown(capsys, rng):
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 200), "b": rng.integers(0, 5, 200)})
+    y = (rng.random(200) < 0.4).astype(int)
+    RuleListClassifier(regularization=0.005, verbose=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "best" in err and "lower bound" in err and "queue" in err

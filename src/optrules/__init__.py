@@ -3,7 +3,7 @@
 Names are imported on first use, so that the search core loads without pandas or scikit-learn.
 """
 
-from importlib import import_module
+from optrules._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -20,8 +20,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'optrules' has no attribute {name!r}")
+__getattr__ = lazy_exports('optrules', _EXPORTS)

@@ -91,9 +91,11 @@ def log10_remaining_space(lower_bounds, lengths, best, lambda_n, n_antecedents) 
     keep = f >= 0
     if not keep.any():
         return -math.inf
-    pairs, counts = np.unique(np.column_stack([free[keep], f[keep].astype(np.int64)]), axis=0, return_counts=True)
+    width = n_antecedents + 1
+    histogram = np.bincount(free[keep] * width + f[keep].astype(np.int64), minlength=width * width)
     logs = []
-    for (m_free, depth), count in zip(pairs, counts):
+    for key in np.flatnonzero(histogram):
+        m_free, depth, count = key // width, key % width, histogram[key]
         log_terms = np.concatenate([[0.0], np.cumsum(np.log10(np.arange(m_free, m_free - depth, -1, dtype=np.float64)))])
         top = log_terms.max()
         logs.append(top + math.log10(np.sum(10.0 ** (log_terms - top))) + math.log10(count))

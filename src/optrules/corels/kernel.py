@@ -245,6 +245,16 @@ def map_rehash(old_slots, node_hash, new_slots):
             new_slots[i] = np.int32(x)
 
 
+@njit(inline="always", cache=True)
+def _extensions_may_win(lower_bound, b0, lambda_n, best, use_equivalent, use_lookahead):
+    """May some extension of this prefix beat the incumbent? (Thm 20 with Lemma 2, or each alone, or Thm 1.)"""
+    if use_equivalent:
+        return theorem20_equivalent_points(lower_bound, b0, lambda_n, best, use_lookahead)
+    if use_lookahead:
+        return lemma2_lookahead(lower_bound, lambda_n, best)
+    return lower_bound < best
+
+
 _ORDER_SCALE = float(1 << 31)
 
 
@@ -306,13 +316,7 @@ def expand(
         lb = node_lb[node]
         b0 = float(node_b0[node])
         # the incumbent may have improved since this prefix was queued
-        if use_equivalent:
-            if not theorem20_equivalent_points(lb, b0, lambda_n, best, use_lookahead):
-                continue
-        elif use_lookahead:
-            if not lemma2_lookahead(lb, lambda_n, best):
-                continue
-        elif lb >= best:
+        if not _extensions_may_win(lb, b0, lambda_n, best, use_equivalent, use_lookahead):
             continue
         depth = node_depth[node]
         if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents):
@@ -388,13 +392,7 @@ def expand(
             if depth + 1 >= n_antecedents:
                 continue
             child_b0 = float(minor_unc - n_min) if use_equivalent else 0.0
-            if use_equivalent:
-                if not theorem20_equivalent_points(child_lb, child_b0, lambda_n, best, use_lookahead):
-                    continue
-            elif use_lookahead:
-                if not lemma2_lookahead(child_lb, lambda_n, best):
-                    continue
-            elif child_lb >= best:
+            if not _extensions_may_win(child_lb, child_b0, lambda_n, best, use_equivalent, use_lookahead):
                 continue
             h = np.uint64(0)
             slot = -1

@@ -1,6 +1,6 @@
 """The data layer: binarize, mine antecedents, packed bitsets, reference formats, bundled datasets."""
 
-from importlib import import_module
+from optrules._lazy import lazy_exports
 
 _EXPORTS = {
     "Antecedents": "optrules.data.mine",
@@ -14,8 +14,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'optrules.data' has no attribute {name!r}")
+__getattr__ = lazy_exports('optrules.data', _EXPORTS)
