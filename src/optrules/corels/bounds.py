@@ -74,31 +74,29 @@ def corollary16_permutation_dominates(lower_bound, stored_lower_bound):
     return lower_bound < stored_lower_bound
 
 
-def log10_remaining_space(lower_bounds, lengths, best, lambda_n, n_antecedents) -> float:
+@njit(inline="always", cache=True)
+def theorem7_extension_budget(lower_bound, best, lambda_n, free):
+    """At most f = min(floor((R* - b(d_p)) / lambda), M - K_p) rules can still be appended to d_p (Thm 7);
+    -1 when none can."""
+    if lambda_n <= 0.0:
+        return free
+    return min(int(math.floor((best - lower_bound) / lambda_n)), free)
+
+
+def log10_remaining_space(histogram: np.ndarray) -> float:
     """log10 of Theorem 7's upper bound on the number of prefixes left to evaluate.
 
-    For each queued prefix d_p of length K_p, at most f = min(floor((R* - b(d_p))/lambda), M - K_p) more
-    rules can be appended, giving sum_{k=0..f} (M-K_p)!/(M-K_p-k)! prefixes. Returns -inf for an empty
-    queue. Queued prefixes are grouped by (K_p, f), so the cost is one pass over the queue.
+    ``histogram[free, f]`` counts the queued prefixes with ``free = M - K_p`` antecedents left and an
+    extension budget ``f`` (:func:`theorem7_extension_budget`); each can grow into at most
+    sum_{k=0..f} free!/(free-k)! prefixes. Returns -inf for an empty queue.
     """
-    lower_bounds = np.asarray(lower_bounds, np.float64)
-    lengths = np.asarray(lengths, np.int64)
-    free = n_antecedents - lengths
-    if lambda_n > 0:
-        f = np.minimum(np.floor((best - lower_bounds) / lambda_n), free)
-    else:
-        f = free.astype(np.float64)
-    keep = f >= 0
-    if not keep.any():
-        return -math.inf
-    width = n_antecedents + 1
-    histogram = np.bincount(free[keep] * width + f[keep].astype(np.int64), minlength=width * width)
     logs = []
-    for key in np.flatnonzero(histogram):
-        m_free, depth, count = key // width, key % width, histogram[key]
+    for m_free, depth in zip(*np.nonzero(histogram)):
         log_terms = np.concatenate([[0.0], np.cumsum(np.log10(np.arange(m_free, m_free - depth, -1, dtype=np.float64)))])
         top = log_terms.max()
-        logs.append(top + math.log10(np.sum(10.0 ** (log_terms - top))) + math.log10(count))
+        logs.append(top + math.log10(np.sum(10.0 ** (log_terms - top))) + math.log10(histogram[m_free, depth]))
+    if not logs:
+        return -math.inf
     logs = np.asarray(logs)
     top = logs.max()
     return float(top + math.log10(np.sum(10.0 ** (logs - top))))

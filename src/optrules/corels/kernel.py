@@ -28,6 +28,7 @@ from .bounds import (
     lemma2_lookahead,
     theorem1_hierarchical_lower_bound,
     theorem4_max_prefix_length,
+    theorem7_extension_budget,
     theorem10_minimum_support,
     theorem11_minimum_accurate_support,
     theorem20_equivalent_points,
@@ -269,6 +270,30 @@ def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
     if policy == BFS:
         return length * _ORDER_SCALE + node  # shallowest first, oldest first
     return -(length * _ORDER_SCALE + node)  # DFS: deepest first, newest first
+
+
+@njit(cache=True)
+def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lambda_n, best, n_antecedents,
+                  by_length, remaining):
+    """One pass over the live queue, no temporaries: returns the smallest b(d_p) + b0(d_p) (inf if
+    empty) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[free, f]``
+    (Theorem 7's histogram)."""
+    by_length[:] = 0
+    remaining[:, :] = 0
+    smallest = np.inf
+    for i in range(size):
+        x = heap_node[i]
+        if node_dead[x]:
+            continue
+        bound = node_lb[x] + node_b0[x]
+        if bound < smallest:
+            smallest = bound
+        by_length[node_depth[x]] += 1
+        free = n_antecedents - node_depth[x]
+        f = theorem7_extension_budget(node_lb[x], best, lambda_n, free)
+        if f >= 0:
+            remaining[free, f] += 1
+    return smallest
 
 
 # -- the search loop --------------------------------------------------------------------------------

@@ -95,11 +95,6 @@ class _State:
             setattr(self, name, new)
             del old
 
-    def live_entries(self):
-        """Node ids of the queued prefixes that are not dead."""
-        nodes = self.heap_node[: self.ints[K.HEAP_SIZE]]
-        return nodes[~self.node_dead[nodes]]
-
     @property
     def nbytes(self) -> int:
         return sum(getattr(self, n).nbytes for n in self.NODE_ARRAYS + self.HEAP_ARRAYS + ("map_slots",))
@@ -280,22 +275,30 @@ def _choose_counting(groups, n_samples: int, counting: str) -> np.ndarray:
     return np.zeros(0, np.int64)
 
 
-def _queue_lower_bound(state: _State, lambda_n: float) -> float:
+def _queue_lower_bound(state: _State, lambda_n: float, summary=None) -> float:
     """Smallest bound (mistake units) on any list not yet evaluated: every such list extends a queued
     prefix by at least one rule, so it costs at least b(d_p) + b0(d_p) + lambda*N (Lemma 2, Thm 20)."""
-    live = state.live_entries()
-    if live.size == 0:
-        return np.inf
-    return float(np.min(state.node_lb[live] + state.node_b0[live])) + lambda_n
+    smallest, _, _ = summary if summary is not None else _summary(state, lambda_n)
+    return smallest + lambda_n
+
+
+def _summary(state: _State, lambda_n: float):
+    m = state.best_prefix.shape[0] - 1
+    by_length = np.zeros(m + 1, np.int64)
+    remaining = np.zeros((m + 1, m + 1), np.int64)
+    smallest = K.queue_summary(
+        state.heap_node, int(state.ints[K.HEAP_SIZE]), state.node_dead, state.node_lb, state.node_b0,
+        state.node_depth, lambda_n, float(state.floats[0]), m, by_length, remaining,
+    )
+    return smallest, by_length, remaining
 
 
 def _record(trace: Trace, state: _State, elapsed: float, lambda_n: float, n: int, m: int, progress) -> None:
-    live = state.live_entries()
+    summary = _summary(state, lambda_n)
+    _, by_length, remaining = summary
     best = float(state.floats[0])
-    lower = min(best, _queue_lower_bound(state, lambda_n))
-    depths = state.node_depth[live]
-    by_length = np.bincount(depths, minlength=1) if live.size else np.zeros(1, np.int64)
-    remaining = log10_remaining_space(state.node_lb[live], depths, best, lambda_n, m) if live.size else -np.inf
-    trace.append(elapsed, best / n, lower / n, by_length, remaining)
+    lower = min(best, _queue_lower_bound(state, lambda_n, summary))
+    longest = int(np.flatnonzero(by_length).max()) + 1 if by_length.any() else 1
+    trace.append(elapsed, best / n, lower / n, by_length[:longest], log10_remaining_space(remaining))
     if progress is not None:
-        progress(trace, {"nodes_expanded": int(state.ints[K.EXPANDED]), "queue": int(live.size)})
+        progress(trace, {"nodes_expanded": int(state.ints[K.EXPANDED]), "queue": int(by_length.sum())})
