@@ -15,13 +15,18 @@ search and react to Ctrl-C between calls.
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
+
+from .._numba import (
+    drop_stale_cache,
+    heap_pop,
+    heap_push,
+    popcount,
+    prefix_of,
+    rebuild_uncaptured,
+    trailing_zeros,
+)
 
 from .bounds import (
     corollary16_permutation_dominates,
@@ -35,25 +40,8 @@ from .bounds import (
     theorem21_excessive_support,
 )
 
-def _drop_stale_cache() -> None:
-    """numba's on-disk cache of this module's functions notices edits to this file only, not to the
-    bounds it inlines from bounds.py: drop the cache when bounds.py changed since it was written."""
-    try:
-        here = Path(__file__).resolve()
-        cache_dir = here.parent / "__pycache__"
-        digest = hashlib.sha256((here.parent / "bounds.py").read_bytes()).hexdigest()
-        stamp = cache_dir / "kernel.bounds-sha256"
-        if stamp.exists() and stamp.read_text() == digest:
-            return
-        for stale in cache_dir.glob("kernel.*.nb[ic]"):
-            stale.unlink()
-        cache_dir.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # read-only install: the cache cannot be stale relative to files nobody edits
-        pass
-
-
-_drop_stale_cache()
+# numba caches this module's functions keyed on this file alone: drop them when a dependency changes
+drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 # kernel return codes
 QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
@@ -77,82 +65,11 @@ _FNV_OFFSET = np.uint64(1469598103934665603)
 _FNV_PRIME = np.uint64(1099511628211)
 
 
-@intrinsic
-def popcount(typingctx, x):
-    """Hardware popcount of a uint64 (LLVM ctpop)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-@intrinsic
-def trailing_zeros(typingctx, x):
-    """Index of the lowest set bit of a non-zero uint64 (LLVM cttz)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
-
-    return sig, codegen
-
-
 # Packed group weights: samples in bits 0-20, positives in 21-41, minority members in 42-62, so one
 # addition per captured group accumulates all three counts (valid while N < 2**21).
 PACK_SHIFT = 21
 PACK_LIMIT = 1 << PACK_SHIFT
 _PACK_MASK = np.int64(PACK_LIMIT - 1)
-
-
-# -- heap -------------------------------------------------------------------------------------------
-@njit(inline="always", cache=True)
-def _before(key_a, node_a, key_b, node_b):
-    # node ids grow with insertion time, so equal priorities come out first-in, first-out
-    return key_a < key_b or (key_a == key_b and node_a < node_b)
-
-
-@njit(cache=True)
-def heap_push(heap_key, heap_node, size, key, node):
-    i = size
-    while i > 0:
-        parent = (i - 1) >> 1
-        if _before(key, node, heap_key[parent], heap_node[parent]):
-            heap_key[i] = heap_key[parent]
-            heap_node[i] = heap_node[parent]
-            i = parent
-        else:
-            break
-    heap_key[i] = key
-    heap_node[i] = node
-
-
-@njit(cache=True)
-def heap_pop(heap_key, heap_node, size):
-    """Remove the top of a heap of ``size`` entries; return its node (the heap then has size - 1)."""
-    top = heap_node[0]
-    size -= 1
-    key, node = heap_key[size], heap_node[size]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and _before(heap_key[child + 1], heap_node[child + 1], heap_key[child], heap_node[child]):
-            child += 1
-        if _before(heap_key[child], heap_node[child], key, node):
-            heap_key[i] = heap_key[child]
-            heap_node[i] = heap_node[child]
-            i = child
-        else:
-            break
-    if size > 0:
-        heap_key[i] = key
-        heap_node[i] = node
-    return top
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -177,31 +94,6 @@ def _weighted_count_live(v, live_words, n_live, planes):
             part += np.int64(popcount(v[j] & planes[b, live_words[j]]))
         total += part << b
     return total
-
-
-@njit(cache=True)
-def rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, out):
-    """Samples not captured by the prefix ending at ``node``."""
-    out[:] = all_ones
-    x = node
-    while x > 0:
-        a = node_last[x]
-        for w in range(out.shape[0]):
-            out[w] &= ~bits[a, w]
-        x = node_parent[x]
-
-
-@njit(cache=True)
-def prefix_of(node, node_parent, node_last, node_depth, out):
-    """Write the antecedents of the prefix ending at ``node`` into ``out`` (in order); return its length."""
-    depth = node_depth[node]
-    x = node
-    k = depth
-    while x > 0:
-        k -= 1
-        out[k] = node_last[x]
-        x = node_parent[x]
-    return depth
 
 
 @njit(inline="always", cache=True)

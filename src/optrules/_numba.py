@@ -1,0 +1,127 @@
+"""Compiled building blocks shared by the branch-and-bound searches: bit tricks, the priority queue,
+prefixes stored as parent-pointer chains."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+
+def drop_stale_cache(module_file: str, dependencies: list[str]) -> None:
+    """numba's on-disk cache of a module's functions notices edits to that file only, not to functions
+    it inlines from other files: drop the module's cache when one of ``dependencies`` (paths relative
+    to the module) changed since the cache was written."""
+    try:
+        here = Path(module_file).resolve()
+        cache_dir = here.parent / "__pycache__"
+        digest = hashlib.sha256(b"".join((here.parent / d).resolve().read_bytes() for d in dependencies)).hexdigest()
+        stamp = cache_dir / f"{here.stem}.dependencies-sha256"
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        for stale in cache_dir.glob(f"{here.stem}.*.nb[ic]"):
+            stale.unlink()
+        cache_dir.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # read-only install: the cache cannot be stale relative to files nobody edits
+        pass
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """Hardware popcount of a uint64 (LLVM ctpop)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@intrinsic
+def trailing_zeros(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM cttz)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+
+    return sig, codegen
+
+
+# -- heap -------------------------------------------------------------------------------------------
+@njit(inline="always", cache=True)
+def _before(key_a, node_a, key_b, node_b):
+    # node ids grow with insertion time, so equal priorities come out first-in, first-out
+    return key_a < key_b or (key_a == key_b and node_a < node_b)
+
+
+@njit(cache=True)
+def heap_push(heap_key, heap_node, size, key, node):
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if _before(key, node, heap_key[parent], heap_node[parent]):
+            heap_key[i] = heap_key[parent]
+            heap_node[i] = heap_node[parent]
+            i = parent
+        else:
+            break
+    heap_key[i] = key
+    heap_node[i] = node
+
+
+@njit(cache=True)
+def heap_pop(heap_key, heap_node, size):
+    """Remove the top of a heap of ``size`` entries; return its node (the heap then has size - 1)."""
+    top = heap_node[0]
+    size -= 1
+    key, node = heap_key[size], heap_node[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and _before(heap_key[child + 1], heap_node[child + 1], heap_key[child], heap_node[child]):
+            child += 1
+        if _before(heap_key[child], heap_node[child], key, node):
+            heap_key[i] = heap_key[child]
+            heap_node[i] = heap_node[child]
+            i = child
+        else:
+            break
+    if size > 0:
+        heap_key[i] = key
+        heap_node[i] = node
+    return top
+
+
+@njit(cache=True)
+def rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, out):
+    """Samples not captured by the prefix ending at ``node``."""
+    out[:] = all_ones
+    x = node
+    while x > 0:
+        a = node_last[x]
+        for w in range(out.shape[0]):
+            out[w] &= ~bits[a, w]
+        x = node_parent[x]
+
+
+@njit(cache=True)
+def prefix_of(node, node_parent, node_last, node_depth, out):
+    """Write the antecedents of the prefix ending at ``node`` into ``out`` (in order); return its length."""
+    depth = node_depth[node]
+    x = node
+    k = depth
+    while x > 0:
+        k -= 1
+        out[k] = node_last[x]
+        x = node_parent[x]
+    return depth
