@@ -80,7 +80,7 @@ def test_every_ablation_and_counting_matches_brute_force(seed):
     captures, y, lam = random_instance(rng)
     expected = brute_force(captures, y, lam)
     problem = Problem.from_captures(captures, y, lam)
-    for ablation, counting in itertools.product(ABLATIONS, ["packed", "planes"]):
+    for ablation, counting in itertools.product(ABLATIONS, ["packed", "planes", "samples"]):
         map_type = MAPS[int(rng.integers(len(MAPS)))]
         result = search(problem, ablation=ablation, counting=counting, map_type=map_type)
         check_result(result, captures, y, lam, expected)

@@ -12,7 +12,7 @@ from optrules.data.datasets import load_compas
 from optrules.data.mine import mine_antecedents
 
 
-def naive_mine(features, groups, max_card, min_support):
+def naive_mine(features, groups, max_card, min_support, y=None, min_class_support=0.0):
     n, f = features.shape
     kept, seen = [], set()
     for card in range(1, max_card + 1):
@@ -24,6 +24,10 @@ def naive_mine(features, groups, max_card, min_support):
             count = capture.sum()
             if count == 0 or count == n or count < min_support * n - 1e-9 or count > (1 - min_support) * n + 1e-9:
                 continue
+            if min_class_support > 0:
+                pos, neg = (capture & (y == 1)).sum(), (capture & (y == 0)).sum()
+                if pos < min_class_support * (y == 1).sum() - 1e-9 and neg < min_class_support * (y == 0).sum() - 1e-9:
+                    continue
             key = capture.tobytes()
             if key not in seen:
                 seen.add(key)
@@ -54,6 +58,17 @@ def test_mining_equals_naive_enumeration(problem):
     for row, (_, capture) in zip(captures, expected):
         np.testing.assert_array_equal(row, capture)
     np.testing.assert_array_equal(mined.support, [c.sum() for _, c in expected])
+
+
+@given(problems(), st.sampled_from([0.1, 0.3, 0.6]), st.integers(0, 2**32 - 1))
+@settings(max_examples=100, deadline=None)
+def test_class_support_mining_equals_naive_enumeration(problem, min_class_support, seed):
+    features, groups, max_card, min_support = problem
+    y = (np.random.default_rng(seed).random(features.shape[0]) < 0.4).astype(int)
+    names = [f"f{j}" for j in range(features.shape[1])]
+    mined = mine_antecedents(features, names, groups, max_card, min_support, y=y, min_class_support=min_class_support)
+    expected = naive_mine(features, groups, max_card, min_support, y, min_class_support)
+    assert mined.items == [combo for combo, _ in expected]
 
 
 def test_duplicates_keep_the_shortest_first():

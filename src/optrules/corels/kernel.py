@@ -22,10 +22,13 @@ from .._numba import (
     drop_stale_cache,
     heap_pop,
     heap_push,
-    popcount,
+    live_word_list,
+    packed_sum,
+    plane_counts,
     prefix_of,
     rebuild_uncaptured,
-    trailing_zeros,
+    unpack_counts,
+    weighted_count,
 )
 
 from .bounds import (
@@ -65,37 +68,7 @@ _FNV_OFFSET = np.uint64(1469598103934665603)
 _FNV_PRIME = np.uint64(1099511628211)
 
 
-# Packed group weights: samples in bits 0-20, positives in 21-41, minority members in 42-62, so one
-# addition per captured group accumulates all three counts (valid while N < 2**21).
-PACK_SHIFT = 21
-PACK_LIMIT = 1 << PACK_SHIFT
-_PACK_MASK = np.int64(PACK_LIMIT - 1)
-
-
 # -- helpers ----------------------------------------------------------------------------------------
-@njit(inline="always", cache=True)
-def _weighted_count(words, planes):
-    """Sum of the weights of the groups set in ``words`` (weights stored as bit planes)."""
-    total = 0
-    for b in range(planes.shape[0]):
-        part = 0
-        for w in range(words.shape[0]):
-            part += np.int64(popcount(words[w] & planes[b, w]))
-        total += part << b
-    return total
-
-
-@njit(inline="always", cache=True)
-def _weighted_count_live(v, live_words, n_live, planes):
-    total = 0
-    for b in range(planes.shape[0]):
-        part = 0
-        for j in range(n_live):
-            part += np.int64(popcount(v[j] & planes[b, live_words[j]]))
-        total += part << b
-    return total
-
-
 @njit(inline="always", cache=True)
 def _captured_set_hash(u, bits, a):
     h = _FNV_OFFSET
@@ -198,18 +171,16 @@ def expand(
 ):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
-    Vectors are over groups of identical samples (:class:`~optrules.corels.problem.GroupedSamples`);
-    the planes give each group's number of samples, positives and minority members. When
-    ``packed_weights`` is not empty, counts are summed over the captured groups' packed weights
-    instead (cheaper when few groups are captured per child).
+    Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
+    counted by :func:`~optrules._numba.packed_sum` or :func:`~optrules._numba.plane_counts`.
     """
-    use_packed = packed_weights.shape[0] > 0
     n_antecedents, n_words = bits.shape
     use_min_support = (flags & USE_MIN_SUPPORT) != 0
     use_accurate = (flags & USE_ACCURATE_SUPPORT) != 0
     use_excessive = (flags & USE_EXCESSIVE_SUPPORT) != 0
     use_lookahead = (flags & USE_LOOKAHEAD) != 0
     use_equivalent = (flags & USE_EQUIVALENT) != 0
+    use_packed = packed_weights.shape[0] > 0
     u = np.empty(n_words, dtype=np.uint64)
     scratch = np.empty(n_words, dtype=np.uint64)
     live_words = np.empty(n_words, dtype=np.int64)
@@ -243,14 +214,10 @@ def expand(
         while x > 0:
             in_prefix[node_last[x]] = True
             x = node_parent[x]
-        n_live = 0
-        for w in range(n_words):
-            if u[w] != 0:
-                live_words[n_live] = w
-                n_live += 1
-        n_unc = _weighted_count(u, count_planes)
-        pos_unc = _weighted_count(u, positive_planes)
-        minor_unc = _weighted_count(u, minority_planes) if use_equivalent else 0
+        n_live = live_word_list(u, live_words)
+        n_unc = weighted_count(u, count_planes)
+        pos_unc = weighted_count(u, positive_planes)
+        minor_unc = weighted_count(u, minority_planes) if use_equivalent else 0
         prefix_mistakes = lb - lambda_n * depth
         ints[EXPANDED] += 1
         if depth + 1 > ints[MAX_LENGTH]:
@@ -259,36 +226,18 @@ def expand(
             if in_prefix[a]:
                 continue
             ints[LB_EVALS] += 1
-            n_min = 0
             if use_packed:
-                acc = np.int64(0)
-                for j in range(n_live):
-                    w = live_words[j]
-                    x = u[w] & bits[a, w]
-                    base = w * 64
-                    while x != 0:
-                        acc += packed_weights[base + np.int64(trailing_zeros(x))]
-                        x &= x - np.uint64(1)
-                n_cap = acc & _PACK_MASK
-                if n_cap == 0:
-                    continue  # a rule that captures nothing only costs lambda
-                if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
-                    continue
-                n_pos = (acc >> PACK_SHIFT) & _PACK_MASK
-                n_min = acc >> (2 * PACK_SHIFT)
+                acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
             else:
-                any_bit = np.uint64(0)
-                for j in range(n_live):
-                    v[j] = u[live_words[j]] & bits[a, live_words[j]]
-                    any_bit |= v[j]
-                if any_bit == 0:
-                    continue  # a rule that captures nothing only costs lambda
-                n_cap = _weighted_count_live(v, live_words, n_live, count_planes)
-                if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
-                    continue
-                n_pos = _weighted_count_live(v, live_words, n_live, positive_planes)
-                if use_equivalent:
-                    n_min = _weighted_count_live(v, live_words, n_live, minority_planes)
+                acc = plane_counts(
+                    u, bits, a, live_words, n_live, v, count_planes, positive_planes, minority_planes,
+                    use_equivalent,
+                )
+            n_cap, n_pos, n_min = unpack_counts(acc)
+            if n_cap == 0:
+                continue  # a rule that captures nothing only costs lambda
+            if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
+                continue
             if use_accurate and not theorem11_minimum_accurate_support(n_cap, n_pos, lambda_n):
                 continue
             if use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):

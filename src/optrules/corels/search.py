@@ -18,7 +18,8 @@ from . import kernel as K
 from .bounds import log10_remaining_space
 from .greedy import greedy_prefix
 from .prefix import objective, prefix_mistakes
-from .problem import Problem, group_samples
+from ..data.groups import group_samples
+from .problem import Problem
 
 
 @dataclass(frozen=True)
@@ -143,8 +144,7 @@ def search(
 
     n, m = problem.n_samples, problem.n_antecedents
     lambda_n = problem.lambda_n
-    groups = group_samples(problem)
-    packed_weights = _choose_counting(groups, n, counting)
+    groups = group_samples(problem.captures(), problem.y, problem.minor, counting)
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
     state = _State(problem, capacity=1 << 12)
@@ -171,7 +171,7 @@ def search(
     def run(max_pops: int) -> int:
         return K.expand(
             max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
-            packed_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
+            groups.packed_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
             state.node_parent, state.node_last, state.node_depth, state.node_lb, state.node_b0,
             state.node_hash, state.node_dead, state.heap_key, state.heap_node,
             state.map_slots, state.ints, state.floats, state.best_prefix,
@@ -254,25 +254,6 @@ def search(
     }
     certificate = Certificate(status, best_objective, lower_bound, counters, trace)
     return SearchResult(prefix, mistakes, best_objective, certificate)
-
-
-def _choose_counting(groups, n_samples: int, counting: str) -> np.ndarray:
-    """Packed weights (sum over captured groups) or an empty array (bit-plane popcounts).
-
-    The packed sum costs about one step per captured group, the bit planes one popcount per word and
-    plane; ``auto`` picks the cheaper on the antecedents' average support.
-    """
-    if counting not in ("auto", "packed", "planes"):
-        raise ValueError(f"counting must be 'auto', 'packed' or 'planes', got {counting!r}")
-    packable = n_samples < K.PACK_LIMIT
-    if counting == "auto":
-        mean_groups = float(np.mean(np.bitwise_count(groups.bits).sum(axis=1)))
-        n_planes = groups.count_planes.shape[0] + groups.positive_planes.shape[0] + groups.minority_planes.shape[0]
-        plane_cost = n_planes * groups.bits.shape[1]
-        counting = "packed" if packable and 1.5 * mean_groups < plane_cost else "planes"
-    if counting == "packed":
-        return groups.packed_weights()
-    return np.zeros(0, np.int64)
 
 
 def _queue_lower_bound(state: _State, lambda_n: float, summary=None) -> float:

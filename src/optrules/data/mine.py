@@ -69,11 +69,15 @@ def mine_antecedents(
     groups: Sequence[int] | None = None,
     max_card: int = 2,
     min_support: float = 0.0,
+    y=None,
+    min_class_support: float = 0.0,
 ) -> Antecedents:
     """Mine all conjunctions of up to ``max_card`` features (see the module docstring).
 
     ``features`` is a boolean ``(n_samples, n_features)`` matrix; ``groups[j] >= 0`` marks features that
     are mutually exclusive values of one column (never conjoined), ``-1`` a feature free to combine.
+    With labels ``y`` and ``min_class_support`` > 0, a conjunction must also hold for at least that
+    share of the positives or of the negatives (the falling-rule-list paper's mining, 10% there).
     Antecedents come out by length, then in lexicographic order of their feature indices.
     """
     features = np.asarray(features, dtype=bool)
@@ -85,6 +89,18 @@ def mine_antecedents(
     lowest = min_support * n - _SUPPORT_TOLERANCE
     highest = (1.0 - min_support) * n + _SUPPORT_TOLERANCE
     feature_bits = bitset.pack(features.T)
+    if not 0.0 <= min_class_support <= 1.0:
+        raise ValueError(f"min_class_support must lie in [0, 1], got {min_class_support}")
+    by_class = min_class_support > 0
+    if by_class:
+        if y is None:
+            raise ValueError("min_class_support needs the labels y")
+        positive = np.asarray(y).astype(bool)
+        if positive.shape != (n,):
+            raise ValueError(f"y has {positive.shape[0] if positive.ndim else 0} labels for {n} samples")
+        positive_bits = bitset.pack(positive)
+        lowest_positive = min_class_support * positive.sum() - _SUPPORT_TOLERANCE
+        lowest_negative = min_class_support * (n - positive.sum()) - _SUPPORT_TOLERANCE
 
     kept_items: list[np.ndarray] = []
     kept_bits: list[np.ndarray] = []
@@ -92,13 +108,17 @@ def mine_antecedents(
     bits = feature_bits
     for card in range(1, int(max_card) + 1):
         counts = bitset.popcount(bits)
-        valid = (counts >= lowest) & (counts <= highest) & (counts > 0) & (counts < n)
+        frequent = counts >= lowest
+        if by_class:
+            positives = bitset.count_and(bits, positive_bits)
+            frequent &= (positives >= lowest_positive) | (counts - positives >= lowest_negative)
+        valid = frequent & (counts <= highest) & (counts > 0) & (counts < n)
         kept_items.append(combos[valid])
         kept_bits.append(bits[valid])
         if card == max_card:
             break
         # Support only shrinks as features are added, so too-rare conjunctions are not extended.
-        extendable = (counts >= lowest) & (counts > 0)
+        extendable = frequent & (counts > 0)
         combos, bits = _extend(combos[extendable], bits[extendable], feature_bits, groups)
         if len(combos) == 0:
             break

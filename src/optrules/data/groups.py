@@ -1,0 +1,107 @@
+"""Samples grouped by identical antecedent signatures, and how to count them fast.
+
+No rule list (nor rule set) can tell apart samples that every antecedent treats alike, so a search may
+count groups instead of samples: a group is one bit, with weights (samples, positives, minority
+members). Three ways to count the weights of the groups captured by a bit vector ``v``:
+
+* ``packed``: the three weights of a group packed into one int64 (21 bits each), summed over the set
+  bits of ``v``: cost ~ number of captured groups;
+* ``planes``: weights stored as bit planes, ``sum_b 2^b popcount(v & plane_b)``: cost ~ words x planes;
+* ``samples``: no merging, every sample its own group of weight 1 (planes of one bit each).
+
+On ProPublica (6,489 samples, 155 antecedents) there are 194 groups and ``packed`` wins; on bank
+marketing (45,211 samples, 222 antecedents) there are 10,449 and plain ``samples`` wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import bitset
+
+PACK_SHIFT = 21
+PACK_LIMIT = 1 << PACK_SHIFT
+COUNTING_MODES = ("auto", "packed", "planes", "samples")
+
+
+@dataclass
+class GroupedSamples:
+    bits: np.ndarray  # (M, Wg) capture vectors over groups
+    count_planes: np.ndarray  # (P, Wg)
+    positive_planes: np.ndarray
+    minority_planes: np.ndarray
+    all_ones: np.ndarray  # (Wg,)
+    sizes: np.ndarray  # (G,) samples per group
+    positives: np.ndarray
+    minority: np.ndarray
+    packed_weights: np.ndarray  # (64 * Wg,) packed weights, or empty: count with the planes
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.sizes.shape[0])
+
+
+def weight_planes(weights: np.ndarray) -> np.ndarray:
+    """Bit planes of non-negative integer weights: plane b holds bit b of every weight."""
+    weights = np.asarray(weights, dtype=np.int64)
+    n_planes = max(1, int(weights.max(initial=0)).bit_length())
+    return np.vstack([bitset.pack(((weights >> b) & 1).astype(bool)) for b in range(n_planes)])
+
+
+def pack_weights(sizes, positives, minority, n_words: int) -> np.ndarray:
+    if int(np.sum(sizes)) >= PACK_LIMIT:
+        raise ValueError(f"packed counting needs fewer than {PACK_LIMIT} samples")
+    packed = np.zeros(n_words * 64, np.int64)
+    packed[: len(sizes)] = sizes + (positives << PACK_SHIFT) + (minority << (2 * PACK_SHIFT))
+    return packed
+
+
+def group_samples(captures, y, minor=None, counting: str = "auto") -> GroupedSamples:
+    """Group the samples of a boolean ``(antecedents, samples)`` capture matrix and pick a counting mode."""
+    if counting not in COUNTING_MODES:
+        raise ValueError(f"counting must be one of {COUNTING_MODES}, got {counting!r}")
+    captures = np.asarray(captures, dtype=bool)
+    y = np.asarray(y).astype(np.int64)
+    minor = np.zeros(captures.shape[1], np.int64) if minor is None else np.asarray(minor).astype(np.int64)
+    signatures = np.packbits(captures.T, axis=1)
+    rows = np.ascontiguousarray(signatures).view(np.dtype((np.void, signatures.shape[1]))).ravel()
+    _, first, group = np.unique(rows, return_index=True, return_inverse=True)
+    group = group.ravel()
+    sizes = np.bincount(group, minlength=first.shape[0]).astype(np.int64)
+    positives = np.bincount(group, weights=y, minlength=first.shape[0]).astype(np.int64)
+    minority = np.bincount(group, weights=minor, minlength=first.shape[0]).astype(np.int64)
+    group_bits = bitset.pack(captures[:, first])
+    if counting == "auto":
+        counting = _cheapest(captures, group_bits, sizes, positives, minority)
+    if counting == "samples":
+        first = np.arange(captures.shape[1])
+        group_bits = bitset.pack(captures)
+        sizes, positives, minority = np.ones_like(y), y, minor
+    n_words = group_bits.shape[1]
+    packed = pack_weights(sizes, positives, minority, n_words) if counting == "packed" else np.zeros(0, np.int64)
+    return GroupedSamples(
+        bits=group_bits,
+        count_planes=weight_planes(sizes),
+        positive_planes=weight_planes(positives),
+        minority_planes=weight_planes(minority),
+        all_ones=bitset.ones(first.shape[0]),
+        sizes=sizes,
+        positives=positives,
+        minority=minority,
+        packed_weights=packed,
+    )
+
+
+def _cheapest(captures, group_bits, sizes, positives, minority) -> str:
+    """Estimated work per evaluated child: captured groups (packed), words x planes, or sample words."""
+    n_words = group_bits.shape[1]
+    n_planes = sum(max(1, int(w.max(initial=0)).bit_length()) for w in (sizes, positives, minority))
+    costs = {
+        "planes": n_words * n_planes,
+        "samples": bitset.n_words(captures.shape[1]) * (2 + bool(minority.any())),
+    }
+    if sizes.sum() < PACK_LIMIT:
+        costs["packed"] = 1.5 * float(np.mean(bitset.popcount(group_bits)))
+    return min(costs, key=costs.get)
