@@ -206,3 +206,40 @@ def prefix_of(node, node_parent, node_last, node_depth, out):
         out[k] = node_last[x]
         x = node_parent[x]
     return depth
+
+
+# -- dominance maps keyed on what a prefix leaves uncaptured ----------------------------------------
+_FNV_OFFSET = np.uint64(1469598103934665603)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+@njit(inline="always", cache=True)
+def remaining_set_hash(u, bits, a):
+    """FNV-1a hash of the words of ``u & ~bits[a]`` (what a prefix leaves uncaptured)."""
+    h = _FNV_OFFSET
+    for w in range(u.shape[0]):
+        h = (h ^ (u[w] & ~bits[a, w])) * _FNV_PRIME
+    return h
+
+
+@njit(cache=True)
+def same_remaining_set(x, u, a, node_parent, node_last, bits, all_ones, scratch):
+    """Does the prefix ending at node ``x`` leave exactly ``u & ~bits[a]`` uncaptured?"""
+    rebuild_uncaptured(x, node_parent, node_last, bits, all_ones, scratch)
+    for w in range(u.shape[0]):
+        if scratch[w] != (u[w] & ~bits[a, w]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def map_rehash(old_slots, node_hash, new_slots):
+    mask = new_slots.shape[0] - 1
+    new_slots[:] = -1
+    for s in range(old_slots.shape[0]):
+        x = old_slots[s]
+        if x >= 0:
+            i = np.int64(node_hash[x] & np.uint64(mask))
+            while new_slots[i] >= 0:
+                i = (i + 1) & mask
+            new_slots[i] = np.int32(x)

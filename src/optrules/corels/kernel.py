@@ -18,6 +18,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..bnb import (
+    BEST_LEN,
+    EXPANDED,
+    HEAP_SIZE,
+    IMPROVED,
+    INSERTIONS,
+    LB_EVALS,
+    MAP_COUNT,
+    MAP_LOAD_DENOMINATOR,
+    MAP_LOAD_NUMERATOR,
+    MAX_LENGTH,
+    MAX_QUEUE,
+    N_NODES,
+    NEED_ROOM,
+    POPS_DONE,
+    QUEUE_EMPTY,
+)
 from .._numba import (
     drop_stale_cache,
     heap_pop,
@@ -27,6 +44,8 @@ from .._numba import (
     plane_counts,
     prefix_of,
     rebuild_uncaptured,
+    remaining_set_hash,
+    same_remaining_set,
     unpack_counts,
     weighted_count,
 )
@@ -44,10 +63,8 @@ from .bounds import (
 )
 
 # numba caches this module's functions keyed on this file alone: drop them when a dependency changes
-drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
+drop_stale_cache(__file__, ["bounds.py", "../_numba.py", "../bnb.py"])
 
-# kernel return codes
-QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
 
 # policies
 LOWER_BOUND, OBJECTIVE, CURIOSITY, BFS, DFS = 0, 1, 2, 3, 4
@@ -57,26 +74,14 @@ POLICIES = {"lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "curiosity": CUR
 MAP_NONE, MAP_PREFIX, MAP_CAPTURED = 0, 1, 2
 MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
 
-# slots of the integer state vector
-N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
-N_INT_STATE = 10
 
 # bits of the flags argument
 USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE_EQUIVALENT = 1, 2, 4, 8, 16
 
-_FNV_OFFSET = np.uint64(1469598103934665603)
-_FNV_PRIME = np.uint64(1099511628211)
+
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-@njit(inline="always", cache=True)
-def _captured_set_hash(u, bits, a):
-    h = _FNV_OFFSET
-    for w in range(u.shape[0]):
-        h = (h ^ (u[w] & ~bits[a, w])) * _FNV_PRIME
-    return h
-
-
 @njit(cache=True)
 def _same_antecedent_set(x, depth, in_prefix, a, node_parent, node_last, node_depth):
     if node_depth[x] != depth:
@@ -87,28 +92,6 @@ def _same_antecedent_set(x, depth, in_prefix, a, node_parent, node_last, node_de
             return False
         x = node_parent[x]
     return True
-
-
-@njit(cache=True)
-def _same_captured_set(x, u, a, node_parent, node_last, bits, all_ones, scratch):
-    rebuild_uncaptured(x, node_parent, node_last, bits, all_ones, scratch)
-    for w in range(u.shape[0]):
-        if scratch[w] != (u[w] & ~bits[a, w]):
-            return False
-    return True
-
-
-@njit(cache=True)
-def map_rehash(old_slots, node_hash, new_slots):
-    mask = new_slots.shape[0] - 1
-    new_slots[:] = -1
-    for s in range(old_slots.shape[0]):
-        x = old_slots[s]
-        if x >= 0:
-            i = np.int64(node_hash[x] & np.uint64(mask))
-            while new_slots[i] >= 0:
-                i = (i + 1) & mask
-            new_slots[i] = np.int32(x)
 
 
 @njit(inline="always", cache=True)
@@ -193,7 +176,7 @@ def expand(
             return QUEUE_EMPTY
         if (ints[N_NODES] + n_antecedents > node_parent.shape[0]
                 or ints[HEAP_SIZE] + n_antecedents > heap_key.shape[0]
-                or 10 * (ints[MAP_COUNT] + n_antecedents) > 7 * map_slots.shape[0]):
+                or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_antecedents) > MAP_LOAD_NUMERATOR * map_slots.shape[0]):
             return NEED_ROOM
         node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
         ints[HEAP_SIZE] -= 1
@@ -266,7 +249,7 @@ def expand(
                 if map_type == MAP_PREFIX:
                     h = node_hash[node] ^ zobrist[a]
                 else:
-                    h = _captured_set_hash(u, bits, a)
+                    h = remaining_set_hash(u, bits, a)
                 slot = np.int64(h & np.uint64(map_mask))
                 found = False
                 while map_slots[slot] >= 0:
@@ -275,7 +258,7 @@ def expand(
                         if map_type == MAP_PREFIX:
                             found = _same_antecedent_set(other, depth + 1, in_prefix, a, node_parent, node_last, node_depth)
                         else:
-                            found = _same_captured_set(other, u, a, node_parent, node_last, bits, all_ones, scratch)
+                            found = same_remaining_set(other, u, a, node_parent, node_last, bits, all_ones, scratch)
                         if found:
                             break
                     slot = (slot + 1) & map_mask

@@ -1,0 +1,180 @@
+"""What every certified branch-and-bound here shares on the Python side: the state arrays the compiled
+kernels work on, grown on demand, and the loop that runs a kernel in short slices under a node budget, a
+time budget and Ctrl-C, recording the trace as it goes.
+
+A kernel is a compiled function ``run(max_pops) -> code`` that pops and expands at most ``max_pops``
+prefixes and returns ``QUEUE_EMPTY``, ``POPS_DONE`` or ``NEED_ROOM`` (grow the arrays, call again).
+Prefixes are nodes (parent pointer + last antecedent); the queue is a heap of (priority, node); the
+dominance map an open-addressing table of node ids (-1 empty).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._numba import map_rehash
+from .certificate import INTERRUPTED, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+
+# kernel return codes
+QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
+
+# slots of the integer state vector
+N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
+N_INT_STATE = 10
+
+# the map is grown before its load could pass 0.7
+MAP_LOAD_NUMERATOR, MAP_LOAD_DENOMINATOR = 7, 10
+
+
+class SearchState:
+    """Node arrays (``node_*``), the heap, the map, counters (``ints``), the incumbent (``floats[0]``,
+    ``best_prefix``). ``extra_fields`` maps further per-node arrays to their dtypes."""
+
+    BASE_FIELDS = {"node_parent": np.int32, "node_last": np.int32, "node_depth": np.int32,
+                   "node_hash": np.uint64, "node_dead": np.bool_}
+    GROWTH = 1.5  # rather than doubling: less slack at the peak
+
+    def __init__(self, n_antecedents: int, extra_fields: dict, capacity: int = 1 << 12):
+        capacity = max(capacity, 4 * n_antecedents + 16)
+        self.node_fields = {**self.BASE_FIELDS, **extra_fields}
+        for name, dtype in self.node_fields.items():
+            setattr(self, name, np.zeros(capacity, dtype))
+        self.heap_key = np.empty(capacity, np.float64)
+        self.heap_node = np.empty(capacity, np.int32)
+        self.map_slots = np.full(1 << int(np.ceil(np.log2(4 * capacity))), -1, np.int32)
+        self.ints = np.zeros(N_INT_STATE, np.int64)
+        self.floats = np.zeros(1, np.float64)
+        self.best_prefix = np.zeros(n_antecedents + 1, np.int64)
+        self.n_antecedents = n_antecedents
+
+    def make_room(self) -> None:
+        m = self.n_antecedents
+        ints = self.ints
+        if ints[N_NODES] + m > self.node_parent.shape[0]:
+            self._grow(list(self.node_fields), int(ints[N_NODES]) + m)
+        if ints[HEAP_SIZE] + m > self.heap_key.shape[0]:
+            self._grow(["heap_key", "heap_node"], int(ints[HEAP_SIZE]) + m)
+        if MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + m) > MAP_LOAD_NUMERATOR * self.map_slots.shape[0]:
+            new = np.empty(2 * self.map_slots.shape[0], np.int32)
+            map_rehash(self.map_slots, self.node_hash, new)
+            self.map_slots = new
+
+    def _grow(self, names, needed: int) -> None:
+        if needed >= np.iinfo(np.int32).max:
+            raise MemoryError("more than 2**31 prefixes: set max_nodes or time_limit")
+        for name in names:  # one array at a time keeps the transient peak small
+            old = getattr(self, name)
+            new = np.zeros(max(needed, int(self.GROWTH * old.shape[0])), old.dtype)
+            new[: old.shape[0]] = old
+            setattr(self, name, new)
+            del old
+
+    def best(self) -> tuple[int, ...]:
+        return tuple(int(a) for a in self.best_prefix[: int(self.ints[BEST_LEN])])
+
+    def set_incumbent(self, value: float, prefix) -> None:
+        self.floats[0] = value
+        self.best_prefix[: len(prefix)] = prefix
+        self.ints[BEST_LEN] = len(prefix)
+
+    def push_root(self, key: float = 0.0) -> None:
+        from ._numba import heap_push
+
+        self.node_parent[0] = -1
+        self.ints[N_NODES] = 1
+        heap_push(self.heap_key, self.heap_node, 0, key, 0)
+        self.ints[HEAP_SIZE] = 1
+        self.ints[MAX_QUEUE] = 1
+
+    @property
+    def nbytes(self) -> int:
+        names = list(self.node_fields) + ["heap_key", "heap_node", "map_slots"]
+        return sum(getattr(self, n).nbytes for n in names)
+
+    def counters(self) -> dict:
+        return {
+            "nodes_expanded": int(self.ints[EXPANDED]),
+            "lower_bound_evaluations": int(self.ints[LB_EVALS]),
+            "queue_insertions": int(self.ints[INSERTIONS]),
+            "max_queue_size": int(self.ints[MAX_QUEUE]),
+            "max_prefix_length": int(self.ints[MAX_LENGTH]),
+            "memory_bytes": int(self.nbytes),
+        }
+
+
+@dataclass
+class Outcome:
+    status: str
+    total_time: float
+    time_to_optimum: float
+    compile_time: float
+
+
+def check_budgets(max_nodes, time_limit) -> None:
+    if max_nodes is not None and int(max_nodes) < 0:
+        raise ValueError(f"max_nodes must be >= 0, got {max_nodes}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+
+
+def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trace_interval: float = 0.05) -> Outcome:
+    """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
+
+    ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
+    more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
+    """
+    check_budgets(max_nodes, time_limit)
+    # compile (or load from numba's cache) outside the clock: a zero-pop call touches nothing
+    compile_start = time.perf_counter()
+    run(0)
+    compile_time = time.perf_counter() - compile_start
+    start = time.perf_counter()
+    status = OPTIMAL
+    time_to_optimum = 0.0
+    slice_pops = 64
+    last_record = -np.inf
+    record_every = trace_interval
+    try:
+        while True:
+            pops = slice_pops
+            if max_nodes is not None:
+                left = int(max_nodes) - int(state.ints[EXPANDED])
+                if left <= 0:
+                    status = NODE_BUDGET
+                    break
+                pops = min(pops, left)
+            slice_start = time.perf_counter()
+            code = run(pops)
+            now = time.perf_counter()
+            if state.ints[IMPROVED]:
+                state.ints[IMPROVED] = 0
+                time_to_optimum = now - start
+            if code == NEED_ROOM:
+                state.make_room()
+                continue
+            took = now - slice_start
+            if took < 0.01:
+                slice_pops = min(slice_pops * 2, 1 << 20)
+            elif took > 0.04 and slice_pops > 1:
+                slice_pops //= 2
+            if code == QUEUE_EMPTY:
+                break
+            if now - last_record >= record_every:
+                record(now - start)
+                last_record = time.perf_counter()
+                # a record scans the queue: keep that below ~5% of the search time
+                record_every = max(trace_interval, 20.0 * (last_record - now))
+            if time_limit is not None and now - start >= time_limit:
+                status = TIME_BUDGET
+                break
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+    total_time = time.perf_counter() - start
+    try:
+        record(total_time)
+    except KeyboardInterrupt:  # during the final report: the search itself is over
+        pass
+    return Outcome(status, total_time, time_to_optimum, compile_time)
