@@ -26,12 +26,16 @@ class SearchProgress:
             return
         self._last = now
         remaining = trace.log10_remaining[-1]
-        remaining_text = "0" if remaining == -math.inf else f"10^{remaining:.1f}"
+        remaining_text = ""
+        if remaining == -math.inf:
+            remaining_text = "  remaining <= 0"
+        elif math.isfinite(remaining):
+            remaining_text = f"  remaining <= 10^{remaining:.1f}"
         self.live.update(
             Text(
                 f"{trace.time[-1]:8.1f} s  best {trace.objective[-1]:.6f}  lower bound {trace.lower_bound[-1]:.6f}  "
                 f"gap {trace.objective[-1] - trace.lower_bound[-1]:.6f}  expanded {info['nodes_expanded']:,}  "
-                f"queue {info['queue']:,}  remaining <= {remaining_text}"
+                f"queue {info['queue']:,}{remaining_text}"
             )
         )
 

@@ -1,0 +1,212 @@
+"""Compiled core of the certified search for falling (and softly falling) rule lists.
+
+Best-first on the prefix bound L* (Thm 4.6) or Ltilde* (Thm 5.2). A prefix is a node (parent pointer,
+last antecedent) carrying n * L(e) (``node_value``) and a reference probability as an integer pair
+(``node_ref_p / node_ref_count``): the last rule's alpha for falling lists, the smallest alpha so far for
+softly falling ones. Prefixes that leave the same samples uncaptured are compared in a dominance map:
+one dominates another only with a value no larger *and* a reference probability no smaller (a larger
+reference allows more completions); incomparable prefixes are both kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._numba import (
+    drop_stale_cache,
+    heap_pop,
+    heap_push,
+    live_word_list,
+    packed_sum,
+    plane_counts,
+    prefix_of,
+    rebuild_uncaptured,
+    remaining_set_hash,
+    same_remaining_set,
+    unpack_counts,
+    weighted_count,
+)
+from ..bnb import (
+    BEST_LEN,
+    EXPANDED,
+    HEAP_SIZE,
+    IMPROVED,
+    INSERTIONS,
+    LB_EVALS,
+    MAP_COUNT,
+    MAP_LOAD_DENOMINATOR,
+    MAP_LOAD_NUMERATOR,
+    MAX_LENGTH,
+    MAX_QUEUE,
+    N_NODES,
+    NEED_ROOM,
+    POPS_DONE,
+    QUEUE_EMPTY,
+)
+from .bounds import (
+    corollary45_predicts_positive,
+    equation9_else_is_best,
+    falls_below,
+    proposition42_feasible,
+    theorem46_prefix_bound,
+    theorem52_soft_prefix_bound,
+)
+
+drop_stale_cache(__file__, ["bounds.py", "../_numba.py", "../bnb.py"])
+
+
+@njit(cache=True)
+def expand(
+    max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones,
+    w, c_n, c1_n, soft, use_map,
+    node_parent, node_last, node_depth, node_hash, node_dead, node_value, node_ref_p, node_ref_count,
+    heap_key, heap_node, map_slots, ints, floats, best_prefix,
+):
+    """Pop and expand up to ``max_pops`` prefixes (see the module docstring and optrules.bnb)."""
+    n_antecedents, n_words = bits.shape
+    use_packed = packed_weights.shape[0] > 0
+    u = np.empty(n_words, dtype=np.uint64)
+    scratch = np.empty(n_words, dtype=np.uint64)
+    v = np.empty(n_words, dtype=np.uint64)
+    live_words = np.empty(n_words, dtype=np.int64)
+    in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
+    map_mask = map_slots.shape[0] - 1
+    pops = 0
+    while pops < max_pops:
+        if ints[HEAP_SIZE] == 0:
+            return QUEUE_EMPTY
+        if (ints[N_NODES] + n_antecedents > node_parent.shape[0]
+                or ints[HEAP_SIZE] + n_antecedents > heap_key.shape[0]
+                or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_antecedents) > MAP_LOAD_NUMERATOR * map_slots.shape[0]):
+            return NEED_ROOM
+        bound = heap_key[0]
+        node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
+        ints[HEAP_SIZE] -= 1
+        pops += 1
+        if node_dead[node] or bound >= floats[0]:
+            continue
+        depth = node_depth[node]
+        rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
+        x = node
+        while x > 0:
+            in_prefix[node_last[x]] = True
+            x = node_parent[x]
+        n_live = live_word_list(u, live_words)
+        rest_total = weighted_count(u, count_planes)
+        rest_pos = weighted_count(u, positive_planes)
+        rest_neg = rest_total - rest_pos
+        value = node_value[node]
+        ref_p = node_ref_p[node]
+        ref_count = node_ref_count[node]
+        ints[EXPANDED] += 1
+        if depth + 1 > ints[MAX_LENGTH]:
+            ints[MAX_LENGTH] = depth + 1
+        for a in range(n_antecedents):
+            if in_prefix[a]:
+                continue
+            if use_packed:
+                acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
+            else:
+                acc = plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_planes,
+                                   minority_planes, False)
+            count, p, _ = unpack_counts(acc)
+            ints[LB_EVALS] += 1
+            if count == 0 or count == rest_total:
+                continue  # a rule must capture something and leave the else clause something
+            q = count - p
+            rp = rest_pos - p
+            rq = rest_neg - q
+            if soft:
+                child_value = value + min(float(q), w * p) + c_n + c1_n * max(0.0, p / count - ref_p / ref_count)
+                if p * ref_count < ref_p * count:
+                    child_ref_p, child_ref_count = p, count
+                else:
+                    child_ref_p, child_ref_count = ref_p, ref_count
+                amin = child_ref_p / child_ref_count
+                complete = child_value + min(w * rp, float(rq)) + c1_n * max(0.0, rp / (rp + rq) - amin)
+                child_bound = theorem52_soft_prefix_bound(child_value, amin, rp, rq, w, c_n, c1_n)
+                else_is_best = child_bound >= complete
+            else:
+                if not falls_below(p, count, ref_p, ref_count):
+                    continue
+                if not corollary45_predicts_positive(p, q, w):
+                    continue
+                if not proposition42_feasible(p, count, rp, rq):
+                    continue
+                child_value = value + q + c_n  # min(q, w p) = q by Cor 4.5
+                child_ref_p, child_ref_count = p, count
+                complete = child_value + min(w * rp, float(rq))
+                else_is_best = equation9_else_is_best(p, count, rp, rq, w, c_n)
+                child_bound = theorem46_prefix_bound(child_value, p, count, rp, rq, w, c_n)
+            if complete < floats[0]:
+                floats[0] = complete
+                length = prefix_of(node, node_parent, node_last, node_depth, best_prefix)
+                best_prefix[length] = a
+                ints[BEST_LEN] = length + 1
+                ints[IMPROVED] = 1
+            if else_is_best or child_bound >= floats[0] or depth + 1 >= n_antecedents:
+                continue
+            h = np.uint64(0)
+            slot = -1
+            if use_map:
+                h = remaining_set_hash(u, bits, a)
+                probe = np.int64(h & np.uint64(map_mask))
+                found = False
+                while map_slots[probe] >= 0:
+                    other = map_slots[probe]
+                    if node_hash[other] == h and same_remaining_set(
+                            other, u, a, node_parent, node_last, bits, all_ones, scratch):
+                        found = True
+                        break
+                    probe = (probe + 1) & map_mask
+                if found:
+                    other = map_slots[probe]
+                    other_ref_at_least = node_ref_p[other] * child_ref_count >= child_ref_p * node_ref_count[other]
+                    if node_value[other] <= child_value and other_ref_at_least:
+                        continue  # dominated
+                    child_ref_at_least = child_ref_p * node_ref_count[other] >= node_ref_p[other] * child_ref_count
+                    if child_value <= node_value[other] and child_ref_at_least:
+                        node_dead[other] = True
+                        slot = probe
+                    # otherwise incomparable: keep both, the map keeps the older one
+                else:
+                    slot = probe
+                    ints[MAP_COUNT] += 1
+            child = ints[N_NODES]
+            ints[N_NODES] += 1
+            node_parent[child] = np.int32(node)
+            node_last[child] = a
+            node_depth[child] = depth + 1
+            node_hash[child] = h
+            node_dead[child] = False
+            node_value[child] = child_value
+            node_ref_p[child] = child_ref_p
+            node_ref_count[child] = child_ref_count
+            if slot >= 0:
+                map_slots[slot] = np.int32(child)
+            heap_push(heap_key, heap_node, ints[HEAP_SIZE], child_bound, child)
+            ints[HEAP_SIZE] += 1
+            ints[INSERTIONS] += 1
+            if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
+                ints[MAX_QUEUE] = ints[HEAP_SIZE]
+        x = node
+        while x > 0:
+            in_prefix[node_last[x]] = False
+            x = node_parent[x]
+    return POPS_DONE
+
+
+@njit(cache=True)
+def queue_summary(heap_key, heap_node, size, node_dead, node_depth, by_length):
+    """Smallest bound among live queued prefixes (inf if none); ``by_length[K]`` counts them by length."""
+    by_length[:] = 0
+    smallest = np.inf
+    for i in range(size):
+        x = heap_node[i]
+        if node_dead[x]:
+            continue
+        if heap_key[i] < smallest:
+            smallest = heap_key[i]
+        by_length[node_depth[x]] += 1
+    return smallest
