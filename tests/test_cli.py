@@ -42,3 +42,20 @@ def test_fit_reference_files(capsys):
                  "-r", "0.02"]) == 0
     text = capsys.readouterr().out
     assert "objective 0.384462937" in text and "(priors:>3)" in text
+
+
+def test_fit_falling_rule_list(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 300), "b": rng.integers(0, 9, 300)})
+    frame["label"] = (rng.random(300) < np.where(frame["a"] == "x", 0.7, 0.1)).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "frl.json"
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "frl", "--w", "3", "--C", "0.001",
+                 "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "if (a=x) then probability" in text and "certified optimal" in text
+    from optrules import load_model
+
+    assert load_model(out.read_text()).threshold == 0.25

@@ -88,9 +88,27 @@ def cmd_mine(args, console: Console) -> int:
 
 def cmd_fit(args, console: Console) -> int:
     from .corels import fit_reference
-    from .estimators import RuleListClassifier
+    from .estimators import FallingRuleListClassifier, RuleListClassifier
 
     budgets = dict(policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes, time_limit=args.time_limit)
+    if args.model == "frl":
+        X, y, source = _load_xy(args)
+        model = FallingRuleListClassifier(
+            w=args.w, C=args.C, C1=args.C1, soft=args.soft, method=args.method, iterations=args.iterations,
+            random_state=args.seed, max_nodes=args.max_nodes, time_limit=args.time_limit, verbose=args.verbose,
+            min_class_support=args.min_class_support, max_card=args.max_card, negations=args.negations,
+            missing=args.missing,
+        ).fit(X, y)
+        console.print(f"[dim]{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, w = {args.w}, "
+                      f"C = {args.C}{f', C1 = {args.C1}' if args.soft else ''}[/]")
+        console.print(str(model.rule_list_), markup=False, highlight=False, soft_wrap=True)
+        console.print()
+        if model.certificate_ is not None:
+            console.print(str(model.certificate_), markup=False, highlight=False, soft_wrap=True)
+        else:
+            console.print(f"Monte-Carlo search: objective {model.objective_:.9f} (not certified)")
+        console.print(f"training accuracy {model.score(X, y):.4f}")
+        return _save(args, model.rule_list_, console)
     if args.reference_out:
         if not args.reference_label:
             raise SystemExit("error: --reference-out needs --reference-label")
@@ -108,14 +126,18 @@ def cmd_fit(args, console: Console) -> int:
         accuracy = model.score(X, y)
         console.print(f"[dim]{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, "
                       f"lambda = {args.regularization}[/]")
-    console.print(str(rule_list), markup=False, highlight=False)
+    console.print(str(rule_list), markup=False, highlight=False, soft_wrap=True)
     console.print()
-    console.print(str(certificate), markup=False, highlight=False)
+    console.print(str(certificate), markup=False, highlight=False, soft_wrap=True)
     if not args.reference_out:
         console.print(f"training accuracy {accuracy:.4f}")
+    return _save(args, rule_list, console)
+
+
+def _save(args, model, console: Console) -> int:
     if args.output:
         with open(args.output, "w") as handle:
-            handle.write(rule_list.to_json(indent=2))
+            handle.write(model.to_json(indent=2))
         console.print(f"model written to {args.output}")
     return 0
 
@@ -134,8 +156,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="Learn the rule list minimising mistakes/N + lambda * rules, and certify it.",
     )
     _add_data_arguments(fit)
+    fit.add_argument("--model", choices=["rulelist", "frl"], default="rulelist",
+                     help="rulelist: certifiably optimal rule list (CORELS, default); frl: falling rule list")
     fit.add_argument("--regularization", "-r", type=float, default=0.01,
                      help="lambda: the price of one rule in training accuracy (default 0.01)")
+    frl = fit.add_argument_group("falling rule lists (--model frl)")
+    frl.add_argument("--w", type=float, default=7.0, help="weight of a positive (default 7)")
+    frl.add_argument("--C", type=float, default=1e-6, help="price of a rule (default 1e-6)")
+    frl.add_argument("--C1", type=float, default=0.5, help="price of rising probabilities, with --soft (default 0.5)")
+    frl.add_argument("--soft", action="store_true", help="softly falling list")
+    frl.add_argument("--method", choices=["certified", "montecarlo"], default="certified")
+    frl.add_argument("--iterations", type=int, default=3000, help="Monte-Carlo rounds (default 3000)")
+    frl.add_argument("--seed", type=int, default=None, help="random seed of the Monte-Carlo search")
+    frl.add_argument("--min-class-support", type=float, default=0.1,
+                     help="antecedents hold for this share of a class at least (default 0.1)")
     fit.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
     fit.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"])
     fit.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"])

@@ -14,7 +14,57 @@ from .data.mine import mine_antecedents
 from .data.validation import as_frame, check_binary_target
 
 
-class RuleListClassifier(ClassifierMixin, BaseEstimator):
+class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
+    """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
+
+    def _binarize_and_mine(self, X, y, min_support: float, min_class_support: float = 0.0):
+        frame = as_frame(X)
+        y01, classes = check_binary_target(y, frame.shape[0])
+        binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing).fit(frame)
+        antecedents = mine_antecedents(
+            binarizer.transform(frame), binarizer.feature_names_, binarizer.groups_, max_card=self.max_card,
+            min_support=min_support, y=y01, min_class_support=min_class_support,
+        )
+        if len(antecedents) == 0:
+            raise ValueError(
+                f"no antecedent has support in [{min_support}, {1 - min_support}]"
+                + (f" and {min_class_support} of a class" if min_class_support else "")
+                + ": lower the support thresholds or provide more informative features"
+            )
+        self.classes_ = classes
+        self.binarizer_ = binarizer
+        self.antecedents_ = antecedents
+        self.n_features_in_ = frame.shape[1]
+        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
+        return y01
+
+    def _progress(self):
+        if not self.verbose:
+            return None
+        from .progress import SearchProgress
+
+        return SearchProgress()
+
+    def _conditions(self):
+        return [self.antecedents_.conditions(i) for i in range(len(self.antecedents_))]
+
+    def predict(self, X):
+        check_is_fitted(self, "rule_list_")
+        return self.rule_list_.predict(X)
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "rule_list_")
+        return self.rule_list_.predict_proba(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self.missing == "category"
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
+
+class RuleListClassifier(_RuleModelEstimator):
     """Certifiably optimal rule list (CORELS): minimises mistakes/N + regularization * (number of rules).
 
     The data are binarized (:class:`~optrules.data.binarize.Binarizer`), antecedents mined (conjunctions
@@ -94,25 +144,10 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         regularization = check_regularization(self.regularization)
-        frame = as_frame(X)
-        y01, classes = check_binary_target(y, frame.shape[0])
-        binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing).fit(frame)
-        features = binarizer.transform(frame)
         min_support = regularization if self.min_support is None else float(self.min_support)
-        antecedents = mine_antecedents(
-            features, binarizer.feature_names_, binarizer.groups_, max_card=self.max_card, min_support=min_support
-        )
-        if len(antecedents) == 0:
-            raise ValueError(
-                f"no antecedent has support in [{min_support}, {1 - min_support}]: lower min_support or "
-                "regularization, or provide more informative features"
-            )
-        problem = Problem.from_antecedents(antecedents, y01, regularization)
-        progress = None
-        if self.verbose:
-            from .progress import SearchProgress
-
-            progress = SearchProgress()
+        y01 = self._binarize_and_mine(X, y, min_support)
+        problem = Problem.from_antecedents(self.antecedents_, y01, regularization)
+        progress = self._progress()
         try:
             result = search(
                 problem,
@@ -127,29 +162,103 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         finally:
             if progress is not None:
                 progress.close()
-        conditions = [antecedents.conditions(i) for i in range(len(antecedents))]
         self.rule_list_ = rule_list_from_prefix(
-            antecedents.capture_matrix(), y01, result.prefix, conditions, classes, binarizer
+            self.antecedents_.capture_matrix(), y01, result.prefix, self._conditions(), self.classes_, self.binarizer_
         )
         self.certificate_ = result.certificate
-        self.classes_ = classes
-        self.binarizer_ = binarizer
-        self.antecedents_ = antecedents
-        self.n_features_in_ = frame.shape[1]
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         return self
 
-    def predict(self, X):
-        check_is_fitted(self, "rule_list_")
-        return self.rule_list_.predict(X)
 
-    def predict_proba(self, X):
-        check_is_fitted(self, "rule_list_")
-        return self.rule_list_.predict_proba(X)
+class FallingRuleListClassifier(_RuleModelEstimator):
+    """Falling rule list (Chen and Rudin, AISTATS 2018): probabilities that fall down the list, chosen to
+    minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + C * (rules),
+    + C1 * (how much the list fails to fall) when ``soft``.
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = self.missing == "category"
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
-        return tags
+    Parameters
+    ----------
+    w : weight of a positive; a sample is predicted positive when its rule's probability > 1/(1+w).
+    C, C1 : price of a rule; price of rising probabilities (softly falling lists only).
+    soft : learn a softly falling list (Program 5.1) instead of a falling one (Program 2.9).
+    method : ``certified`` (branch-and-bound, optimal with a certificate, the default) or
+        ``montecarlo`` (the paper's randomized search: ``iterations``, ``prob_terminate``,
+        ``curiosity_weight``, ``random_state``). ``certified`` starts from a short Monte-Carlo run.
+    max_nodes, time_limit, verbose : budgets and progress, as for rule lists.
+    min_class_support : antecedents must hold for at least this share of the positives or of the
+        negatives (the paper: 10%); ``max_card``: items per antecedent.
+    categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
+
+    Fitted: ``rule_list_`` (a :class:`~optrules.models.FallingRuleList`), ``objective_``,
+    ``certificate_`` (None for ``montecarlo``, which proves nothing), ``classes_``, ``binarizer_``,
+    ``antecedents_``.
+    """
+
+    def __init__(
+        self,
+        w: float = 7.0,
+        C: float = 1e-6,
+        C1: float = 0.5,
+        soft: bool = False,
+        method: str = "certified",
+        iterations: int = 3000,
+        prob_terminate: float = 0.01,
+        curiosity_weight: float = 0.8,
+        random_state=None,
+        max_nodes: int | None = None,
+        time_limit: float | None = None,
+        verbose: bool = False,
+        min_class_support: float = 0.1,
+        max_card: int = 2,
+        categorical=None,
+        bins=None,
+        n_thresholds: int = 9,
+        negations: bool = False,
+        missing: str = "error",
+    ):
+        self.w = w
+        self.C = C
+        self.C1 = C1
+        self.soft = soft
+        self.method = method
+        self.iterations = iterations
+        self.prob_terminate = prob_terminate
+        self.curiosity_weight = curiosity_weight
+        self.random_state = random_state
+        self.max_nodes = max_nodes
+        self.time_limit = time_limit
+        self.verbose = verbose
+        self.min_class_support = min_class_support
+        self.max_card = max_card
+        self.categorical = categorical
+        self.bins = bins
+        self.n_thresholds = n_thresholds
+        self.negations = negations
+        self.missing = missing
+
+    def fit(self, X, y):
+        from .frl.montecarlo import montecarlo_search
+        from .frl.objective import falling_rule_list
+        from .frl.search import FRLProblem, certified_search
+
+        if self.method not in ("certified", "montecarlo"):
+            raise ValueError(f"method must be 'certified' or 'montecarlo', got {self.method!r}")
+        y01 = self._binarize_and_mine(X, y, 0.0, self.min_class_support)
+        captures = self.antecedents_.capture_matrix()
+        problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions())
+        warm = montecarlo_search(
+            problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
+            self.prob_terminate, self.curiosity_weight, self.random_state,
+        )
+        prefix, self.certificate_ = warm.prefix, None
+        if self.method == "certified":
+            progress = self._progress()
+            try:
+                result = certified_search(problem, self.soft, max_nodes=self.max_nodes, time_limit=self.time_limit,
+                                          initial_prefix=warm.prefix, progress=progress)
+            finally:
+                if progress is not None:
+                    progress.close()
+            prefix, self.certificate_ = result.prefix, result.certificate
+        self.objective_ = problem.objective(prefix, self.soft)
+        self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
+                                            self.classes_, self.binarizer_)
+        return self

@@ -191,3 +191,94 @@ class RuleList:
     @classmethod
     def from_json(cls, text: str) -> "RuleList":
         return cls.from_dict(json.loads(text))
+
+
+class FallingRuleList(RuleList):
+    """A falling rule list: each rule reports a probability of the positive class, and the
+    probabilities never increase down the list (the else clause included).
+
+    ``probabilities`` are the rules' empirical positive rates (for a softly falling list, their running
+    minimum, so that the list reported is falling); a sample is predicted positive when the probability
+    of its rule exceeds ``threshold`` = 1/(1+w).
+    """
+
+    def __init__(self, rules, default, probabilities, threshold: float, classes=(0, 1), binarizer=None,
+                 feature_names=None):
+        super().__init__(rules, default, classes, binarizer, feature_names)
+        probabilities = [float(p) for p in probabilities]
+        if len(probabilities) != len(self.rules) + 1:
+            raise ValueError(f"{len(probabilities)} probabilities for {len(self.rules)} rules and the else clause")
+        if any(b > a + 1e-12 for a, b in zip(probabilities[:-1], probabilities[1:])):
+            raise ValueError(f"probabilities must not increase down the list, got {probabilities}")
+        self.probabilities = probabilities
+        self.threshold = float(threshold)
+
+    def predict_proba(self, X) -> np.ndarray:
+        p = np.asarray(self.probabilities)[self.rule_index(X)]
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X) -> np.ndarray:
+        positive = np.asarray(self.probabilities)[self.rule_index(X)] > self.threshold
+        return self.classes[positive.astype(np.int64)]
+
+    def table(self) -> list[dict]:
+        """The paper's Table 1: one row per rule (and the else clause) with probability and counts."""
+        rows = []
+        for k, rule in enumerate(self.rules + [self.default]):
+            condition = " and ".join(rule.conditions) if rule.conditions else "(otherwise)"
+            rows.append({
+                "rule": condition,
+                "probability": self.probabilities[k],
+                "positives": rule.n_positive,
+                "negatives": rule.n_captured - rule.n_positive,
+            })
+        return rows
+
+    def __str__(self) -> str:
+        lines = []
+        for k, row in enumerate(self.table()):
+            keyword = "if" if k == 0 else ("else" if k == len(self.rules) else "else if")
+            condition = "" if k == len(self.rules) else " " + " and ".join(f"({c})" for c in self.rules[k].conditions) + " then"
+            lines.append(
+                f"{keyword}{condition} probability {row['probability']:.3f}"
+                f"  ({row['positives']} positives, {row['negatives']} negatives)"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"FallingRuleList({len(self.rules)} rules + else, threshold {self.threshold:.3f})"
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, FallingRuleList)
+            and super().__eq__(other)
+            and np.allclose(self.probabilities, other.probabilities)
+            and self.threshold == other.threshold
+        )
+
+    def to_dict(self) -> dict:
+        data = super().to_dict()
+        data["format"] = FALLING_FORMAT
+        data["probabilities"] = list(self.probabilities)
+        data["threshold"] = self.threshold
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "FallingRuleList":
+        if data.get("format") != FALLING_FORMAT:
+            raise ValueError(f"not a serialised FallingRuleList (format {data.get('format')!r})")
+        base = RuleList.from_dict({**data, "format": FORMAT})
+        return cls(base.rules, base.default, data["probabilities"], data["threshold"], base.classes,
+                   base.binarizer, base.feature_names)
+
+
+FALLING_FORMAT = "optrules.FallingRuleList"
+
+
+def load_model(text: str):
+    """A model saved with ``to_json`` (rule list or falling rule list)."""
+    data = json.loads(text)
+    for cls in (RuleList, FallingRuleList):
+        if data.get("format") == (FORMAT if cls is RuleList else FALLING_FORMAT):
+            return cls.from_dict(data)
+    raise ValueError(f"not a saved optrules model (format {data.get('format')!r})")

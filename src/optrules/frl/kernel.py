@@ -210,3 +210,38 @@ def queue_summary(heap_key, heap_node, size, node_dead, node_depth, by_length):
             smallest = heap_key[i]
         by_length[node_depth[x]] += 1
     return smallest
+
+
+@njit(cache=True)
+def score_children(cp, cq, available, rest_p, rest_q, value, ref_p, ref_count, w, c_n, c1_n, soft,
+                   curiosity_weight, best, child_value, child_bound, curiosity):
+    """One step of the Monte-Carlo search: for each antecedent with ``cp``/``cq`` positives/negatives
+    in context, its list's value, prefix bound (inf if it is not a candidate) and curiosity (Eq 11 or
+    12). Returns the number of candidates."""
+    n_candidates = 0
+    for j in range(cp.shape[0]):
+        child_bound[j] = np.inf
+        count = cp[j] + cq[j]
+        if not available[j] or count == 0 or count == rest_p + rest_q:
+            continue
+        p, q = cp[j], cq[j]
+        rp, rq = rest_p - p, rest_q - q
+        alpha = p / count
+        coverage = p / max(rest_p, 1)
+        if soft:
+            amin_old = ref_p / ref_count
+            child_value[j] = value + min(float(q), w * p) + c_n + c1_n * max(0.0, alpha - amin_old)
+            bound = theorem52_soft_prefix_bound(child_value[j], min(alpha, amin_old), rp, rq, w, c_n, c1_n)
+            curiosity[j] = (curiosity_weight * max(0.0, min(alpha, 101.0 * amin_old - 100.0 * alpha))
+                            + (1.0 - curiosity_weight) * coverage)
+        else:
+            if not (falls_below(p, count, ref_p, ref_count) and corollary45_predicts_positive(p, q, w)
+                    and proposition42_feasible(p, count, rp, rq)):
+                continue
+            child_value[j] = value + q + c_n
+            bound = theorem46_prefix_bound(child_value[j], p, count, rp, rq, w, c_n)
+            curiosity[j] = curiosity_weight * alpha + (1.0 - curiosity_weight) * coverage
+        if bound < best:
+            child_bound[j] = bound
+            n_candidates += 1
+    return n_candidates

@@ -68,3 +68,19 @@ def falling_probabilities(counts) -> np.ndarray:
     """The probabilities a softly falling list reports: alpha_j replaced by min_{k<=j} alpha_k."""
     alphas = np.array([p / (p + q) for p, q in counts])
     return np.minimum.accumulate(alphas)
+
+
+def falling_rule_list(captures, y, prefix, conditions, w: float, soft: bool, classes=(0, 1), binarizer=None,
+                      feature_names=None):
+    """The :class:`~optrules.models.FallingRuleList` of a prefix (probabilities = positive rates, or their
+    running minimum for a softly falling list; threshold 1/(1+w))."""
+    from ..models import FallingRuleList, Rule
+
+    counts = list_counts(captures, y, prefix)
+    probabilities = falling_probabilities(counts) if soft else [p / (p + q) for p, q in counts]
+    threshold = 1.0 / (1.0 + w)
+    rules = [Rule(tuple(conditions[a]), int(prob > threshold), p + q, p)
+             for a, (p, q), prob in zip(prefix, counts, probabilities)]
+    p, q = counts[-1]
+    default = Rule((), int(probabilities[-1] > threshold), p + q, p)
+    return FallingRuleList(rules, default, probabilities, threshold, classes, binarizer, feature_names)

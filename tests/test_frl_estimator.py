@@ -1,0 +1,75 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules import FallingRuleListClassifier, load_model
+from optrules.frl.bruteforce import brute_force
+from optrules.models import FallingRuleList, Rule
+
+
+@pytest.fixture
+def data(rng):
+    n = 400
+    X = pd.DataFrame({
+        "history": rng.choice(["success", "failure", "none"], n, p=[0.15, 0.25, 0.6]),
+        "age": rng.integers(18, 80, n),
+        "loan": rng.choice(["yes", "no"], n),
+    })
+    rate = np.where(X["history"] == "success", 0.8, np.where(X["age"] > 60, 0.4, 0.08))
+    y = np.where(rng.random(n) < rate, "yes", "no")
+    return X, y
+
+
+def test_certified_matches_brute_force_and_falls(data):
+    X, y = data
+    model = FallingRuleListClassifier(w=3.0, C=0.001, max_card=1, n_thresholds=3).fit(X, y)
+    assert model.certificate_.is_optimal
+    captures = model.antecedents_.capture_matrix()
+    expected, _ = brute_force(captures, (y == "yes").astype(int), 3.0, 0.001)
+    assert model.objective_ == pytest.approx(expected)
+    probabilities = model.rule_list_.probabilities
+    assert all(a >= b for a, b in zip(probabilities[:-1], probabilities[1:]))
+    assert "history=success" in str(model.rule_list_)
+    proba = model.predict_proba(X)[:, 1]
+    predicted = model.predict(X)
+    np.testing.assert_array_equal(predicted == "yes", proba > 1 / 4)
+    rows = model.rule_list_.table()
+    assert sum(r["positives"] for r in rows) == (y == "yes").sum()
+    assert sum(r["positives"] + r["negatives"] for r in rows) == len(y)
+
+
+def test_montecarlo_and_soft(data):
+    X, y = data
+    mc = FallingRuleListClassifier(w=3.0, C=0.001, method="montecarlo", iterations=50, random_state=0,
+                                   max_card=1, n_thresholds=3).fit(X, y)
+    assert mc.certificate_ is None
+    certified = FallingRuleListClassifier(w=3.0, C=0.001, max_card=1, n_thresholds=3).fit(X, y)
+    assert mc.objective_ >= certified.objective_ - 1e-12
+    soft = FallingRuleListClassifier(w=3.0, C=0.001, C1=0.05, soft=True, max_card=1, n_thresholds=3).fit(X, y)
+    assert soft.certificate_.is_optimal
+    assert soft.objective_ <= certified.objective_ + 1e-12  # a falling list is softly falling with no penalty
+    p = soft.rule_list_.probabilities
+    assert all(a >= b - 1e-12 for a, b in zip(p[:-1], p[1:]))
+
+
+def test_json_roundtrip(data):
+    X, y = data
+    model = FallingRuleListClassifier(w=3.0, C=0.001, max_card=1, n_thresholds=3).fit(X, y)
+    again = load_model(model.rule_list_.to_json())
+    assert isinstance(again, FallingRuleList) and again == model.rule_list_
+    np.testing.assert_allclose(again.predict_proba(X), model.predict_proba(X))
+
+
+def test_model_rejects_rising_probabilities():
+    with pytest.raises(ValueError, match="must not increase"):
+        FallingRuleList([Rule(("a",), 1, 10, 2)], Rule((), 0, 10, 5), [0.2, 0.5], 0.125)
+
+
+def test_bad_input(data):
+    X, y = data
+    with pytest.raises(ValueError, match="method"):
+        FallingRuleListClassifier(method="exhaustive").fit(X, y)
+    with pytest.raises(ValueError, match="w must be > 0"):
+        FallingRuleListClassifier(w=0).fit(X, y)
+    with pytest.raises(ValueError, match="single class"):
+        FallingRuleListClassifier().fit(X, np.ones(len(X)))
