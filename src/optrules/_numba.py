@@ -208,6 +208,65 @@ def prefix_of(node, node_parent, node_last, node_depth, out):
     return depth
 
 
+# -- steps shared by the branch-and-bound kernels (state layout: optrules.bnb) -------------------------
+# slots of the integer state vector
+N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
+N_INT_STATE = 10
+# kernel return codes
+QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
+# the map is grown before its load could pass 0.7
+MAP_LOAD_NUMERATOR, MAP_LOAD_DENOMINATOR = 7, 10
+
+
+@njit(inline="always", cache=True)
+def needs_room(ints, n_children, node_parent, heap_key, map_slots):
+    """Could expanding one more prefix overflow the node arrays, the heap or the map's load?"""
+    return (ints[N_NODES] + n_children > node_parent.shape[0]
+            or ints[HEAP_SIZE] + n_children > heap_key.shape[0]
+            or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_children) > MAP_LOAD_NUMERATOR * map_slots.shape[0])
+
+
+@njit(inline="always", cache=True)
+def mark_prefix(node, node_parent, node_last, in_prefix, flag):
+    """Set ``in_prefix[a] = flag`` for every antecedent of the prefix ending at ``node``."""
+    x = node
+    while x > 0:
+        in_prefix[node_last[x]] = flag
+        x = node_parent[x]
+
+
+@njit(inline="always", cache=True)
+def record_incumbent(value, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth):
+    """The list of prefix(``node``) + ``a`` is the best so far, with objective ``value``."""
+    floats[0] = value
+    length = prefix_of(node, node_parent, node_last, node_depth, best_prefix)
+    best_prefix[length] = a
+    ints[BEST_LEN] = length + 1
+    ints[IMPROVED] = 1
+
+
+@njit(inline="always", cache=True)
+def add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead, map_slots,
+              heap_key, heap_node, ints):
+    """Create the node of prefix(``node``) + ``a``, enter it in the map at ``slot`` (if >= 0) and queue it
+    with priority ``key``; the caller fills its family-specific fields. Returns its id."""
+    child = ints[N_NODES]
+    ints[N_NODES] += 1
+    node_parent[child] = np.int32(node)
+    node_last[child] = a
+    node_depth[child] = node_depth[node] + 1
+    node_hash[child] = h
+    node_dead[child] = False
+    if slot >= 0:
+        map_slots[slot] = np.int32(child)
+    heap_push(heap_key, heap_node, ints[HEAP_SIZE], key, child)
+    ints[HEAP_SIZE] += 1
+    ints[INSERTIONS] += 1
+    if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
+        ints[MAX_QUEUE] = ints[HEAP_SIZE]
+    return child
+
+
 # -- dominance maps keyed on what a prefix leaves uncaptured ----------------------------------------
 _FNV_OFFSET = np.uint64(1469598103934665603)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -243,3 +302,17 @@ def map_rehash(old_slots, node_hash, new_slots):
             while new_slots[i] >= 0:
                 i = (i + 1) & mask
             new_slots[i] = np.int32(x)
+
+
+@njit(inline="always", cache=True)
+def find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits, all_ones, scratch):
+    """Probe the map for a prefix leaving ``u & ~bits[a]`` uncaptured (hash ``h``): ``(slot, found)``,
+    the slot holding it or the free slot where it belongs."""
+    mask = map_slots.shape[0] - 1
+    probe = np.int64(h & np.uint64(mask))
+    while map_slots[probe] >= 0:
+        other = map_slots[probe]
+        if node_hash[other] == h and same_remaining_set(other, u, a, node_parent, node_last, bits, all_ones, scratch):
+            return probe, True
+        probe = (probe + 1) & mask
+    return probe, False

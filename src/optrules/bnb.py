@@ -15,18 +15,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._numba import map_rehash
+from ._numba import (  # noqa: F401  (the state layout, defined beside the compiled steps that use it)
+    BEST_LEN,
+    EXPANDED,
+    HEAP_SIZE,
+    IMPROVED,
+    INSERTIONS,
+    LB_EVALS,
+    MAP_COUNT,
+    MAP_LOAD_DENOMINATOR,
+    MAP_LOAD_NUMERATOR,
+    MAX_LENGTH,
+    MAX_QUEUE,
+    N_INT_STATE,
+    N_NODES,
+    NEED_ROOM,
+    POPS_DONE,
+    QUEUE_EMPTY,
+    map_rehash,
+)
 from .certificate import INTERRUPTED, NODE_BUDGET, OPTIMAL, TIME_BUDGET
-
-# kernel return codes
-QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
-
-# slots of the integer state vector
-N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
-N_INT_STATE = 10
-
-# the map is grown before its load could pass 0.7
-MAP_LOAD_NUMERATOR, MAP_LOAD_DENOMINATOR = 7, 10
 
 
 class SearchState:

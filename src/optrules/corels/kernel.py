@@ -18,34 +18,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bnb import (
-    BEST_LEN,
+from .._numba import (
     EXPANDED,
     HEAP_SIZE,
-    IMPROVED,
-    INSERTIONS,
     LB_EVALS,
     MAP_COUNT,
-    MAP_LOAD_DENOMINATOR,
-    MAP_LOAD_NUMERATOR,
     MAX_LENGTH,
-    MAX_QUEUE,
     N_NODES,
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
-)
-from .._numba import (
+    add_child,
     drop_stale_cache,
+    find_remaining_set,
     heap_pop,
-    heap_push,
     live_word_list,
+    mark_prefix,
+    needs_room,
     packed_sum,
     plane_counts,
-    prefix_of,
     rebuild_uncaptured,
+    record_incumbent,
     remaining_set_hash,
-    same_remaining_set,
     unpack_counts,
     weighted_count,
 )
@@ -63,7 +57,7 @@ from .bounds import (
 )
 
 # numba caches this module's functions keyed on this file alone: drop them when a dependency changes
-drop_stale_cache(__file__, ["bounds.py", "../_numba.py", "../bnb.py"])
+drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 
 # policies
@@ -92,6 +86,19 @@ def _same_antecedent_set(x, depth, in_prefix, a, node_parent, node_last, node_de
             return False
         x = node_parent[x]
     return True
+
+
+@njit(inline="always", cache=True)
+def _find_antecedent_set(h, depth, in_prefix, a, map_slots, node_hash, node_parent, node_last, node_depth):
+    """Probe the map for a prefix with the antecedents of the current prefix plus ``a`` (Cor 16)."""
+    mask = map_slots.shape[0] - 1
+    probe = np.int64(h & np.uint64(mask))
+    while map_slots[probe] >= 0:
+        other = map_slots[probe]
+        if node_hash[other] == h and _same_antecedent_set(other, depth, in_prefix, a, node_parent, node_last, node_depth):
+            return probe, True
+        probe = (probe + 1) & mask
+    return probe, False
 
 
 @njit(inline="always", cache=True)
@@ -169,14 +176,11 @@ def expand(
     live_words = np.empty(n_words, dtype=np.int64)
     v = np.empty(n_words, dtype=np.uint64)
     in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
-    map_mask = map_slots.shape[0] - 1
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
             return QUEUE_EMPTY
-        if (ints[N_NODES] + n_antecedents > node_parent.shape[0]
-                or ints[HEAP_SIZE] + n_antecedents > heap_key.shape[0]
-                or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_antecedents) > MAP_LOAD_NUMERATOR * map_slots.shape[0]):
+        if needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
             return NEED_ROOM
         node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
         ints[HEAP_SIZE] -= 1
@@ -193,10 +197,7 @@ def expand(
         if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents):
             continue
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
-        x = node
-        while x > 0:
-            in_prefix[node_last[x]] = True
-            x = node_parent[x]
+        mark_prefix(node, node_parent, node_last, in_prefix, True)
         n_live = live_word_list(u, live_words)
         n_unc = weighted_count(u, count_planes)
         pos_unc = weighted_count(u, positive_planes)
@@ -231,11 +232,7 @@ def expand(
             pos_rest = pos_unc - n_pos
             child_objective = child_lb + min(pos_rest, n_rest - pos_rest)
             if child_objective < floats[0]:
-                floats[0] = child_objective
-                length = prefix_of(node, node_parent, node_last, node_depth, best_prefix)
-                best_prefix[length] = a
-                ints[BEST_LEN] = length + 1
-                ints[IMPROVED] = 1
+                record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             best = floats[0]
             # may the child's extensions still beat the incumbent?
             if depth + 1 >= n_antecedents:
@@ -248,20 +245,12 @@ def expand(
             if map_type != MAP_NONE:
                 if map_type == MAP_PREFIX:
                     h = node_hash[node] ^ zobrist[a]
+                    slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash,
+                                                       node_parent, node_last, node_depth)
                 else:
                     h = remaining_set_hash(u, bits, a)
-                slot = np.int64(h & np.uint64(map_mask))
-                found = False
-                while map_slots[slot] >= 0:
-                    other = map_slots[slot]
-                    if node_hash[other] == h:
-                        if map_type == MAP_PREFIX:
-                            found = _same_antecedent_set(other, depth + 1, in_prefix, a, node_parent, node_last, node_depth)
-                        else:
-                            found = same_remaining_set(other, u, a, node_parent, node_last, bits, all_ones, scratch)
-                        if found:
-                            break
-                    slot = (slot + 1) & map_mask
+                    slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
+                                                     all_ones, scratch)
                 if found:
                     other = map_slots[slot]
                     if not corollary16_permutation_dominates(child_lb, node_lb[other]):
@@ -269,25 +258,10 @@ def expand(
                     node_dead[other] = True
                 else:
                     ints[MAP_COUNT] += 1
-            child = ints[N_NODES]
-            ints[N_NODES] += 1
-            node_parent[child] = np.int32(node)
-            node_last[child] = a
-            node_depth[child] = depth + 1
+            key = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, ints[N_NODES])
+            child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
+                              map_slots, heap_key, heap_node, ints)
             node_lb[child] = child_lb
             node_b0[child] = np.int32(child_b0)
-            node_hash[child] = h
-            node_dead[child] = False
-            if slot >= 0:
-                map_slots[slot] = np.int32(child)
-            key = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, child)
-            heap_push(heap_key, heap_node, ints[HEAP_SIZE], key, child)
-            ints[HEAP_SIZE] += 1
-            ints[INSERTIONS] += 1
-            if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
-                ints[MAX_QUEUE] = ints[HEAP_SIZE]
-        x = node
-        while x > 0:
-            in_prefix[node_last[x]] = False
-            x = node_parent[x]
+        mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE

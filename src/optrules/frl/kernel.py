@@ -14,35 +14,28 @@ import numpy as np
 from numba import njit
 
 from .._numba import (
-    drop_stale_cache,
-    heap_pop,
-    heap_push,
-    live_word_list,
-    packed_sum,
-    plane_counts,
-    prefix_of,
-    rebuild_uncaptured,
-    remaining_set_hash,
-    same_remaining_set,
-    unpack_counts,
-    weighted_count,
-)
-from ..bnb import (
-    BEST_LEN,
     EXPANDED,
     HEAP_SIZE,
-    IMPROVED,
-    INSERTIONS,
     LB_EVALS,
     MAP_COUNT,
-    MAP_LOAD_DENOMINATOR,
-    MAP_LOAD_NUMERATOR,
     MAX_LENGTH,
-    MAX_QUEUE,
-    N_NODES,
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
+    add_child,
+    drop_stale_cache,
+    find_remaining_set,
+    heap_pop,
+    live_word_list,
+    mark_prefix,
+    needs_room,
+    packed_sum,
+    plane_counts,
+    rebuild_uncaptured,
+    record_incumbent,
+    remaining_set_hash,
+    unpack_counts,
+    weighted_count,
 )
 from .bounds import (
     corollary45_predicts_positive,
@@ -53,7 +46,7 @@ from .bounds import (
     theorem52_soft_prefix_bound,
 )
 
-drop_stale_cache(__file__, ["bounds.py", "../_numba.py", "../bnb.py"])
+drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 
 @njit(cache=True)
@@ -71,14 +64,11 @@ def expand(
     v = np.empty(n_words, dtype=np.uint64)
     live_words = np.empty(n_words, dtype=np.int64)
     in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
-    map_mask = map_slots.shape[0] - 1
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
             return QUEUE_EMPTY
-        if (ints[N_NODES] + n_antecedents > node_parent.shape[0]
-                or ints[HEAP_SIZE] + n_antecedents > heap_key.shape[0]
-                or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_antecedents) > MAP_LOAD_NUMERATOR * map_slots.shape[0]):
+        if needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
             return NEED_ROOM
         bound = heap_key[0]
         node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
@@ -88,10 +78,7 @@ def expand(
             continue
         depth = node_depth[node]
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
-        x = node
-        while x > 0:
-            in_prefix[node_last[x]] = True
-            x = node_parent[x]
+        mark_prefix(node, node_parent, node_last, in_prefix, True)
         n_live = live_word_list(u, live_words)
         rest_total = weighted_count(u, count_planes)
         rest_pos = weighted_count(u, positive_planes)
@@ -140,26 +127,15 @@ def expand(
                 else_is_best = equation9_else_is_best(p, count, rp, rq, w, c_n)
                 child_bound = theorem46_prefix_bound(child_value, p, count, rp, rq, w, c_n)
             if complete < floats[0]:
-                floats[0] = complete
-                length = prefix_of(node, node_parent, node_last, node_depth, best_prefix)
-                best_prefix[length] = a
-                ints[BEST_LEN] = length + 1
-                ints[IMPROVED] = 1
+                record_incumbent(complete, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             if else_is_best or child_bound >= floats[0] or depth + 1 >= n_antecedents:
                 continue
             h = np.uint64(0)
             slot = -1
             if use_map:
                 h = remaining_set_hash(u, bits, a)
-                probe = np.int64(h & np.uint64(map_mask))
-                found = False
-                while map_slots[probe] >= 0:
-                    other = map_slots[probe]
-                    if node_hash[other] == h and same_remaining_set(
-                            other, u, a, node_parent, node_last, bits, all_ones, scratch):
-                        found = True
-                        break
-                    probe = (probe + 1) & map_mask
+                probe, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
+                                                  all_ones, scratch)
                 if found:
                     other = map_slots[probe]
                     other_ref_at_least = node_ref_p[other] * child_ref_count >= child_ref_p * node_ref_count[other]
@@ -173,27 +149,12 @@ def expand(
                 else:
                     slot = probe
                     ints[MAP_COUNT] += 1
-            child = ints[N_NODES]
-            ints[N_NODES] += 1
-            node_parent[child] = np.int32(node)
-            node_last[child] = a
-            node_depth[child] = depth + 1
-            node_hash[child] = h
-            node_dead[child] = False
+            child = add_child(node, a, h, slot, child_bound, node_parent, node_last, node_depth, node_hash, node_dead,
+                              map_slots, heap_key, heap_node, ints)
             node_value[child] = child_value
             node_ref_p[child] = child_ref_p
             node_ref_count[child] = child_ref_count
-            if slot >= 0:
-                map_slots[slot] = np.int32(child)
-            heap_push(heap_key, heap_node, ints[HEAP_SIZE], child_bound, child)
-            ints[HEAP_SIZE] += 1
-            ints[INSERTIONS] += 1
-            if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
-                ints[MAX_QUEUE] = ints[HEAP_SIZE]
-        x = node
-        while x > 0:
-            in_prefix[node_last[x]] = False
-            x = node_parent[x]
+        mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE
 
 
