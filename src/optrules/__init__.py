@@ -18,6 +18,8 @@ _EXPORTS = {
     "Rule": "optrules.models",
     "RuleList": "optrules.models",
     "RuleListClassifier": "optrules.estimators",
+    "RuleSet": "optrules.models",
+    "RuleSetClassifier": "optrules.estimators",
     "load_compas": "optrules.data.datasets",
     "load_dataset": "optrules.data.datasets",
     "mine_antecedents": "optrules.data.mine",

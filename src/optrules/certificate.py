@@ -10,7 +10,8 @@ OPTIMAL = "optimal"
 NODE_BUDGET = "node budget"
 TIME_BUDGET = "time budget"
 INTERRUPTED = "interrupted"
-STATUSES = (OPTIMAL, NODE_BUDGET, TIME_BUDGET, INTERRUPTED)
+GAP = "gap"  # the search ended without a budget stopping it, but its bound does not meet the model
+STATUSES = (OPTIMAL, NODE_BUDGET, TIME_BUDGET, INTERRUPTED, GAP)
 
 
 @dataclass
@@ -38,8 +39,9 @@ class Trace:
 class Certificate:
     """``objective`` of the returned model and a proven ``lower_bound`` on the optimum.
 
-    ``status`` is ``optimal`` when the search space was exhausted (then ``gap == 0``), otherwise the
-    budget that stopped it; ``counters`` holds the paper's statistics (total time, time to optimum,
+    ``status`` is ``optimal`` when the model is proven optimal (then ``gap == 0``), the budget that
+    stopped the search, ``interrupted``, or ``gap`` when the search ended with a bound (e.g. from a
+    relaxation) that does not meet the model; ``counters`` holds the paper's statistics (total time, time to optimum,
     lower-bound evaluations, queue insertions, maximum queue size, maximum evaluated prefix length, ...).
     """
 
@@ -64,12 +66,21 @@ class Certificate:
     def __str__(self) -> str:
         if self.is_optimal:
             head = f"certified optimal: objective {self.objective:.9f}"
+        elif self.status == GAP:
+            head = (f"finished with a gap: objective {self.objective:.9f}, lower bound {self.lower_bound:.9f}, "
+                    f"gap {self.gap:.9f}")
         else:
             head = (f"stopped on {self.status}: objective {self.objective:.9f}, lower bound "
                     f"{self.lower_bound:.9f}, gap {self.gap:.9f}")
         c = self.counters
         parts = [head]
-        if c:
+        if "iterations" in c:  # column generation
+            parts.append(
+                f"time {c['total_time']:.3f} s, {c['iterations']} LP solves, {c['columns']} clauses generated, "
+                f"{c['exact_pricing_calls']} exact pricing calls, master LP {'solved' if c['lp_solved'] else 'not proven'} "
+                f"(value {c['lp_objective']:.4f}), {c['solver']}"
+            )
+        elif "nodes_expanded" in c:
             parts.append(
                 f"time {c.get('total_time', float('nan')):.3f} s (optimum found at {c.get('time_to_optimum', float('nan')):.3f} s), "
                 f"{c.get('nodes_expanded', 0):,} prefixes expanded, {c.get('lower_bound_evaluations', 0):,} lower bounds, "

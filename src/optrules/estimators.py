@@ -17,12 +17,23 @@ from .data.validation import as_frame, check_binary_target
 class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
     """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
 
-    def _binarize_and_mine(self, X, y, min_support: float, min_class_support: float = 0.0):
+    def _binarize(self, X, y):
+        """Fit the binarizer; set ``classes_``, ``binarizer_``, ``n_features_in_``, ``feature_names_in_``;
+        return the boolean features and the 0/1 labels."""
         frame = as_frame(X)
         y01, classes = check_binary_target(y, frame.shape[0])
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing).fit(frame)
+        self.classes_ = classes
+        self.binarizer_ = binarizer
+        self.n_features_in_ = frame.shape[1]
+        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
+        return binarizer.transform(frame), y01
+
+    def _binarize_and_mine(self, X, y, min_support: float, min_class_support: float = 0.0):
+        features, y01 = self._binarize(X, y)
+        binarizer = self.binarizer_
         antecedents = mine_antecedents(
-            binarizer.transform(frame), binarizer.feature_names_, binarizer.groups_, max_card=self.max_card,
+            features, binarizer.feature_names_, binarizer.groups_, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
         )
         if len(antecedents) == 0:
@@ -31,11 +42,7 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
                 + (f" and {min_class_support} of a class" if min_class_support else "")
                 + ": lower the support thresholds or provide more informative features"
             )
-        self.classes_ = classes
-        self.binarizer_ = binarizer
         self.antecedents_ = antecedents
-        self.n_features_in_ = frame.shape[1]
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         return y01
 
     def _progress(self):
@@ -261,4 +268,113 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         self.objective_ = problem.objective(prefix, self.soft)
         self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
                                             self.classes_, self.binarizer_)
+        return self
+
+
+class RuleSetClassifier(_RuleModelEstimator):
+    """Boolean rule set (DNF, or CNF with ``cnf=True``) by column generation on HiGHS (Dash, Guenluek and
+    Wei, NeurIPS 2018): minimise missed positives + covered negatives (Hamming loss) subject to a
+    complexity bound (clauses + conditions <= ``complexity``), optionally with a complexity ``penalty``
+    and class weights.
+
+    Parameters
+    ----------
+    complexity : C, the bound on sum over clauses of (1 + conditions).
+    max_degree : conditions per clause, at most.
+    cnf : learn a CNF (AND of ORs) instead of a DNF.
+    penalty : price of each unit of complexity in the objective (0: only the bound).
+    class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
+    time_limit, pricing_time_limit : seconds overall and per exact pricing call.
+    beam_width : width of the pricing beam search; exact_pricing : also run the pricing IP when the
+        beam finds nothing (needed to prove the LP bound).
+    max_pricing_samples : price on a stratified random subsample above this many samples.
+    categorical, bins, n_thresholds, negations, missing : the Binarizer (the paper: decile thresholds
+        both ways, one-hot with negations).
+
+    Fitted: ``rule_set_`` (:class:`~optrules.models.RuleSet`), ``certificate_`` (objective and lower
+    bound in weighted mistakes), ``classes_``, ``binarizer_``.
+    """
+
+    def __init__(
+        self,
+        complexity: float = 30.0,
+        max_degree: int = 5,
+        cnf: bool = False,
+        penalty: float = 0.0,
+        class_weight=None,
+        time_limit: float = 120.0,
+        pricing_time_limit: float = 30.0,
+        beam_width: int = 10,
+        exact_pricing: bool = True,
+        max_pricing_samples: int = 5000,
+        random_state: int = 0,
+        verbose: bool = False,
+        categorical=None,
+        bins=None,
+        n_thresholds: int = 9,
+        negations: bool = True,
+        missing: str = "error",
+    ):
+        self.complexity = complexity
+        self.max_degree = max_degree
+        self.cnf = cnf
+        self.penalty = penalty
+        self.class_weight = class_weight
+        self.time_limit = time_limit
+        self.pricing_time_limit = pricing_time_limit
+        self.beam_width = beam_width
+        self.exact_pricing = exact_pricing
+        self.max_pricing_samples = max_pricing_samples
+        self.random_state = random_state
+        self.verbose = verbose
+        self.categorical = categorical
+        self.bins = bins
+        self.n_thresholds = n_thresholds
+        self.negations = negations
+        self.missing = missing
+
+    def _weights(self, y01):
+        if self.class_weight is None:
+            return 1.0, 1.0
+        if self.class_weight == "balanced":
+            n, positives = len(y01), int(y01.sum())
+            return n / (2.0 * positives), n / (2.0 * (n - positives))
+        if isinstance(self.class_weight, dict):
+            return float(self.class_weight.get(self.classes_[1], 1.0)), float(self.class_weight.get(self.classes_[0], 1.0))
+        raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}")
+
+    def fit(self, X, y):
+        from .models import RuleSet
+        from .rulesets.colgen import column_generation
+
+        if not (self.complexity is None or self.complexity >= 2):
+            raise ValueError(f"complexity must be >= 2 (one clause of one condition), got {self.complexity}")
+        if int(self.max_degree) < 1:
+            raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
+        if self.penalty < 0 or self.time_limit <= 0 or self.pricing_time_limit <= 0:
+            raise ValueError("penalty must be >= 0 and the time limits positive")
+        features, y01 = self._binarize(X, y)
+        names = list(self.binarizer_.feature_names_)
+        positive_weight, negative_weight = self._weights(y01)
+        target = y01.astype(bool)
+        if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
+            features, target = ~features, ~target
+            positive_weight, negative_weight = negative_weight, positive_weight
+        progress = self._progress()
+        try:
+            result = column_generation(
+                features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
+                int(self.max_degree), positive_weight, negative_weight, self.time_limit, self.pricing_time_limit,
+                self.beam_width, self.exact_pricing, self.max_pricing_samples, self.random_state, progress,
+            )
+        finally:
+            if progress is not None:
+                progress.close()
+        clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
+        rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_)
+        predicted = rule_set.decision(X)
+        rates = tuple(float(y01[predicted == side].mean()) if (predicted == side).any() else float(side)
+                      for side in (False, True))
+        self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_)
+        self.certificate_ = result.certificate
         return self

@@ -275,10 +275,105 @@ class FallingRuleList(RuleList):
 FALLING_FORMAT = "optrules.FallingRuleList"
 
 
+RULESET_FORMAT = "optrules.RuleSet"
+
+
+class RuleSet(RuleList):
+    """A Boolean rule set: DNF (``IF clause OR clause ... THEN positive``, a clause being an AND of
+    features) or, with ``cnf``, CNF (``IF (a OR b) AND (c) ... THEN positive``).
+
+    ``clauses`` are tuples of feature names. ``rates`` are the training positive rates among the
+    samples predicted negative and positive, reported by ``predict_proba``.
+    """
+
+    def __init__(self, clauses, cnf: bool = False, rates=(0.0, 1.0), classes=(0, 1), binarizer=None,
+                 feature_names=None):
+        rules = [Rule(tuple(c), 1, 0, 0) for c in clauses]
+        super().__init__(rules, Rule((), 0, 0, 0), classes, binarizer, feature_names)
+        self.clauses = [tuple(c) for c in clauses]
+        self.cnf = bool(cnf)
+        self.rates = (float(rates[0]), float(rates[1]))
+
+    def decision(self, X) -> np.ndarray:
+        """True where the rule set predicts the positive class."""
+        frame = self._feature_frame(X)
+        n = frame.shape[0]
+
+        def column(name):
+            return frame[name].to_numpy(dtype=bool)
+
+        if self.cnf:  # every clause needs one of its features; an empty clause can never hold
+            out = np.ones(n, dtype=bool)
+            for clause in self.clauses:
+                any_true = np.zeros(n, dtype=bool)
+                for name in clause:
+                    any_true |= column(name)
+                out &= any_true
+            return out
+        out = np.zeros(n, dtype=bool)
+        for clause in self.clauses:
+            all_true = np.ones(n, dtype=bool)
+            for name in clause:
+                all_true &= column(name)
+            out |= all_true
+        return out
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes[self.decision(X).astype(np.int64)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        p = np.where(self.decision(X), self.rates[1], self.rates[0])
+        return np.column_stack([1.0 - p, p])
+
+    @property
+    def complexity(self) -> int:
+        """The paper's complexity: number of clauses plus number of conditions."""
+        return len(self.clauses) + sum(len(c) for c in self.clauses)
+
+    def __str__(self) -> str:
+        positive = _display_label(self.classes, 1)
+        negative = _display_label(self.classes, 0)
+        if not self.clauses:
+            return f"predict {positive if self.cnf else negative}"
+        inner, outer = (" OR ", "\n  AND ") if self.cnf else (" AND ", "\n  OR ")
+        body = outer.join("(" + (inner.join(c) if c else ("false" if self.cnf else "true")) + ")" for c in self.clauses)
+        return f"IF {body}\nTHEN predict {positive}\nELSE predict {negative}"
+
+    def __repr__(self) -> str:
+        return f"RuleSet({'CNF' if self.cnf else 'DNF'}, {len(self.clauses)} clauses, complexity {self.complexity})"
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, RuleSet) and self.clauses == other.clauses and self.cnf == other.cnf
+                and [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes])
+
+    def to_dict(self) -> dict:
+        return {
+            "format": RULESET_FORMAT,
+            "version": FORMAT_VERSION,
+            "classes": [_plain(c) for c in self.classes],
+            "clauses": [list(c) for c in self.clauses],
+            "cnf": self.cnf,
+            "rates": list(self.rates),
+            "feature_names": self.feature_names,
+            "binarizer": self.binarizer.to_dict() if self.binarizer is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RuleSet":
+        if data.get("format") != RULESET_FORMAT:
+            raise ValueError(f"not a serialised RuleSet (format {data.get('format')!r})")
+        binarizer = None
+        if data.get("binarizer"):
+            from .data.binarize import Binarizer
+
+            binarizer = Binarizer.from_dict(data["binarizer"])
+        return cls(data["clauses"], data["cnf"], data["rates"], data["classes"], binarizer, data.get("feature_names"))
+
+
 def load_model(text: str):
-    """A model saved with ``to_json`` (rule list or falling rule list)."""
+    """A model saved with ``to_json``: rule list, falling rule list or rule set."""
     data = json.loads(text)
-    for cls in (RuleList, FallingRuleList):
-        if data.get("format") == (FORMAT if cls is RuleList else FALLING_FORMAT):
-            return cls.from_dict(data)
-    raise ValueError(f"not a saved optrules model (format {data.get('format')!r})")
+    formats = {FORMAT: RuleList, FALLING_FORMAT: FallingRuleList, RULESET_FORMAT: RuleSet}
+    if data.get("format") not in formats:
+        raise ValueError(f"not a saved optrules model (format {data.get('format')!r})")
+    return formats[data["format"]].from_dict(data)

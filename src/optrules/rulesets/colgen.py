@@ -1,0 +1,169 @@
+"""Column generation for Boolean rule sets (Dash, Guenluek, Wei, NeurIPS 2018), then the restricted MIP.
+
+1. Restricted master LP over the clauses generated so far (none at first: every positive is a mistake).
+2. Price with the duals: the beam search first; when it finds nothing, the exact pricing IP (time
+   limit per call). Every negative-reduced-cost clause found is added.
+3. Stop when the exact pricing proves no clause has negative reduced cost (the master LP is solved:
+   ceil(z_MLP) bounds the optimum), or on the overall time limit.
+4. Solve the restricted MIP over the generated clauses: the rule set.
+
+Certificate: lower bound ceil(z_MLP) when the LP is solved, else z_RMLP + (C/2) * (proven lower bound
+on the minimum reduced cost) (every clause has complexity >= 2, so at most C/2 clauses are selected);
+the gap is the rule set's objective minus that bound. Pricing may run on a random subsample of samples
+(``max_pricing_samples``); clauses are always re-scored on all samples before they enter the master.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..certificate import GAP, INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from .master import MasterProblem, highs_version
+from .pricing import PricingData, beam_search, exact_pricing
+
+_TOLERANCE = 1e-7
+
+
+@dataclass
+class RuleSetResult:
+    clauses: list[tuple[int, ...]]
+    objective: float
+    certificate: Certificate
+
+
+def _integral(*values) -> bool:
+    return all(float(v).is_integer() for v in values)
+
+
+def column_generation(
+    features,
+    y,
+    complexity: float = 30.0,
+    penalty: float = 0.0,
+    max_degree: int = 5,
+    positive_weight: float = 1.0,
+    negative_weight: float = 1.0,
+    time_limit: float = 120.0,
+    pricing_time_limit: float = 30.0,
+    beam_width: int = 10,
+    exact: bool = True,
+    max_pricing_samples: int = 5000,
+    random_state: int = 0,
+    progress=None,
+) -> RuleSetResult:
+    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``."""
+    start = time.perf_counter()
+    features = np.asarray(features, dtype=bool)
+    y = np.asarray(y).astype(bool)
+    rng = np.random.default_rng(random_state)
+    full = PricingData.from_features(features, y, negative_weight)
+    positives = np.flatnonzero(y)
+    n_pos = len(positives)
+    master = MasterProblem(n_pos, complexity, positive_weight, seed=random_state)
+    sample = _pricing_sample(y, max_pricing_samples, rng)
+    priced = PricingData.from_features(features[sample], y[sample], negative_weight) if sample is not None else full
+    clauses: list[tuple[int, ...]] = []
+    seen: set[bytes] = set()
+    trace = Trace()
+    status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
+    iterations = exact_calls = 0
+    lp_value = float(positive_weight * n_pos)
+    try:
+        while True:
+            iterations += 1
+            lp_value, mu, lam = master.solve_lp()
+            unit_price = penalty + lam
+            elapsed = time.perf_counter() - start
+            trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
+            if progress is not None:
+                progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
+            if elapsed >= time_limit:
+                break
+            mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
+            found = [c for _, c in beam_search(priced, mu_priced, unit_price, max_degree, beam_width)]
+            found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
+            if not found and exact:
+                budget = min(pricing_time_limit, max(time_limit - elapsed, 0.1))
+                clause, reduced, bound, proven = exact_pricing(full, mu, unit_price, max_degree, budget, random_state)
+                exact_calls += 1
+                if np.isfinite(complexity):
+                    lp_bound = max(lp_bound, lp_value + (complexity / 2.0) * min(bound, 0.0))
+                if clause is not None and reduced < -_TOLERANCE:
+                    found = [clause]
+                elif proven and bound >= -_TOLERANCE:
+                    lp_solved, lp_bound = True, lp_value
+                    break
+            if not found:
+                break  # heuristic pricing only, or the exact IP ran out of time with nothing better
+            added = 0
+            for clause in found:
+                covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
+                key = np.packbits(covered).tobytes()
+                if key in seen:
+                    continue
+                seen.add(key)
+                cost = negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
+                master.add_clause(cost, 1 + len(clause), np.flatnonzero(covered[positives]))
+                clauses.append(clause)
+                added += 1
+            if not added:
+                break
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+    remaining = max(time_limit - (time.perf_counter() - start), 1.0)
+    mip_value, selected, mip_bound, mip_proven = master.solve_mip(remaining)
+    if not selected and not np.isfinite(mip_value):
+        mip_value = float(positive_weight * n_pos)
+    chosen = [clauses[k] for k in selected]
+    objective = _objective(features, y, chosen, positive_weight, negative_weight, penalty)
+    integral = _integral(positive_weight, negative_weight, penalty)
+    lower = lp_bound
+    if integral and np.isfinite(lower):
+        lower = math.ceil(lower - 1e-6)
+    lower = min(max(lower, 0.0), objective)
+    if objective <= lower + 1e-9:
+        status = OPTIMAL
+    elif status != INTERRUPTED:
+        status = GAP if lp_solved or time.perf_counter() - start < time_limit else TIME_BUDGET
+    total = time.perf_counter() - start
+    trace.append(total, objective, lower, [len(clauses)], float("nan"))
+    counters = {
+        "total_time": total,
+        "iterations": iterations,
+        "columns": len(clauses),
+        "exact_pricing_calls": exact_calls,
+        "lp_objective": lp_value,
+        "lp_solved": lp_solved,
+        "restricted_mip_optimal": mip_proven,
+        "restricted_mip_bound": mip_bound,
+        "pricing_samples": len(y) if sample is None else len(sample),
+        "solver": f"HiGHS {highs_version()}",
+    }
+    return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+
+
+def _pricing_sample(y, max_samples: int, rng):
+    """A stratified random subset of samples for pricing when the data are large, else None."""
+    if max_samples is None or len(y) <= max_samples:
+        return None
+    share = max_samples / len(y)
+    picked = []
+    for label in (True, False):
+        members = np.flatnonzero(y == label)
+        picked.append(rng.choice(members, size=max(1, int(round(share * len(members)))), replace=False))
+    return np.sort(np.concatenate(picked))
+
+
+def _objective(features, y, clauses, positive_weight, negative_weight, penalty) -> float:
+    """Weighted Hamming loss of the rule set (missed positives, covered negatives per clause) + penalty."""
+    covered_any = np.zeros(len(y), bool)
+    loss = 0.0
+    for clause in clauses:
+        covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
+        loss += negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
+        covered_any |= covered
+    return loss + positive_weight * int((y & ~covered_any).sum())

@@ -1,0 +1,79 @@
+"""The master problem of Boolean rule-set learning (Dash, Guenluek, Wei, NeurIPS 2018) on HiGHS.
+
+    min  p_weight * sum_{i in P} xi_i + sum_k cost_k w_k
+    s.t. xi_i + sum_{k in K_i} w_k >= 1     for i in P        (duals mu_i >= 0)
+         sum_k c_k w_k <= C                                   (dual -lambda, lambda >= 0)
+         w_k in {0, 1} (MIP) or >= 0 (LP), xi_i >= 0
+
+with cost_k = z_weight * |Z covered by clause k| + penalty * c_k and c_k = 1 + conditions. Clauses
+are added as columns to the live HiGHS model, and each LP re-solve starts from the previous basis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import highspy
+except ImportError as error:  # pragma: no cover - highspy is a declared dependency
+    raise ImportError("Boolean rule sets need the highspy package (pip install highspy)") from error
+
+INF = highspy.kHighsInf
+
+
+def highs_version() -> str:
+    return highspy.Highs().version()
+
+
+class MasterProblem:
+    def __init__(self, n_positive: int, complexity_bound: float, p_weight: float = 1.0, seed: int = 0):
+        self.highs = highspy.Highs()
+        self.highs.setOptionValue("output_flag", False)
+        self.highs.setOptionValue("random_seed", int(seed))
+        self.n_positive = n_positive
+        bound = INF if complexity_bound is None or not np.isfinite(complexity_bound) else float(complexity_bound)
+        lower = np.concatenate([np.ones(n_positive), [-INF]])
+        upper = np.concatenate([np.full(n_positive, INF), [bound]])
+        self.highs.addRows(n_positive + 1, lower, upper, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        for i in range(n_positive):  # xi_i
+            self.highs.addCol(float(p_weight), 0.0, INF, 1, np.array([i], np.int32), np.array([1.0]))
+        self.clause_columns: list[int] = []
+        self.n_columns = n_positive
+
+    def add_clause(self, cost: float, complexity: int, covered_positive_rows) -> int:
+        rows = np.concatenate([np.asarray(covered_positive_rows, np.int32), [self.n_positive]]).astype(np.int32)
+        values = np.concatenate([np.ones(len(rows) - 1), [float(complexity)]])
+        self.highs.addCol(float(cost), 0.0, INF, len(rows), rows, values)
+        self.clause_columns.append(self.n_columns)
+        self.n_columns += 1
+        return len(self.clause_columns) - 1
+
+    def solve_lp(self):
+        """``(objective, mu, lambda)`` of the restricted master LP."""
+        self._integrality(highspy.HighsVarType.kContinuous)
+        self.highs.setOptionValue("time_limit", INF)
+        self.highs.run()
+        status = self.highs.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"restricted master LP not solved: {self.highs.modelStatusToString(status)}")
+        solution = self.highs.getSolution()
+        duals = np.asarray(solution.row_dual)
+        return self.highs.getInfo().objective_function_value, np.maximum(duals[: self.n_positive], 0.0), max(0.0, -duals[-1])
+
+    def solve_mip(self, time_limit: float):
+        """``(objective, selected clause indices, dual bound, proven optimal)`` of the restricted MIP."""
+        self._integrality(highspy.HighsVarType.kInteger)
+        self.highs.setOptionValue("time_limit", float(max(time_limit, 0.1)))
+        self.highs.run()
+        status = self.highs.getModelStatus()
+        info = self.highs.getInfo()
+        values = np.asarray(self.highs.getSolution().col_value)
+        if info.primal_solution_status == 0 or len(values) == 0:  # no feasible solution in time
+            return np.inf, [], -np.inf, False
+        selected = [k for k, col in enumerate(self.clause_columns) if values[col] > 0.5]
+        return info.objective_function_value, selected, info.mip_dual_bound, status == highspy.HighsModelStatus.kOptimal
+
+    def _integrality(self, kind) -> None:
+        if self.clause_columns:
+            columns = np.asarray(self.clause_columns, np.int32)
+            self.highs.changeColsIntegrality(len(columns), columns, np.array([kind] * len(columns)))

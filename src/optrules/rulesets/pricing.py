@@ -1,0 +1,129 @@
+"""Pricing: find clauses (conjunctions of features) with negative reduced cost
+
+    rc(k) = z_weight * |Z covered| - sum_{i in P covered} mu_i + (penalty + lambda) * (1 + |k|)
+
+either exactly (an integer program on HiGHS, with a time limit and a proven lower bound on the minimum
+reduced cost) or heuristically (a beam search over conjunctions, vectorised: the scores of all one-feature
+extensions of a clause are two matrix-vector products).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .master import INF, highspy
+
+
+@dataclass(frozen=True)
+class PricingData:
+    """Features of the positive and negative samples (float 0/1 matrices, for BLAS products)."""
+
+    positive: np.ndarray  # (|P|, J)
+    negative: np.ndarray  # (|Z|, J)
+    z_weight: float = 1.0
+
+    @classmethod
+    def from_features(cls, features, y, z_weight: float = 1.0) -> "PricingData":
+        features = np.asarray(features, dtype=bool)
+        y = np.asarray(y).astype(bool)
+        return cls(features[y].astype(np.float64), features[~y].astype(np.float64), z_weight)
+
+    def reduced_cost(self, clause, mu, unit_price: float) -> float:
+        covered_p = self.positive[:, list(clause)].all(axis=1) if clause else np.ones(len(self.positive), bool)
+        covered_z = self.negative[:, list(clause)].all(axis=1) if clause else np.ones(len(self.negative), bool)
+        return float(self.z_weight * covered_z.sum() - mu[covered_p].sum() + unit_price * (1 + len(clause)))
+
+
+def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_width: int = 10,
+                max_clauses: int = 20, tolerance: float = 1e-9):
+    """Clauses of up to ``max_degree`` conditions with negative reduced cost, most negative first.
+
+    Starting from the empty clause, every beam clause is extended by every feature; the ``beam_width``
+    best distinct extensions form the next beam. An extension can only lose covered positives, so a
+    clause whose ``unit_price * (2 + |k|) - (mu-weight covered)`` is >= 0 is not extended.
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    n_features = data.positive.shape[1]
+    beam = [((), np.ones(len(mu), bool), np.ones(len(data.negative), bool))]
+    found: dict[frozenset, tuple[float, tuple]] = {}
+    for degree in range(1, max_degree + 1):
+        candidates: dict[frozenset, tuple[float, tuple, np.ndarray, np.ndarray, float]] = {}
+        for clause, covered_p, covered_z in beam:
+            gain = (mu * covered_p) @ data.positive  # mu-weight still covered after adding feature j
+            z_count = covered_z.astype(np.float64) @ data.negative
+            scores = data.z_weight * z_count - gain + unit_price * (1 + degree)
+            order = np.argsort(scores, kind="stable")
+            taken = 0
+            for j in order:
+                if j in clause:
+                    continue
+                key = frozenset(clause + (int(j),))
+                if key in candidates:
+                    continue
+                new_p = covered_p & (data.positive[:, j] > 0)
+                new_z = covered_z & (data.negative[:, j] > 0)
+                candidates[key] = (float(scores[j]), tuple(sorted(key)), new_p, new_z, float(gain[j]))
+                taken += 1
+                if taken >= max(beam_width, 1) * 3 or taken >= n_features:
+                    break
+        for key, (score, clause, *_rest) in candidates.items():
+            if score < -tolerance and (key not in found or score < found[key][0]):
+                found[key] = (score, clause)
+        extendable = [c for c in candidates.values() if unit_price * (2 + degree) - c[4] < -tolerance]
+        extendable.sort(key=lambda c: c[0])
+        beam = [(clause, new_p, new_z) for _, clause, new_p, new_z, _ in extendable[:beam_width]]
+        if not beam:
+            break
+    ranked = sorted(found.values(), key=lambda item: item[0])
+    return ranked[:max_clauses]
+
+
+def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, time_limit: float, seed: int = 0):
+    """The pricing IP on HiGHS: ``(clause or None, reduced cost, lower bound on the minimum reduced cost,
+    proven)``. Only positives with mu_i > 0 need variables."""
+    mu = np.asarray(mu, dtype=np.float64)
+    active = np.flatnonzero(mu > 1e-12)
+    n_features = data.positive.shape[1]
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("random_seed", int(seed))
+    h.setOptionValue("time_limit", float(max(time_limit, 0.1)))
+    # columns: z_j (binary), delta_i for active positives, delta_i for negatives
+    n_pos, n_neg = len(active), data.negative.shape[0]
+    costs = np.concatenate([np.full(n_features, unit_price), -mu[active], np.full(n_neg, data.z_weight)])
+    lower = np.zeros(n_features + n_pos + n_neg)
+    upper = np.ones(n_features + n_pos + n_neg)
+    h.addVars(len(costs), lower, upper)
+    h.changeColsCost(len(costs), np.arange(len(costs), dtype=np.int32), costs)
+    h.changeColsIntegrality(n_features, np.arange(n_features, dtype=np.int32),
+                            np.array([highspy.HighsVarType.kInteger] * n_features))
+    starts, indices, values, row_lower, row_upper = [], [], [], [], []
+
+    def add_row(cols, vals, lo, hi):
+        starts.append(len(indices))
+        indices.extend(cols)
+        values.extend(vals)
+        row_lower.append(lo)
+        row_upper.append(hi)
+
+    for r, i in enumerate(active):  # delta_i + z_j <= 1 for features j that are 0 in positive i
+        delta = n_features + r
+        for j in np.flatnonzero(data.positive[i] == 0):
+            add_row([delta, int(j)], [1.0, 1.0], -INF, 1.0)
+    for r in range(n_neg):  # delta_i >= 1 - sum_{j: x_ij = 0} z_j
+        zeros = np.flatnonzero(data.negative[r] == 0)
+        add_row([n_features + n_pos + r] + [int(j) for j in zeros], [1.0] * (1 + len(zeros)), 1.0, INF)
+    add_row(list(range(n_features)), [1.0] * n_features, 0.0, float(max_degree))  # the empty clause is allowed
+    h.addRows(len(starts), np.array(row_lower), np.array(row_upper), len(indices), np.array(starts, np.int32),
+              np.array(indices, np.int32), np.array(values))
+    h.run()
+    info = h.getInfo()
+    if info.primal_solution_status == 0:
+        return None, np.inf, info.mip_dual_bound + unit_price, False
+    z = np.asarray(h.getSolution().col_value)[:n_features]
+    clause = tuple(int(j) for j in np.flatnonzero(z > 0.5))
+    proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    # the constant unit_price (the clause's own 1 in c_k) is outside the IP objective
+    return clause, data.reduced_cost(clause, mu, unit_price), info.mip_dual_bound + unit_price, proven

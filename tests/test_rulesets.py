@@ -1,0 +1,137 @@
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import shared_path
+from optrules import RuleSetClassifier, load_model
+from optrules.models import RuleSet
+from optrules.rulesets.colgen import column_generation
+from optrules.rulesets.master import MasterProblem
+from optrules.rulesets.pricing import PricingData, beam_search, exact_pricing
+
+
+def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0):
+    """The master MIP over every clause of up to max_degree features (enumerated), solved by HiGHS;
+    returns (MIP optimum, LP optimum)."""
+    y = y.astype(bool)
+    positives = np.flatnonzero(y)
+    master = MasterProblem(len(positives), complexity)
+    for degree in range(0, max_degree + 1):
+        for clause in itertools.combinations(range(features.shape[1]), degree):
+            covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
+            master.add_clause(int((covered & ~y).sum()) + penalty * (1 + degree), 1 + degree,
+                              np.flatnonzero(covered[positives]))
+    lp_value, _, _ = master.solve_lp()
+    value, _, _, proven = master.solve_mip(60)
+    assert proven
+    return value, lp_value
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_column_generation_against_the_enumerated_mip(seed):
+    rng = np.random.default_rng(seed)
+    n, j = int(rng.integers(10, 60)), int(rng.integers(2, 8))
+    features = rng.random((n, j)) < 0.5
+    # two planted clauses plus noise, so that a tight complexity bound has to trade them off
+    planted = features[:, 0] & (features[:, 1] if j > 1 else True)
+    if j > 3:
+        planted |= features[:, 2] & features[:, 3]
+    y = np.where(rng.random(n) < 0.15, ~planted, planted)
+    if y.min() == y.max():
+        y[0] = ~y[0]
+    complexity = float(rng.choice([2, 3, 4, 5, 6, 8, 30]))
+    max_degree = int(rng.integers(1, 4))
+    penalty = float(rng.choice([0.0, 0.0, 0.5]))
+    optimum, lp_optimum = full_mip_optimum(features, y, complexity, max_degree, penalty)
+    result = column_generation(features, y, complexity, penalty, max_degree, time_limit=30, pricing_time_limit=10)
+    cert = result.certificate
+    assert cert.lower_bound <= optimum + 1e-6  # the bound never exceeds the true optimum
+    assert result.objective >= optimum - 1e-6
+    if cert.is_optimal:
+        assert result.objective == pytest.approx(optimum)
+    if cert.counters["lp_solved"]:  # column generation reached the LP over all clauses
+        assert cert.counters["lp_objective"] == pytest.approx(lp_optimum, abs=1e-6)
+    if cert.counters["lp_solved"] and cert.counters["lp_objective"] == pytest.approx(result.objective):
+        assert result.objective == pytest.approx(optimum)  # LP solved and integral: CG found the optimum
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_pricing_against_enumeration(seed):
+    rng = np.random.default_rng(700 + seed)
+    n, j, degree = int(rng.integers(8, 40)), int(rng.integers(2, 7)), int(rng.integers(1, 4))
+    features = rng.random((n, j)) < 0.5
+    y = rng.random(n) < 0.5
+    data = PricingData.from_features(features, y, z_weight=float(rng.choice([1.0, 0.5])))
+    mu = rng.random(int(y.sum())) * rng.choice([0.5, 1.0, 3.0])
+    price = float(rng.choice([0.0, 0.1, 0.5]))
+    every = [c for d in range(degree + 1) for c in itertools.combinations(range(j), d)]
+    best = min(data.reduced_cost(c, mu, price) for c in every)
+    clause, reduced, bound, proven = exact_pricing(data, mu, price, degree, 30)
+    assert proven and reduced == pytest.approx(best) and bound <= best + 1e-6
+    for score, clause in beam_search(data, mu, price, degree, beam_width=3):
+        assert score == pytest.approx(data.reduced_cost(clause, mu, price)) and score < 0 and len(clause) <= degree
+
+
+def test_some_tiny_instances_are_certified():
+    certified = 0
+    for seed in range(10):
+        rng = np.random.default_rng(100 + seed)
+        features = rng.random((30, 4)) < 0.5
+        y = features[:, 0] & features[:, 1]
+        result = column_generation(features, y, 10.0, 0.0, 2, time_limit=20, pricing_time_limit=5)
+        certified += result.certificate.is_optimal
+        assert result.objective == 0  # the planted clause explains y exactly
+    assert certified >= 8
+
+
+def tictactoe():
+    frame = pd.read_csv(shared_path("data", "tictactoe", "tictactoe.csv"), header=None)
+    X = frame.iloc[:, :9].astype(str)
+    X.columns = [f"p{i}" for i in range(9)]
+    return X, frame[9]
+
+
+def test_tictactoe_eight_lines():
+    X, y = tictactoe()
+    model = RuleSetClassifier(complexity=40, negations=False).fit(X, y)
+    assert model.score(X, y) == 1.0
+    assert model.certificate_.is_optimal
+    lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+    expected = {frozenset(f"p{i}=x" for i in line) for line in lines}
+    assert {frozenset(c) for c in model.rule_set_.clauses} == expected
+    assert model.rule_set_.complexity == 32
+
+
+def test_cnf_and_json(rng):
+    X = pd.DataFrame({"a": rng.choice(["u", "v", "w"], 200), "b": rng.integers(0, 10, 200)})
+    y = np.where((X["a"] != "u") & (X["b"] > 3), "yes", "no")
+    model = RuleSetClassifier(complexity=10, cnf=True, time_limit=20).fit(X, y)
+    assert model.score(X, y) == 1.0
+    assert model.rule_set_.cnf and "AND" in str(model.rule_set_)
+    again = load_model(model.rule_set_.to_json())
+    assert isinstance(again, RuleSet) and again == model.rule_set_
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    proba = model.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1)
+
+
+def test_rule_set_semantics():
+    frame = pd.DataFrame({"a": [1, 1, 0, 0], "b": [1, 0, 1, 0]}).astype(bool)
+    dnf = RuleSet([("a", "b")], cnf=False, feature_names=["a", "b"])
+    cnf = RuleSet([("a", "b")], cnf=True, feature_names=["a", "b"])
+    np.testing.assert_array_equal(dnf.predict(frame), [1, 0, 0, 0])
+    np.testing.assert_array_equal(cnf.predict(frame), [1, 1, 1, 0])
+
+
+def test_bad_input():
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"]})
+    with pytest.raises(ValueError, match="complexity"):
+        RuleSetClassifier(complexity=1).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="max_degree"):
+        RuleSetClassifier(max_degree=0).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="single class"):
+        RuleSetClassifier().fit(X, [1, 1, 1, 1])
+    with pytest.raises(ValueError, match="class_weight"):
+        RuleSetClassifier(class_weight="odd").fit(X, [0, 1, 0, 1])
