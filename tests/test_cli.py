@@ -59,3 +59,16 @@ def test_fit_falling_rule_list(tmp_path, capsys):
     from optrules import load_model
 
     assert load_model(out.read_text()).threshold == 0.25
+
+
+def test_fit_rule_set(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 200), "b": rng.integers(0, 9, 200)})
+    frame["label"] = ((frame["a"] == "x") & (frame["b"] > 4)).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "10",
+                 "--time-limit", "20", "-o", str(tmp_path / "rs.json")]) == 0
+    text = capsys.readouterr().out
+    assert "IF (" in text and "training accuracy 1.0000" in text

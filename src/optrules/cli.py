@@ -109,6 +109,21 @@ def cmd_fit(args, console: Console) -> int:
             console.print(f"Monte-Carlo search: objective {model.objective_:.9f} (not certified)")
         console.print(f"training accuracy {model.score(X, y):.4f}")
         return _save(args, model.rule_list_, console)
+    if args.model == "ruleset":
+        from .estimators import RuleSetClassifier
+
+        X, y, source = _load_xy(args)
+        model = RuleSetClassifier(
+            complexity=args.complexity, max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
+            time_limit=args.time_limit or 120.0, verbose=args.verbose, negations=True, missing=args.missing,
+        ).fit(X, y)
+        console.print(f"[dim]{source}: {len(X)} samples, {len(model.binarizer_.feature_names_)} features, "
+                      f"complexity <= {args.complexity}[/]")
+        console.print(str(model.rule_set_), markup=False, highlight=False, soft_wrap=True)
+        console.print()
+        console.print(str(model.certificate_), markup=False, highlight=False, soft_wrap=True)
+        console.print(f"training accuracy {model.score(X, y):.4f}, complexity {model.rule_set_.complexity}")
+        return _save(args, model.rule_set_, console)
     if args.reference_out:
         if not args.reference_label:
             raise SystemExit("error: --reference-out needs --reference-label")
@@ -156,8 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Learn the rule list minimising mistakes/N + lambda * rules, and certify it.",
     )
     _add_data_arguments(fit)
-    fit.add_argument("--model", choices=["rulelist", "frl"], default="rulelist",
-                     help="rulelist: certifiably optimal rule list (CORELS, default); frl: falling rule list")
+    fit.add_argument("--model", choices=["rulelist", "frl", "ruleset"], default="rulelist",
+                     help="rulelist: certifiably optimal rule list (CORELS, default); frl: falling rule list; "
+                          "ruleset: Boolean rule set by column generation")
     fit.add_argument("--regularization", "-r", type=float, default=0.01,
                      help="lambda: the price of one rule in training accuracy (default 0.01)")
     frl = fit.add_argument_group("falling rule lists (--model frl)")
@@ -170,6 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     frl.add_argument("--seed", type=int, default=None, help="random seed of the Monte-Carlo search")
     frl.add_argument("--min-class-support", type=float, default=0.1,
                      help="antecedents hold for this share of a class at least (default 0.1)")
+    rs = fit.add_argument_group("Boolean rule sets (--model ruleset)")
+    rs.add_argument("--complexity", type=float, default=30.0, help="bound on clauses + conditions (default 30)")
+    rs.add_argument("--max-degree", type=int, default=5, help="conditions per clause (default 5)")
+    rs.add_argument("--cnf", action="store_true", help="learn a CNF (AND of ORs) instead of a DNF")
+    rs.add_argument("--penalty", type=float, default=0.0, help="price per unit of complexity (default 0)")
     fit.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
     fit.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"])
     fit.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"])

@@ -287,7 +287,8 @@ class RuleSetClassifier(_RuleModelEstimator):
     time_limit, pricing_time_limit : seconds overall and per exact pricing call.
     beam_width : width of the pricing beam search; exact_pricing : also run the pricing IP when the
         beam finds nothing (needed to prove the LP bound).
-    max_pricing_samples : price on a stratified random subsample above this many samples.
+    max_pricing_samples, max_pricing_features : the beam search prices on a stratified random subsample
+        of samples, and a random subset of features, above these sizes (clauses are re-scored on all).
     categorical, bins, n_thresholds, negations, missing : the Binarizer (the paper: decile thresholds
         both ways, one-hot with negations).
 
@@ -307,6 +308,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         beam_width: int = 10,
         exact_pricing: bool = True,
         max_pricing_samples: int = 5000,
+        max_pricing_features: int = 2000,
         random_state: int = 0,
         verbose: bool = False,
         categorical=None,
@@ -325,6 +327,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         self.beam_width = beam_width
         self.exact_pricing = exact_pricing
         self.max_pricing_samples = max_pricing_samples
+        self.max_pricing_features = max_pricing_features
         self.random_state = random_state
         self.verbose = verbose
         self.categorical = categorical
@@ -365,7 +368,8 @@ class RuleSetClassifier(_RuleModelEstimator):
             result = column_generation(
                 features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
                 int(self.max_degree), positive_weight, negative_weight, self.time_limit, self.pricing_time_limit,
-                self.beam_width, self.exact_pricing, self.max_pricing_samples, self.random_state, progress,
+                self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
+                self.random_state, progress,
             )
         finally:
             if progress is not None:

@@ -9,8 +9,9 @@
 
 Certificate: lower bound ceil(z_MLP) when the LP is solved, else z_RMLP + (C/2) * (proven lower bound
 on the minimum reduced cost) (every clause has complexity >= 2, so at most C/2 clauses are selected);
-the gap is the rule set's objective minus that bound. Pricing may run on a random subsample of samples
-(``max_pricing_samples``); clauses are always re-scored on all samples before they enter the master.
+the gap is the rule set's objective minus that bound. The beam search may run on a random subsample of
+samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
+data; clauses are always re-scored on all samples before they enter the master.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def column_generation(
     beam_width: int = 10,
     exact: bool = True,
     max_pricing_samples: int = 5000,
+    max_pricing_features: int = 2000,
     random_state: int = 0,
     progress=None,
 ) -> RuleSetResult:
@@ -84,7 +86,7 @@ def column_generation(
             if elapsed >= time_limit:
                 break
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
-            found = [c for _, c in beam_search(priced, mu_priced, unit_price, max_degree, beam_width)]
+            found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
             found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
             if not found and exact:
                 budget = min(pricing_time_limit, max(time_limit - elapsed, 0.1))
@@ -144,6 +146,16 @@ def column_generation(
         "solver": f"HiGHS {highs_version()}",
     }
     return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+
+
+def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width, max_features, rng):
+    """Beam-search pricing, on a random subset of ``max_features`` features when there are more."""
+    n_features = data.positive.shape[1]
+    if max_features is None or n_features <= max_features:
+        return [c for _, c in beam_search(data, mu, unit_price, max_degree, beam_width)]
+    subset = np.sort(rng.choice(n_features, size=max_features, replace=False))
+    sub = PricingData(data.positive[:, subset], data.negative[:, subset], data.z_weight)
+    return [tuple(int(subset[j]) for j in c) for _, c in beam_search(sub, mu, unit_price, max_degree, beam_width)]
 
 
 def _pricing_sample(y, max_samples: int, rng):
