@@ -99,25 +99,27 @@ def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, tim
     h.changeColsCost(len(costs), np.arange(len(costs), dtype=np.int32), costs)
     h.changeColsIntegrality(n_features, np.arange(n_features, dtype=np.int32),
                             np.array([highspy.HighsVarType.kInteger] * n_features))
-    starts, indices, values, row_lower, row_upper = [], [], [], [], []
-
-    def add_row(cols, vals, lo, hi):
-        starts.append(len(indices))
-        indices.extend(cols)
-        values.extend(vals)
-        row_lower.append(lo)
-        row_upper.append(hi)
-
-    for r, i in enumerate(active):  # delta_i + z_j <= 1 for features j that are 0 in positive i
-        delta = n_features + r
-        for j in np.flatnonzero(data.positive[i] == 0):
-            add_row([delta, int(j)], [1.0, 1.0], -INF, 1.0)
-    for r in range(n_neg):  # delta_i >= 1 - sum_{j: x_ij = 0} z_j
-        zeros = np.flatnonzero(data.negative[r] == 0)
-        add_row([n_features + n_pos + r] + [int(j) for j in zeros], [1.0] * (1 + len(zeros)), 1.0, INF)
-    add_row(list(range(n_features)), [1.0] * n_features, 0.0, float(max_degree))  # the empty clause is allowed
-    h.addRows(len(starts), np.array(row_lower), np.array(row_upper), len(indices), np.array(starts, np.int32),
-              np.array(indices, np.int32), np.array(values))
+    # rows 1: delta_i + z_j <= 1 for every feature j that is 0 in active positive i
+    pos_rows, pos_features = np.nonzero(data.positive[active] == 0)
+    m1 = len(pos_rows)
+    idx1 = np.column_stack([n_features + pos_rows, pos_features]).ravel()
+    # rows 2: delta_i + sum_{j: x_ij = 0} z_j >= 1 for every negative i
+    neg_rows, neg_features = np.nonzero(data.negative == 0)
+    per_row = np.bincount(neg_rows, minlength=n_neg)
+    starts2 = np.concatenate([[0], np.cumsum(per_row + 1)[:-1]])
+    idx2 = np.empty(int(np.sum(per_row + 1)), dtype=np.int64)
+    idx2[starts2] = n_features + n_pos + np.arange(n_neg)
+    slots = np.ones(len(idx2), dtype=bool)
+    slots[starts2] = False
+    idx2[slots] = neg_features  # np.nonzero is row-major, so each row's features follow its delta
+    # row 3: 0 <= sum_j z_j <= max_degree (the empty clause is allowed)
+    idx3 = np.arange(n_features)
+    starts = np.concatenate([2 * np.arange(m1), 2 * m1 + starts2, [2 * m1 + len(idx2)]]).astype(np.int32)
+    indices = np.concatenate([idx1, idx2, idx3]).astype(np.int32)
+    values = np.ones(len(indices))
+    row_lower = np.concatenate([np.full(m1, -INF), np.ones(n_neg), [0.0]])
+    row_upper = np.concatenate([np.ones(m1), np.full(n_neg, INF), [float(max_degree)]])
+    h.addRows(len(starts), row_lower, row_upper, len(indices), starts, indices, values)
     h.run()
     info = h.getInfo()
     if info.primal_solution_status == 0:
