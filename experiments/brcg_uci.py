@@ -147,6 +147,7 @@ def markdown(summary) -> str:
 
 def pareto(names, time_limit, n_jobs):
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -172,6 +173,8 @@ def pareto(names, time_limit, n_jobs):
                 ax.plot(np.mean([x["complexity"] for x in rows]), np.mean([x["accuracy"] for x in rows]), marker,
                         label=f"{method.upper()} ({'leaves' if method == 'cart' else 'rules + conditions'})")
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("complexity (clauses + conditions)")
         ax.set_ylabel("mean test accuracy (10-fold)")
         ax.set_title(name)

@@ -135,3 +135,17 @@ def test_bad_input():
         RuleSetClassifier().fit(X, [1, 1, 1, 1])
     with pytest.raises(ValueError, match="class_weight"):
         RuleSetClassifier(class_weight="odd").fit(X, [0, 1, 0, 1])
+
+
+def test_penalty_and_class_weights(rng):
+    X = pd.DataFrame({"a": rng.integers(0, 10, 300), "b": rng.choice(["p", "q", "r"], 300)})
+    signal = (X["a"] > 6) | (X["b"] == "p")
+    y = np.where(rng.random(300) < 0.1, ~signal, signal).astype(int)
+    free = RuleSetClassifier(complexity=30, time_limit=20).fit(X, y)
+    priced = RuleSetClassifier(complexity=30, penalty=5.0, time_limit=20).fit(X, y)
+    assert priced.rule_set_.complexity <= free.rule_set_.complexity
+    # weighting positives heavily never lowers recall on the training data
+    recall = lambda m: np.mean(m.predict(X)[y == 1] == 1)  # noqa: E731
+    heavy = RuleSetClassifier(complexity=30, class_weight={1: 5.0, 0: 1.0}, time_limit=20).fit(X, y)
+    assert recall(heavy) >= recall(free) - 1e-12
+    assert heavy.certificate_.lower_bound <= heavy.certificate_.objective
