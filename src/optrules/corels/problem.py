@@ -10,6 +10,7 @@ import numpy as np
 
 from ..data import bitset
 from ..data.formats import ReferenceProblem
+from ..data.groups import signature_groups
 from ..data.mine import Antecedents
 
 #: below this lambda the bounds prune little and the search space explodes
@@ -36,12 +37,8 @@ def equivalent_points_minority(captures: np.ndarray, y: np.ndarray) -> np.ndarra
     No rule list can separate samples that every antecedent treats alike, so within each group the
     minority label is always misclassified (Thm 20). On a tie one label's members are marked.
     """
-    captures = np.asarray(captures, dtype=bool)
     y = np.asarray(y).astype(bool)
-    signatures = np.packbits(captures.T, axis=1)
-    rows = np.ascontiguousarray(signatures).view(np.dtype((np.void, signatures.shape[1]))).ravel()
-    _, group = np.unique(rows, return_inverse=True)
-    group = group.ravel()
+    _, group = signature_groups(captures)
     positives = np.bincount(group, weights=y, minlength=group.max() + 1)
     sizes = np.bincount(group, minlength=group.max() + 1)
     minority_is_positive = 2 * positives < sizes

@@ -58,6 +58,15 @@ def pack_weights(sizes, positives, minority, n_words: int) -> np.ndarray:
     return packed
 
 
+def signature_groups(captures) -> tuple[np.ndarray, np.ndarray]:
+    """Group the samples of a boolean ``(antecedents, samples)`` matrix by their column (signature):
+    ``(first, group)``, the first sample of each group and each sample's group index."""
+    signatures = np.packbits(np.asarray(captures, dtype=bool).T, axis=1)
+    rows = np.ascontiguousarray(signatures).view(np.dtype((np.void, signatures.shape[1]))).ravel()
+    _, first, group = np.unique(rows, return_index=True, return_inverse=True)
+    return first, group.ravel()
+
+
 def group_samples(captures, y, minor=None, counting: str = "auto") -> GroupedSamples:
     """Group the samples of a boolean ``(antecedents, samples)`` capture matrix and pick a counting mode."""
     if counting not in COUNTING_MODES:
@@ -65,10 +74,7 @@ def group_samples(captures, y, minor=None, counting: str = "auto") -> GroupedSam
     captures = np.asarray(captures, dtype=bool)
     y = np.asarray(y).astype(np.int64)
     minor = np.zeros(captures.shape[1], np.int64) if minor is None else np.asarray(minor).astype(np.int64)
-    signatures = np.packbits(captures.T, axis=1)
-    rows = np.ascontiguousarray(signatures).view(np.dtype((np.void, signatures.shape[1]))).ravel()
-    _, first, group = np.unique(rows, return_index=True, return_inverse=True)
-    group = group.ravel()
+    first, group = signature_groups(captures)
     sizes = np.bincount(group, minlength=first.shape[0]).astype(np.int64)
     positives = np.bincount(group, weights=y, minlength=first.shape[0]).astype(np.int64)
     minority = np.bincount(group, weights=minor, minlength=first.shape[0]).astype(np.int64)
