@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from optrules.certificate import INTERRUPTED, TIME_BUDGET
+from optrules.certificate import INTERRUPTED, MEMORY_BUDGET, TIME_BUDGET
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.problem import Problem
 from optrules.corels.search import search
@@ -23,6 +23,20 @@ def test_time_budget(hard_problem):
     assert cert.status == TIME_BUDGET
     assert cert.counters["total_time"] < 5
     assert cert.lower_bound <= cert.objective and cert.gap > 0
+
+
+def test_memory_budget(hard_problem):
+    """A search whose queue would outgrow max_memory stops with its gap rather than being killed."""
+    result = search(hard_problem, max_memory=2_000_000)
+    cert = result.certificate
+    assert cert.status == MEMORY_BUDGET
+    assert cert.counters["memory_bytes"] <= 2_000_000
+    assert cert.lower_bound < cert.objective
+    # the list returned is what the certificate says it is
+    assert result.objective == pytest.approx(hard_problem.mistakes(result.prefix) / hard_problem.n_samples
+                                             + hard_problem.regularization * len(result.prefix))
+    with pytest.raises(ValueError, match="max_memory"):
+        search(hard_problem, max_memory=0)
 
 
 def test_interrupt_returns_best_so_far(hard_problem):

@@ -5,7 +5,7 @@ from sklearn.base import clone
 
 from optrules.corels.bruteforce import brute_force
 from optrules.data.datasets import load_compas
-from optrules.estimators import RuleListClassifier
+from optrules.estimators import RuleListClassifier, RuleSetClassifier
 from optrules.models import RuleList
 
 
@@ -55,8 +55,10 @@ def test_bad_input_errors():
         RuleListClassifier().fit(X, [1, 1, 1, 1])
     with pytest.raises(ValueError, match="lambda"):
         RuleListClassifier(regularization=1.5).fit(X, [0, 1, 0, 1])
-    with pytest.raises(ValueError, match="binary target"):
-        RuleListClassifier().fit(X, [0, 1, 2, 1])
+    with pytest.raises(ValueError, match="binary target"):  # rule lists take several classes, rule sets two
+        RuleSetClassifier().fit(X, [0, 1, 2, 1])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        RuleListClassifier().fit(X, [0.5, 1.25, 0.5, 1.0])
     with pytest.raises(ValueError, match="X has 4 samples but y has 3"):
         RuleListClassifier().fit(X, [0, 1, 0])
     with pytest.raises(ValueError, match="max_card"):

@@ -108,6 +108,26 @@ def plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_plane
 
 
 @njit(inline="always", cache=True)
+def class_sums(v, live_words, n_live, class_weights, minority_weights, out):
+    """Weighted class totals of the groups set in ``v`` (over its ``live_words``) into ``out``; returns
+    the weight of their minority members. For sample weights and several classes (``classes`` mode of
+    data/groups.py), where counts are real and per class."""
+    out[:] = 0.0
+    minority = 0.0
+    for j in range(n_live):
+        w = live_words[j]
+        x = v[w]
+        base = w * 64
+        while x != 0:
+            g = base + np.int64(trailing_zeros(x))
+            for c in range(out.shape[0]):
+                out[c] += class_weights[g, c]
+            minority += minority_weights[g]
+            x &= x - np.uint64(1)
+    return minority
+
+
+@njit(inline="always", cache=True)
 def unpack_counts(acc):
     """(samples, positives, minority members) from :func:`packed_sum` or :func:`plane_counts`."""
     return acc & _PACK_MASK, (acc >> _PACK_SHIFT) & _PACK_MASK, acc >> (2 * _PACK_SHIFT)

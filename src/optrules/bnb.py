@@ -10,6 +10,7 @@ dominance map an open-addressing table of node ids (-1 empty).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -34,7 +35,16 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     QUEUE_EMPTY,
     map_rehash,
 )
-from .certificate import INTERRUPTED, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+
+
+def default_memory_budget() -> int:
+    """Half of the machine's physical memory: a search that would need more stops with its gap instead
+    of being killed by the operating system."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
+    except (ValueError, OSError, AttributeError):  # not a POSIX system
+        return 8 << 30
 
 
 class SearchState:
@@ -121,20 +131,27 @@ class Outcome:
     compile_time: float
 
 
-def check_budgets(max_nodes, time_limit) -> None:
+def check_budgets(max_nodes, time_limit, max_memory=None) -> None:
+    if max_memory is not None and not max_memory > 0:
+        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory}")
     if max_nodes is not None and int(max_nodes) < 0:
         raise ValueError(f"max_nodes must be >= 0, got {max_nodes}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
 
 
-def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trace_interval: float = 0.05) -> Outcome:
+def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trace_interval: float = 0.05,
+          max_memory: int | None = None) -> Outcome:
     """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
+
+    ``max_memory`` (bytes; default :func:`default_memory_budget`) caps the search's arrays: when growing
+    them would pass it, the search stops with status ``memory budget``.
 
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
     """
-    check_budgets(max_nodes, time_limit)
+    check_budgets(max_nodes, time_limit, max_memory)
+    max_memory = default_memory_budget() if max_memory is None else int(max_memory)
     # compile (or load from numba's cache) outside the clock: a zero-pop call touches nothing
     compile_start = time.perf_counter()
     run(0)
@@ -161,6 +178,9 @@ def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trac
                 state.ints[IMPROVED] = 0
                 time_to_optimum = now - start
             if code == NEED_ROOM:
+                if state.nbytes * SearchState.GROWTH > max_memory:
+                    status = MEMORY_BUDGET
+                    break
                 state.make_room()
                 continue
             took = now - slice_start

@@ -9,9 +9,10 @@ import numpy as np
 OPTIMAL = "optimal"
 NODE_BUDGET = "node budget"
 TIME_BUDGET = "time budget"
+MEMORY_BUDGET = "memory budget"
 INTERRUPTED = "interrupted"
 GAP = "gap"  # the search ended without a budget stopping it, but its bound does not meet the model
-STATUSES = (OPTIMAL, NODE_BUDGET, TIME_BUDGET, INTERRUPTED, GAP)
+STATUSES = (OPTIMAL, NODE_BUDGET, TIME_BUDGET, MEMORY_BUDGET, INTERRUPTED, GAP)
 
 
 @dataclass

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
@@ -60,11 +61,13 @@ def _binarize_and_mine(args, X, y, min_support: float):
 
 def cmd_info(args, console: Console) -> int:
     table = Table(title="Bundled datasets")
-    for column in ("name", "rows", "features", "positives", "description", "source"):
+    for column in ("name", "rows", "features", "classes", "description", "source"):
         table.add_column(column)
     for name, (loader, _) in DATASETS.items():
         data = loader()
-        table.add_row(name, str(len(data.X)), str(data.X.shape[1]), str(int(data.y.sum())), data.description, data.source)
+        counts = pd.Series(data.y).map(lambda v: data.classes[v] if isinstance(v, (int, np.integer)) else v).value_counts()
+        classes = ", ".join(f"{label} {count:,}" for label, count in counts.sort_index().items())
+        table.add_row(name, str(len(data.X)), str(data.X.shape[1]), classes, data.description, data.source)
     console.print(table)
     return 0
 

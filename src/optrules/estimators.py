@@ -7,27 +7,40 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .corels.prefix import rule_list_from_prefix
-from .corels.problem import Problem, check_regularization
+from .corels.problem import Problem, check_regularization, check_sample_weight
 from .corels.search import Ablation, search
 from .data.binarize import Binarizer
 from .data.mine import mine_antecedents
-from .data.validation import as_frame, check_binary_target
+from .data.validation import as_frame, check_target
 
 
 class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
     """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
 
+    #: learns from more than two classes
+    multiclass = False
+
     def _binarize(self, X, y):
         """Fit the binarizer; set ``classes_``, ``binarizer_``, ``n_features_in_``, ``feature_names_in_``;
-        return the boolean features and the 0/1 labels."""
+        return the boolean features and the class indices (0/1 for binary models)."""
         frame = as_frame(X)
-        y01, classes = check_binary_target(y, frame.shape[0])
+        y01, classes = check_target(y, frame.shape[0], binary=not self.multiclass)
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing).fit(frame)
         self.classes_ = classes
         self.binarizer_ = binarizer
         self.n_features_in_ = frame.shape[1]
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         return binarizer.transform(frame), y01
+
+    def _class_weights(self, y_codes) -> np.ndarray:
+        """Weight of each class (``class_weight``: None, "balanced" or {label: weight})."""
+        if self.class_weight is None:
+            return np.ones(len(self.classes_))
+        if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}")
+        from sklearn.utils.class_weight import compute_class_weight
+
+        return compute_class_weight(self.class_weight, classes=self.classes_, y=self.classes_[y_codes])
 
     def _binarize_and_mine(self, X, y, min_support: float, min_class_support: float = 0.0):
         features, y01 = self._binarize(X, y)
@@ -74,6 +87,9 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
 class RuleListClassifier(_RuleModelEstimator):
     """Certifiably optimal rule list (CORELS): minimises mistakes/N + regularization * (number of rules).
 
+    Two or more classes (each rule predicts the majority class of what it captures); with
+    ``sample_weight`` or ``class_weight`` mistakes are weighted and N is the total weight.
+
     The data are binarized (:class:`~optrules.data.binarize.Binarizer`), antecedents mined (conjunctions
     of up to ``max_card`` features with support in [min_support, 1 - min_support]) and the
     branch-and-bound search run until the optimum is certified or a budget runs out.
@@ -87,9 +103,12 @@ class RuleListClassifier(_RuleModelEstimator):
     policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
     map_type : symmetry-aware map keyed on the antecedent set (``prefix``, Cor 16), on the captured set
         (``captured``, Thm 15), or ``none``.
-    max_nodes, time_limit : budgets (prefixes expanded, seconds); on either, and on Ctrl-C, the best list
-        found is returned and ``certificate_`` says how far from optimal it can be.
+    max_nodes, time_limit, max_memory : budgets (prefixes expanded, seconds, bytes of search state;
+        memory defaults to half the machine's); on any, and on Ctrl-C, the best list found is returned
+        and ``certificate_`` says how far from optimal it can be.
     verbose : show live progress.
+    class_weight : None, "balanced" (weights inversely proportional to class frequencies) or
+        {label: weight}; multiplies ``sample_weight`` given to ``fit``.
     use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
     categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
@@ -107,8 +126,10 @@ class RuleListClassifier(_RuleModelEstimator):
         map_type: str = "prefix",
         max_nodes: int | None = None,
         time_limit: float | None = None,
+        max_memory: int | None = None,
         verbose: bool = False,
         warm_start: bool = True,
+        class_weight=None,
         use_minimum_support: bool = True,
         use_accurate_support: bool = True,
         use_excessive_support: bool = True,
@@ -127,8 +148,10 @@ class RuleListClassifier(_RuleModelEstimator):
         self.map_type = map_type
         self.max_nodes = max_nodes
         self.time_limit = time_limit
+        self.max_memory = max_memory
         self.verbose = verbose
         self.warm_start = warm_start
+        self.class_weight = class_weight
         self.use_minimum_support = use_minimum_support
         self.use_accurate_support = use_accurate_support
         self.use_excessive_support = use_excessive_support
@@ -149,11 +172,17 @@ class RuleListClassifier(_RuleModelEstimator):
             equivalent_points=self.use_equivalent_points,
         )
 
-    def fit(self, X, y):
+    multiclass = True
+
+    def fit(self, X, y, sample_weight=None):
         regularization = check_regularization(self.regularization)
-        min_support = regularization if self.min_support is None else float(self.min_support)
-        y01 = self._binarize_and_mine(X, y, min_support)
-        problem = Problem.from_antecedents(self.antecedents_, y01, regularization)
+        frame = as_frame(X)
+        codes, classes = check_target(y, frame.shape[0])
+        weights = self._sample_weights(codes, classes, sample_weight)
+        min_support = self._default_min_support(regularization, weights)
+        codes = self._binarize_and_mine(frame, y, min_support)
+        problem = Problem.from_antecedents(self.antecedents_, codes, regularization, sample_weight=weights,
+                                           n_classes=len(self.classes_))
         progress = self._progress()
         try:
             result = search(
@@ -163,6 +192,7 @@ class RuleListClassifier(_RuleModelEstimator):
                 ablation=self._ablation(),
                 max_nodes=self.max_nodes,
                 time_limit=self.time_limit,
+                max_memory=self.max_memory,
                 warm_start=self.warm_start,
                 progress=progress,
             )
@@ -170,10 +200,28 @@ class RuleListClassifier(_RuleModelEstimator):
             if progress is not None:
                 progress.close()
         self.rule_list_ = rule_list_from_prefix(
-            self.antecedents_.capture_matrix(), y01, result.prefix, self._conditions(), self.classes_, self.binarizer_
+            self.antecedents_.capture_matrix(), codes, result.prefix, self._conditions(), self.classes_,
+            self.binarizer_, sample_weight=weights,
         )
         self.certificate_ = result.certificate
         return self
+
+    def _sample_weights(self, codes, classes, sample_weight):
+        """Per-sample weights (``sample_weight`` x class weight), or None for unit weights."""
+        if sample_weight is None and self.class_weight is None:
+            return None
+        weights = np.ones(len(codes)) if sample_weight is None else check_sample_weight(sample_weight, len(codes))
+        self.classes_ = classes
+        return weights * self._class_weights(codes)[codes]
+
+    def _default_min_support(self, regularization: float, weights) -> float:
+        """Thm 10: an antecedent of an optimal list captures a weight >= lambda * W, so one whose share
+        of samples is below lambda * W / (N * largest weight) can be left out without losing the optimum."""
+        if self.min_support is not None:
+            return float(self.min_support)
+        if weights is None:
+            return regularization
+        return regularization * float(weights.sum()) / (len(weights) * float(weights.max()))
 
 
 class FallingRuleListClassifier(_RuleModelEstimator):
@@ -336,16 +384,6 @@ class RuleSetClassifier(_RuleModelEstimator):
         self.negations = negations
         self.missing = missing
 
-    def _weights(self, y01):
-        if self.class_weight is None:
-            return 1.0, 1.0
-        if self.class_weight == "balanced":
-            n, positives = len(y01), int(y01.sum())
-            return n / (2.0 * positives), n / (2.0 * (n - positives))
-        if isinstance(self.class_weight, dict):
-            return float(self.class_weight.get(self.classes_[1], 1.0)), float(self.class_weight.get(self.classes_[0], 1.0))
-        raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}")
-
     def fit(self, X, y):
         from .models import RuleSet
         from .rulesets.colgen import column_generation
@@ -358,7 +396,7 @@ class RuleSetClassifier(_RuleModelEstimator):
             raise ValueError("penalty must be >= 0 and the time limits positive")
         features, y01 = self._binarize(X, y)
         names = list(self.binarizer_.feature_names_)
-        positive_weight, negative_weight = self._weights(y01)
+        negative_weight, positive_weight = self._class_weights(y01)
         target = y01.astype(bool)
         if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
             features, target = ~features, ~target

@@ -20,13 +20,24 @@ class Rule:
     prediction: int
     n_captured: int
     n_positive: int
+    #: weighted totals per class of the captured samples (weighted or multi-class lists), else None
+    class_totals: tuple[float, ...] | None = None
 
     @property
     def positive_rate(self) -> float:
         """Training frequency of the positive class among the samples this rule captured."""
-        if self.n_captured == 0:
-            return float(self.prediction)
-        return self.n_positive / self.n_captured
+        return float(self.class_frequencies(2)[1])
+
+    def class_frequencies(self, n_classes: int) -> np.ndarray:
+        """Training (weighted) frequency of each class among the samples this rule captured; a rule that
+        captured nothing puts all its mass on its prediction."""
+        if self.class_totals is not None:
+            totals = np.asarray(self.class_totals, dtype=np.float64)
+        else:
+            totals = np.array([self.n_captured - self.n_positive, self.n_positive], dtype=np.float64)
+        if totals.sum() <= 0:
+            totals = np.eye(n_classes)[self.prediction]
+        return totals / totals.sum()
 
 
 def _plain(value: Any) -> Any:
@@ -57,8 +68,10 @@ class RuleList:
     ):
         if default.conditions:
             raise ValueError("the default rule has no conditions")
-        if len(classes) != 2:
-            raise ValueError(f"a rule list predicts one of two classes, got classes {list(classes)}")
+        if len(classes) < 2:
+            raise ValueError(f"a rule list needs at least two classes, got classes {list(classes)}")
+        if len(classes) > 2 and any(r.class_totals is None for r in [*rules, default]):
+            raise ValueError("a multi-class rule list needs the class totals of every rule")
         self.rules = list(rules)
         self.default = default
         self.classes = np.asarray(classes)
@@ -115,10 +128,10 @@ class RuleList:
         return self.classes[predictions[self.rule_index(X)]]
 
     def predict_proba(self, X) -> np.ndarray:
-        """``[P(classes[0]), P(classes[1])]`` per sample: training frequencies in the rule that fires."""
-        rates = np.array([rule.positive_rate for rule in self._all_rules()])
-        p = rates[self.rule_index(X)]
-        return np.column_stack([1.0 - p, p])
+        """``P(classes[c])`` per sample and class: (weighted) training frequencies in the rule that fires."""
+        n_classes = len(self.classes)
+        rates = np.array([rule.class_frequencies(n_classes) for rule in self._all_rules()])
+        return rates[self.rule_index(X)]
 
     # -- text ----------------------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -145,12 +158,15 @@ class RuleList:
     # -- JSON ----------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         def rule_dict(rule: Rule) -> dict:
-            return {
+            data = {
                 "conditions": list(rule.conditions),
                 "prediction": int(rule.prediction),
                 "n_captured": int(rule.n_captured),
                 "n_positive": int(rule.n_positive),
             }
+            if rule.class_totals is not None:
+                data["class_totals"] = [float(t) for t in rule.class_totals]
+            return data
 
         return {
             "format": FORMAT,
@@ -173,7 +189,9 @@ class RuleList:
             raise ValueError(f"unsupported RuleList format version {data.get('version')!r}")
 
         def rule(d: dict) -> Rule:
-            return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]))
+            totals = d.get("class_totals")
+            return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]),
+                        tuple(float(t) for t in totals) if totals is not None else None)
 
         binarizer = None
         if data.get("binarizer"):

@@ -4,6 +4,10 @@ All quantities are in *mistake units*: an objective R(d) = mistakes/N + lambda*K
 ``R * N = mistakes + lambda_n * K`` with ``lambda_n = lambda * N``, so that counts stay integers and every
 comparison is made on the same scale. ``best`` is the incumbent's objective in those units.
 
+Every bound holds unchanged for several classes (a rule predicts its majority class; its correct count
+is the largest class total) and for weighted samples (counts become weight sums and N the total weight):
+the proofs only compare the mistakes of one list with those of a list derived from it, sample by sample.
+
 The functions are compiled with numba and inlined into the search loop; each returns True when the
 candidate *survives* the bound (may still lead to a better list), False when it can be pruned.
 """
@@ -43,9 +47,10 @@ def theorem10_minimum_support(n_captured, lambda_n):
 
 
 @njit(inline="always", cache=True)
-def theorem11_minimum_accurate_support(n_captured, n_positive, lambda_n):
-    """Each rule of an optimal list classifies at least lambda*N of its captured samples correctly (Thm 11)."""
-    return max(n_positive, n_captured - n_positive) >= lambda_n
+def theorem11_minimum_accurate_support(n_correct, lambda_n):
+    """Each rule of an optimal list classifies at least lambda*N of its captured samples correctly (Thm 11);
+    ``n_correct`` is the captured total of the rule's majority class."""
+    return n_correct >= lambda_n
 
 
 @njit(inline="always", cache=True)

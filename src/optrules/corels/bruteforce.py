@@ -6,34 +6,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .prefix import objective, rule_mistakes
+from .prefix import class_weight_matrix, objective, rule_mistakes
 
 
 @dataclass(frozen=True)
 class BruteForceResult:
     objective: float
-    mistakes: int
+    mistakes: float
     prefix: tuple[int, ...]
 
 
-def brute_force(captures, y, regularization: float, max_length: int | None = None) -> BruteForceResult:
+def brute_force(captures, y, regularization: float, max_length: int | None = None, sample_weight=None,
+                n_classes: int | None = None) -> BruteForceResult:
     """Minimum of mistakes/N + lambda*K over all ordered prefixes of distinct antecedents.
 
-    ``captures`` is a boolean ``(n_antecedents, n_samples)`` matrix. With ``max_length=None`` every
+    ``captures`` is a boolean ``(n_antecedents, n_samples)`` matrix, ``y`` class indices; with
+    ``sample_weight`` mistakes are weighted and N is the total weight. With ``max_length=None`` every
     length up to the number of antecedents is tried, so the result is the true optimum. Every prefix is
     evaluated (depth-first, reusing the parent's uncaptured set), none is pruned. Among equal objectives
-    the shortest, then lexicographically smallest prefix is returned.
+    (to 12 decimals) the shortest, then lexicographically smallest prefix is returned.
     """
     captures = np.asarray(captures, dtype=bool)
-    positive = np.asarray(y).astype(bool)
-    n_antecedents, n_samples = captures.shape
+    class_weights = class_weight_matrix(y, n_classes, sample_weight)
+    total_weight = float(class_weights.sum())
+    n_antecedents = captures.shape[0]
     longest = n_antecedents if max_length is None else min(int(max_length), n_antecedents)
-    found: list[tuple[float, int, int, tuple[int, ...]]] = []
+    found: list[tuple[float, int, float, tuple[int, ...]]] = []
 
-    def visit(prefix: tuple[int, ...], remaining: np.ndarray, mistakes_so_far: int) -> None:
-        n_rest, pos_rest = int(remaining.sum()), int((remaining & positive).sum())
-        mistakes = mistakes_so_far + rule_mistakes(n_rest, pos_rest)
-        value = objective(mistakes, len(prefix), n_samples, regularization)
+    def visit(prefix: tuple[int, ...], remaining: np.ndarray, mistakes_so_far: float) -> None:
+        mistakes = mistakes_so_far + float(rule_mistakes(class_weights[remaining].sum(axis=0)))
+        value = objective(mistakes, len(prefix), total_weight, regularization)
         found.append((round(value, 12), len(prefix), mistakes, prefix))
         if len(prefix) == longest:
             return
@@ -41,9 +43,11 @@ def brute_force(captures, y, regularization: float, max_length: int | None = Non
             if a in prefix:
                 continue
             captured = captures[a] & remaining
-            n_cap, pos_cap = int(captured.sum()), int((captured & positive).sum())
-            visit(prefix + (a,), remaining & ~captured, mistakes_so_far + rule_mistakes(n_cap, pos_cap))
+            visit(prefix + (a,), remaining & ~captured,
+                  mistakes_so_far + float(rule_mistakes(class_weights[captured].sum(axis=0))))
 
-    visit((), np.ones(n_samples, dtype=bool), 0)
-    value, _, mistakes, prefix = min(found)
-    return BruteForceResult(objective(mistakes, len(prefix), n_samples, regularization), mistakes, prefix)
+    visit((), np.ones(captures.shape[1], dtype=bool), 0.0)
+    _, _, mistakes, prefix = min(found)
+    if sample_weight is None:
+        mistakes = int(round(mistakes))
+    return BruteForceResult(objective(mistakes, len(prefix), total_weight, regularization), mistakes, prefix)

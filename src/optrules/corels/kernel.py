@@ -29,6 +29,7 @@ from .._numba import (
     POPS_DONE,
     QUEUE_EMPTY,
     add_child,
+    class_sums,
     drop_stale_cache,
     find_remaining_set,
     heap_pop,
@@ -154,15 +155,17 @@ def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lamb
 # -- the search loop --------------------------------------------------------------------------------
 @njit(cache=True)
 def expand(
-    max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, n_samples, lambda_n,
-    policy, map_type, flags, zobrist,
+    max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, class_weights,
+    minority_weights, all_ones, n_samples, lambda_n, policy, map_type, flags, zobrist,
     node_parent, node_last, node_depth, node_lb, node_b0, node_hash, node_dead,
     heap_key, heap_node, map_slots, ints, floats, best_prefix,
 ):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
-    counted by :func:`~optrules._numba.packed_sum` or :func:`~optrules._numba.plane_counts`.
+    counted by :func:`~optrules._numba.packed_sum` or :func:`~optrules._numba.plane_counts` (two
+    classes, unit weights), or by :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
+    (sample weights or several classes: a rule's correct weight is its largest class total).
     """
     n_antecedents, n_words = bits.shape
     use_min_support = (flags & USE_MIN_SUPPORT) != 0
@@ -171,6 +174,10 @@ def expand(
     use_lookahead = (flags & USE_LOOKAHEAD) != 0
     use_equivalent = (flags & USE_EQUIVALENT) != 0
     use_packed = packed_weights.shape[0] > 0
+    use_classes = class_weights.shape[0] > 0
+    n_classes = class_weights.shape[1]
+    unc_totals = np.zeros(n_classes)
+    cap_totals = np.zeros(n_classes)
     u = np.empty(n_words, dtype=np.uint64)
     scratch = np.empty(n_words, dtype=np.uint64)
     live_words = np.empty(n_words, dtype=np.int64)
@@ -199,9 +206,14 @@ def expand(
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
         mark_prefix(node, node_parent, node_last, in_prefix, True)
         n_live = live_word_list(u, live_words)
-        n_unc = weighted_count(u, count_planes)
-        pos_unc = weighted_count(u, positive_planes)
-        minor_unc = weighted_count(u, minority_planes) if use_equivalent else 0
+        if use_classes:
+            minor_unc = class_sums(u, live_words, n_live, class_weights, minority_weights, unc_totals)
+            n_unc = unc_totals.sum()
+            pos_unc = 0.0
+        else:
+            n_unc = float(weighted_count(u, count_planes))
+            pos_unc = float(weighted_count(u, positive_planes))
+            minor_unc = float(weighted_count(u, minority_planes)) if use_equivalent else 0.0
         prefix_mistakes = lb - lambda_n * depth
         ints[EXPANDED] += 1
         if depth + 1 > ints[MAX_LENGTH]:
@@ -210,34 +222,45 @@ def expand(
             if in_prefix[a]:
                 continue
             ints[LB_EVALS] += 1
-            if use_packed:
-                acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
+            if use_classes:
+                for j in range(n_live):
+                    v[live_words[j]] = u[live_words[j]] & bits[a, live_words[j]]
+                n_min = class_sums(v, live_words, n_live, class_weights, minority_weights, cap_totals)
+                n_cap = cap_totals.sum()
+                rule_correct = cap_totals.max()
+                rest_correct = 0.0
+                for c in range(n_classes):
+                    rest_correct = max(rest_correct, unc_totals[c] - cap_totals[c])
             else:
-                acc = plane_counts(
-                    u, bits, a, live_words, n_live, v, count_planes, positive_planes, minority_planes,
-                    use_equivalent,
-                )
-            n_cap, n_pos, n_min = unpack_counts(acc)
-            if n_cap == 0:
-                continue  # a rule that captures nothing only costs lambda
+                if use_packed:
+                    acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
+                else:
+                    acc = plane_counts(
+                        u, bits, a, live_words, n_live, v, count_planes, positive_planes, minority_planes,
+                        use_equivalent,
+                    )
+                n_cap_i, n_pos_i, n_min_i = unpack_counts(acc)
+                n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
+                rule_correct = max(n_pos, n_cap - n_pos)
+                rest_correct = max(pos_unc - n_pos, n_unc - n_cap - (pos_unc - n_pos))
+            if n_cap <= 0.0:
+                continue  # a rule that captures nothing (of weight) only costs lambda
             if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
                 continue
-            if use_accurate and not theorem11_minimum_accurate_support(n_cap, n_pos, lambda_n):
+            if use_accurate and not theorem11_minimum_accurate_support(rule_correct, lambda_n):
                 continue
             if use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
                 continue
-            rule_mistakes = min(n_pos, n_cap - n_pos)
-            child_lb = theorem1_hierarchical_lower_bound(prefix_mistakes + rule_mistakes, depth + 1, lambda_n)
+            child_lb = theorem1_hierarchical_lower_bound(prefix_mistakes + n_cap - rule_correct, depth + 1, lambda_n)
             n_rest = n_unc - n_cap
-            pos_rest = pos_unc - n_pos
-            child_objective = child_lb + min(pos_rest, n_rest - pos_rest)
+            child_objective = child_lb + n_rest - rest_correct
             if child_objective < floats[0]:
                 record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             best = floats[0]
             # may the child's extensions still beat the incumbent?
             if depth + 1 >= n_antecedents:
                 continue
-            child_b0 = float(minor_unc - n_min) if use_equivalent else 0.0
+            child_b0 = minor_unc - n_min if use_equivalent else 0.0
             if not _extensions_may_win(child_lb, child_b0, lambda_n, best, use_equivalent, use_lookahead):
                 continue
             h = np.uint64(0)
@@ -262,6 +285,6 @@ def expand(
             child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
                               map_slots, heap_key, heap_node, ints)
             node_lb[child] = child_lb
-            node_b0[child] = np.int32(child_b0)
+            node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
         mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE

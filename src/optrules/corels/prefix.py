@@ -1,6 +1,8 @@
-"""What a prefix of antecedents does to the data: per-rule counts, predictions, mistakes, objective.
+"""What a prefix of antecedents does to the data: per-rule class totals, predictions, mistakes, objective.
 
-Plain boolean arithmetic, independent of the search's packed kernels, so that it can check them.
+Plain boolean arithmetic, independent of the search's packed kernels, so that it can check them. Labels
+are class indices ``0 .. C-1``; samples may carry weights (cost-sensitive lists): a rule predicts the
+class of largest captured weight and its mistakes are the captured weight of the other classes.
 """
 
 from __future__ import annotations
@@ -10,37 +12,59 @@ from typing import Sequence
 import numpy as np
 
 
-def majority(n_captured: int, n_positive: int) -> int:
-    """The majority label of a rule's captured samples (a tie predicts the negative class)."""
-    return 1 if 2 * n_positive > n_captured else 0
+def class_weight_matrix(y, n_classes: int | None = None, sample_weight=None) -> np.ndarray:
+    """``(N, C)`` matrix: sample i's weight (1 without ``sample_weight``) in the column of its class."""
+    y = np.asarray(y).astype(np.int64)
+    n_classes = int(y.max(initial=1)) + 1 if n_classes is None else int(n_classes)
+    n_classes = max(n_classes, 2)
+    weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    matrix = np.zeros((y.shape[0], n_classes))
+    matrix[np.arange(y.shape[0]), y] = weights
+    return matrix
 
 
-def rule_mistakes(n_captured: int, n_positive: int) -> int:
-    """Mistakes of a rule that predicts the majority label of what it captures."""
-    return min(n_positive, n_captured - n_positive)
+def majority(class_totals) -> int:
+    """The class of largest weight among a rule's captured samples (ties: the smallest class index, so a
+    binary tie predicts the negative class)."""
+    return int(np.argmax(class_totals))
+
+
+def rule_mistakes(class_totals) -> float:
+    """Mistakes (weight of the other classes) of a rule that predicts the majority of what it captures."""
+    class_totals = np.asarray(class_totals)
+    return class_totals.sum(axis=-1) - class_totals.max(axis=-1)
+
+
+def prefix_class_totals(captures: np.ndarray, class_weights: np.ndarray, prefix: Sequence[int]) -> np.ndarray:
+    """``(K + 1, C)``: the class totals each rule captures in context, then the default rule's."""
+    remaining = np.ones(captures.shape[1], dtype=bool)
+    totals = []
+    for a in prefix:
+        captured = captures[a] & remaining
+        totals.append(class_weights[captured].sum(axis=0))
+        remaining &= ~captured
+    totals.append(class_weights[remaining].sum(axis=0))
+    return np.asarray(totals)
 
 
 def prefix_counts(captures: np.ndarray, y: np.ndarray, prefix: Sequence[int]) -> list[tuple[int, int]]:
-    """``(n_captured, n_positive)`` of each rule in context, then of the default rule."""
-    remaining = np.ones(captures.shape[1], dtype=bool)
-    positive = np.asarray(y).astype(bool)
-    counts = []
-    for a in prefix:
-        captured = captures[a] & remaining
-        counts.append((int(captured.sum()), int((captured & positive).sum())))
-        remaining &= ~captured
-    counts.append((int(remaining.sum()), int((remaining & positive).sum())))
-    return counts
+    """``(n_captured, n_positive)`` of each rule in context, then of the default rule (binary labels)."""
+    totals = prefix_class_totals(captures, class_weight_matrix(np.asarray(y).astype(bool), 2), prefix)
+    return [(int(round(t.sum())), int(round(t[1]))) for t in totals]
 
 
-def prefix_mistakes(captures: np.ndarray, y: np.ndarray, prefix: Sequence[int]) -> int:
-    """Training mistakes of the rule list that the prefix defines (majority labels everywhere)."""
-    return sum(rule_mistakes(n, p) for n, p in prefix_counts(captures, y, prefix))
+def prefix_mistakes(captures: np.ndarray, y: np.ndarray, prefix: Sequence[int], sample_weight=None,
+                    n_classes: int | None = None):
+    """Training mistakes (weighted, if ``sample_weight``) of the rule list that the prefix defines; an
+    ``int`` for unweighted data."""
+    totals = prefix_class_totals(captures, class_weight_matrix(y, n_classes, sample_weight), prefix)
+    mistakes = float(rule_mistakes(totals).sum())
+    return int(round(mistakes)) if sample_weight is None else mistakes
 
 
-def objective(mistakes: int, n_rules: int, n_samples: int, regularization: float) -> float:
-    """The CORELS objective R(d) = mistakes/N + lambda*K."""
-    return mistakes / n_samples + regularization * n_rules
+def objective(mistakes: float, n_rules: int, total_weight: float, regularization: float) -> float:
+    """The CORELS objective R(d) = mistakes/N + lambda*K (N: the total sample weight)."""
+    return mistakes / total_weight + regularization * n_rules
 
 
 def rule_list_from_prefix(
@@ -51,10 +75,21 @@ def rule_list_from_prefix(
     classes=(0, 1),
     binarizer=None,
     feature_names=None,
+    sample_weight=None,
 ):
-    """The rule list of a prefix: each rule predicts the majority of what it captures in context."""
+    """The rule list of a prefix: each rule predicts the (weighted) majority of what it captures in
+    context; rules keep their sample counts and, for weighted or multi-class data, their class totals."""
     from ..models import Rule, RuleList  # imported here: the search core does not need pandas
-    counts = prefix_counts(captures, y, prefix)
-    rules = [Rule(tuple(conditions[a]), majority(n, p), n, p) for a, (n, p) in zip(prefix, counts)]
-    n, p = counts[-1]
-    return RuleList(rules, Rule((), majority(n, p), n, p), classes, binarizer, feature_names)
+
+    n_classes = len(classes)
+    totals = prefix_class_totals(captures, class_weight_matrix(y, n_classes, sample_weight), prefix)
+    sizes = prefix_class_totals(captures, class_weight_matrix(y, n_classes), prefix)
+    plain = n_classes == 2 and sample_weight is None
+
+    def rule(conds, total, size):
+        class_totals = None if plain else tuple(float(t) for t in total)
+        n_positive = int(round(size[1])) if n_classes == 2 else 0
+        return Rule(tuple(conds), majority(total), int(round(size.sum())), n_positive, class_totals)
+
+    rules = [rule(conditions[a], t, s) for a, t, s in zip(prefix, totals, sizes)]
+    return RuleList(rules, rule((), totals[-1], sizes[-1]), classes, binarizer, feature_names)

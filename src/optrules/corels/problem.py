@@ -12,6 +12,7 @@ from ..data import bitset
 from ..data.formats import ReferenceProblem
 from ..data.groups import signature_groups
 from ..data.mine import Antecedents
+from .prefix import class_weight_matrix, prefix_mistakes
 
 #: below this lambda the bounds prune little and the search space explodes
 SMALL_REGULARIZATION = 1e-4
@@ -31,18 +32,37 @@ def check_regularization(regularization: float) -> float:
     return regularization
 
 
-def equivalent_points_minority(captures: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Mark the minority-label members of each group of samples with identical antecedent signatures.
+def equivalent_points_minority(captures: np.ndarray, y: np.ndarray, sample_weight=None) -> np.ndarray:
+    """Mark the members of each group of samples with identical antecedent signatures that lie outside
+    the group's (weighted) majority class.
 
-    No rule list can separate samples that every antecedent treats alike, so within each group the
-    minority label is always misclassified (Thm 20). On a tie one label's members are marked.
+    No rule list can separate samples that every antecedent treats alike, so within each group all but
+    one class is always misclassified (Thm 20, which holds for several classes and for weighted mistakes
+    alike). On a tie the smallest class index counts as the majority.
     """
-    y = np.asarray(y).astype(bool)
+    y = np.asarray(y).astype(np.int64)
     _, group = signature_groups(captures)
-    positives = np.bincount(group, weights=y, minlength=group.max() + 1)
-    sizes = np.bincount(group, minlength=group.max() + 1)
-    minority_is_positive = 2 * positives < sizes
-    return np.where(minority_is_positive[group], y, ~y)
+    n_groups, n_classes = group.max() + 1, max(int(y.max(initial=1)) + 1, 2)
+    weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    totals = np.zeros((n_groups, n_classes))
+    np.add.at(totals, (group, y), weights)
+    return y != np.argmax(totals, axis=1)[group]
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
+    """Finite, non-negative weights, one per sample, not all zero (or None)."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if weights.shape[0] != n_samples:
+        raise ValueError(f"sample_weight has {weights.shape[0]} entries for {n_samples} samples")
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("sample_weight has NaN or infinite entries")
+    if (weights < 0).any():
+        raise ValueError("sample_weight must be non-negative")
+    if weights.sum() <= 0:
+        raise ValueError("sample_weight sums to zero: no sample counts")
+    return weights
 
 
 @dataclass
@@ -50,15 +70,21 @@ class Problem:
     """Everything the search needs; ``conditions[a]`` names antecedent ``a`` for the output rule list."""
 
     bits: np.ndarray  # (M, W) uint64 capture vectors
-    y: np.ndarray  # (N,) 0/1
+    y: np.ndarray  # (N,) class indices 0 .. n_classes-1 (0/1 for binary data)
     regularization: float
     conditions: list[tuple[str, ...]]
     minor: np.ndarray  # (N,) bool, minority members of equivalent-point groups
+    sample_weight: np.ndarray | None = None  # (N,) cost of misclassifying each sample; None: all 1
+    n_classes: int = 2
 
     def __post_init__(self):
         self.regularization = check_regularization(self.regularization)
-        self.y = np.asarray(self.y).astype(np.int8)
+        self.y = np.asarray(self.y).astype(np.int64)
         n = self.y.shape[0]
+        self.n_classes = int(self.n_classes)
+        if n and (self.y.min() < 0 or self.y.max() >= self.n_classes):
+            raise ValueError(f"labels must be class indices in [0, {self.n_classes}), got {self.y.min()}..{self.y.max()}")
+        self.sample_weight = check_sample_weight(self.sample_weight, n)
         if self.bits.ndim != 2 or self.bits.shape[0] == 0:
             raise ValueError("the antecedent set is empty: mine with a lower min_support or more features")
         if self.bits.shape[1] != bitset.n_words(n):
@@ -71,6 +97,8 @@ class Problem:
             raise ValueError("no samples")
         if self.y.min() == self.y.max():
             raise ValueError(f"all {n} labels are {int(self.y[0])}: two classes are needed")
+        if self.sample_weight is not None and np.unique(self.y[self.sample_weight > 0]).shape[0] < 2:
+            raise ValueError("every sample of positive weight has the same label: two classes are needed")
 
     @property
     def n_samples(self) -> int:
@@ -81,15 +109,33 @@ class Problem:
         return int(self.bits.shape[0])
 
     @property
+    def weighted(self) -> bool:
+        """Do mistakes need real-valued class totals (weights or more than two classes)?"""
+        return self.sample_weight is not None or self.n_classes > 2
+
+    @property
+    def total_weight(self) -> float:
+        """N in the objective mistakes/N + lambda*K: the number of samples, or their total weight."""
+        return float(self.sample_weight.sum()) if self.sample_weight is not None else float(self.n_samples)
+
+    @property
     def lambda_n(self) -> float:
-        return self.regularization * self.n_samples
+        return self.regularization * self.total_weight
+
+    def class_weights(self) -> np.ndarray:
+        """``(N, C)``: each sample's weight in the column of its class."""
+        return class_weight_matrix(self.y, self.n_classes, self.sample_weight)
+
+    def mistakes(self, prefix) -> float:
+        """Training mistakes (weighted) of the list a prefix defines."""
+        return prefix_mistakes(self.captures(), self.y, prefix, self.sample_weight, self.n_classes)
 
     def captures(self) -> np.ndarray:
         return bitset.unpack(self.bits, self.n_samples)
 
     @classmethod
     def from_captures(cls, captures, y, regularization: float, conditions: Sequence[tuple[str, ...]] | None = None,
-                      minor=None) -> "Problem":
+                      minor=None, sample_weight=None, n_classes: int | None = None) -> "Problem":
         captures = np.asarray(captures, dtype=bool)
         if captures.ndim != 2:
             raise ValueError(f"captures must be a 2-D (antecedents x samples) matrix, got shape {captures.shape}")
@@ -98,22 +144,33 @@ class Problem:
             raise ValueError(f"antecedents cover {captures.shape[1]} samples but there are {y.shape[0]} labels")
         if conditions is None:
             conditions = [(f"a{i}",) for i in range(captures.shape[0])]
+        sample_weight = check_sample_weight(sample_weight, y.shape[0])
         if minor is None:
-            minor = equivalent_points_minority(captures, y) if captures.shape[0] else np.zeros(y.shape[0], bool)
-        return cls(bitset.pack(captures), y, regularization, [tuple(c) for c in conditions], np.asarray(minor, bool))
+            minor = equivalent_points_minority(captures, y, sample_weight) if captures.shape[0] else np.zeros(y.shape[0], bool)
+        return cls(bitset.pack(captures), y, regularization, [tuple(c) for c in conditions], np.asarray(minor, bool),
+                   sample_weight, _n_classes(y, n_classes))
 
     @classmethod
-    def from_antecedents(cls, antecedents: Antecedents, y, regularization: float, minor=None) -> "Problem":
+    def from_antecedents(cls, antecedents: Antecedents, y, regularization: float, minor=None, sample_weight=None,
+                         n_classes: int | None = None) -> "Problem":
         conditions = [antecedents.conditions(i) for i in range(len(antecedents))]
         y = np.asarray(y)
         if y.shape[0] != antecedents.n_samples:
             raise ValueError(f"antecedents cover {antecedents.n_samples} samples but there are {y.shape[0]} labels")
-        if minor is None:
-            minor = equivalent_points_minority(antecedents.capture_matrix(), y) if len(antecedents) else np.zeros(y.shape[0], bool)
-        return cls(antecedents.bits, y, regularization, conditions, np.asarray(minor, bool))
+        sample_weight = check_sample_weight(sample_weight, y.shape[0])
+        if minor is None and len(antecedents):
+            minor = equivalent_points_minority(antecedents.capture_matrix(), y, sample_weight)
+        elif minor is None:
+            minor = np.zeros(y.shape[0], bool)
+        return cls(antecedents.bits, y, regularization, conditions, np.asarray(minor, bool), sample_weight,
+                   _n_classes(y, n_classes))
 
     @classmethod
     def from_reference(cls, reference: ReferenceProblem, regularization: float) -> "Problem":
         conditions = [(name,) for name in reference.antecedent_names]
         return cls.from_captures(reference.captures, reference.y, regularization, conditions, reference.minor)
 
+
+
+def _n_classes(y, n_classes: int | None) -> int:
+    return max(2, int(np.max(np.asarray(y).astype(np.int64), initial=1)) + 1) if n_classes is None else int(n_classes)

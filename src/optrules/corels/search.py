@@ -18,7 +18,7 @@ from ..data.groups import group_samples
 from . import kernel as K
 from .bounds import log10_remaining_space
 from .greedy import greedy_prefix
-from .prefix import objective, prefix_mistakes
+from .prefix import objective
 
 from .problem import Problem
 
@@ -46,14 +46,13 @@ class Ablation:
 @dataclass
 class SearchResult:
     prefix: tuple[int, ...]
-    mistakes: int
+    mistakes: float  # an int for unweighted data
     objective: float
     certificate: Certificate
     extra: dict = field(default_factory=dict)
 
 
 def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix) -> tuple[int, ...]:
-    captures = problem.captures()
     candidates = [()]
     if warm_start:
         candidates.append(greedy_prefix(problem))
@@ -62,7 +61,7 @@ def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix) -> tu
         if len(set(prefix)) != len(prefix) or any(not 0 <= a < problem.n_antecedents for a in prefix):
             raise ValueError(f"initial_prefix must list distinct antecedent indices, got {prefix}")
         candidates.append(prefix)
-    return min(candidates, key=lambda p: prefix_mistakes(captures, problem.y, p) + problem.lambda_n * len(p))
+    return min(candidates, key=lambda p: problem.mistakes(p) + problem.lambda_n * len(p))
 
 
 def search(
@@ -72,35 +71,43 @@ def search(
     ablation: Ablation = Ablation(),
     max_nodes: int | None = None,
     time_limit: float | None = None,
+    max_memory: int | None = None,
     warm_start: bool = True,
     initial_prefix=None,
     trace_interval: float = 0.05,
     progress=None,
     counting: str = "auto",
 ) -> SearchResult:
-    """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it.
+    """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
+    (mistakes weighted and N the total weight when the problem has sample weights).
 
-    ``max_nodes`` caps the number of prefixes expanded, ``time_limit`` the seconds spent; either stops
-    the search with the best list so far and a certified gap, as does Ctrl-C. ``progress``, if given, is
+    ``max_nodes`` caps the number of prefixes expanded, ``time_limit`` the seconds spent, ``max_memory``
+    the bytes of the queue and map (default: half the machine's memory); each stops the search with the
+    best list so far and a certified gap, as does Ctrl-C. ``progress``, if given, is
     called with the latest trace point and counters after every slice.
     """
     if policy not in K.POLICIES:
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
     if map_type not in K.MAP_TYPES:
         raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
-    check_budgets(max_nodes, time_limit)
+    check_budgets(max_nodes, time_limit, max_memory)
 
-    n, m = problem.n_samples, problem.n_antecedents
+    n, m = problem.total_weight, problem.n_antecedents
     lambda_n = problem.lambda_n
-    groups = group_samples(problem.captures(), problem.y, problem.minor, counting)
+    groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
+                           problem.class_weights() if problem.weighted else None)
+    no_classes = np.zeros((0, 1))
+    class_weights = groups.class_weights if problem.weighted else no_classes
+    minority_weights = groups.minority_weights if problem.weighted else no_classes[:, 0]
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
-    state = SearchState(m, {"node_lb": np.float64, "node_b0": np.int32})
+    # b0 is a count of samples (int32 is exact and small) unless samples carry real weights
+    state = SearchState(m, {"node_lb": np.float64, "node_b0": np.float64 if problem.weighted else np.int32})
     incumbent = _initial_incumbent(problem, warm_start, initial_prefix)
-    captures = problem.captures()
-    state.set_incumbent(prefix_mistakes(captures, problem.y, incumbent) + lambda_n * len(incumbent), incumbent)
+    state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
     # the root: the empty prefix
-    state.node_b0[0] = int(problem.minor.sum()) if ablation.equivalent_points else 0
+    minority_weight = problem.class_weights().sum(axis=1) @ problem.minor
+    state.node_b0[0] = minority_weight if ablation.equivalent_points else 0
     state.push_root()
 
     flags = ablation.flags()
@@ -109,7 +116,7 @@ def search(
     def run(max_pops: int) -> int:
         return K.expand(
             max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
-            groups.packed_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
+            groups.packed_weights, class_weights, minority_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
             state.node_parent, state.node_last, state.node_depth, state.node_lb, state.node_b0,
             state.node_hash, state.node_dead, state.heap_key, state.heap_node,
             state.map_slots, state.ints, state.floats, state.best_prefix,
@@ -118,12 +125,12 @@ def search(
     trace = Trace()
     outcome = drive(
         run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress),
-        max_nodes, time_limit, trace_interval,
+        max_nodes, time_limit, trace_interval, max_memory,
     )
     status = outcome.status
 
     prefix = state.best()
-    mistakes = prefix_mistakes(captures, problem.y, prefix)
+    mistakes = problem.mistakes(prefix)
     best_objective = objective(mistakes, len(prefix), n, problem.regularization)
     if status == OPTIMAL:
         lower_bound = best_objective

@@ -128,9 +128,32 @@ def load_bank_marketing() -> Dataset:
     )
 
 
+CAR_SOURCE = "UCI Car Evaluation (Bohanec and Rajkovic, 1988), car.data (github.com/Rader09/dataset @ af153714)"
+CAR_COLUMNS = ["buying", "maint", "doors", "persons", "lug_boot", "safety"]
+
+
+def load_car_evaluation() -> Dataset:
+    """UCI Car Evaluation: 1,728 cars, six ordinal attributes, four classes (unacc, acc, good, vgood).
+
+    A multi-class example: every attribute is categorical (``doors=5more``, ``safety=high``, ...).
+    """
+    with resources.files("optrules.data").joinpath("bundled", "car.data.gz").open("rb") as handle:
+        raw = pd.read_csv(handle, compression="gzip", header=None, names=CAR_COLUMNS + ["class"], dtype=str)
+    return Dataset(
+        name="car",
+        X=raw[CAR_COLUMNS],
+        y=raw["class"].to_numpy(dtype=object),
+        target="class",
+        description="UCI car evaluation, 4 classes (multi-class example)",
+        source=CAR_SOURCE,
+        classes=("acc", "good", "unacc", "vgood"),
+    )
+
+
 DATASETS = {
     "compas": (load_compas, "ProPublica COMPAS two-year recidivism, CORELS features (set A; B adds race)"),
     "bank": (load_bank_marketing, "UCI bank marketing, the falling rule list paper's items"),
+    "car": (load_car_evaluation, "UCI car evaluation, 4 classes (multi-class rule lists)"),
 }
 
 

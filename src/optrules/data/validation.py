@@ -40,6 +40,13 @@ def check_binary_target(y, n_samples: int | None = None) -> tuple[np.ndarray, np
     The positive class is the larger of the two sorted labels (1 for 0/1, True for booleans, 'yes'
     for 'no'/'yes').
     """
+    codes, classes = check_target(y, n_samples, binary=True)
+    return codes.astype(np.int8), classes
+
+
+def check_target(y, n_samples: int | None = None, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a classification target; return ``(codes, classes)``: sorted distinct labels and each
+    sample's index into them. At least two classes; exactly two when ``binary``."""
     labels = pd.Series(np.asarray(y).ravel() if not isinstance(y, pd.Series) else y.to_numpy())
     if n_samples is not None and len(labels) != n_samples:
         raise ValueError(f"X has {n_samples} samples but y has {len(labels)}: lengths must match")
@@ -53,8 +60,21 @@ def check_binary_target(y, n_samples: int | None = None) -> tuple[np.ndarray, np
     classes = np.asarray(sorted(pd.unique(labels), key=lambda v: (str(type(v)), v)))
     if len(classes) == 1:
         raise ValueError(f"the target has a single class ({classes[0]!r}); two classes are needed")
-    if len(classes) > 2:
+    if binary and len(classes) > 2:
         shown = ", ".join(repr(c) for c in classes[:6]) + (" ..." if len(classes) > 6 else "")
         raise ValueError(f"a binary target is required, got {len(classes)} classes: {shown}")
-    y01 = (labels.to_numpy() == classes[1]).astype(np.int8)
-    return y01, classes
+    if pd.api.types.is_float_dtype(labels):
+        from sklearn.utils.multiclass import check_classification_targets
+
+        check_classification_targets(labels.to_numpy())  # "Unknown label type: continuous" for real numbers
+    codes = np.searchsorted(classes, labels.to_numpy()) if _sortable(classes) else _codes(labels, classes)
+    return codes.astype(np.int64), classes
+
+
+def _sortable(classes) -> bool:
+    return len({type(c) for c in classes}) == 1
+
+
+def _codes(labels: pd.Series, classes) -> np.ndarray:
+    index = {c: i for i, c in enumerate(classes)}
+    return np.array([index[v] for v in labels.to_numpy()], dtype=np.int64)

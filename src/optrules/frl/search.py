@@ -77,6 +77,7 @@ def certified_search(
     use_map: bool = True,
     max_nodes: int | None = None,
     time_limit: float | None = None,
+    max_memory: int | None = None,
     initial_prefix=None,
     trace_interval: float = 0.05,
     progress=None,
@@ -119,7 +120,7 @@ def certified_search(
 
     trace = Trace()
     outcome = drive(run, state, lambda elapsed: _record(trace, state, elapsed, n, progress),
-                    max_nodes, time_limit, trace_interval)
+                    max_nodes, time_limit, trace_interval, max_memory)
     prefix = state.best()
     best = problem.objective(prefix, soft)
     lower_bound = best if outcome.status == OPTIMAL else min(best, _queue_bound(state)[0] / n)
