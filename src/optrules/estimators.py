@@ -68,16 +68,26 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
     def _conditions(self):
         return [self.antecedents_.conditions(i) for i in range(len(self.antecedents_))]
 
-    def predict(self, X):
+    def _check_predict_input(self, X):
+        """Fitted, and arrays have the fitted number of columns (a DataFrame is matched by column names)."""
         check_is_fitted(self, "rule_list_")
-        return self.rule_list_.predict(X)
+        frame = as_frame(X, columns=list(self.feature_names_in_))
+        if not hasattr(X, "columns") and frame.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return frame
+
+    def predict(self, X):
+        frame = self._check_predict_input(X)
+        return self.rule_list_.predict(frame)
 
     def predict_proba(self, X):
-        check_is_fitted(self, "rule_list_")
-        return self.rule_list_.predict_proba(X)
+        frame = self._check_predict_input(X)
+        return self.rule_list_.predict_proba(frame)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = self.multiclass
         tags.input_tags.allow_nan = self.missing == "category"
         tags.input_tags.string = True
         tags.input_tags.categorical = True

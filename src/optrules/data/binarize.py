@@ -199,8 +199,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if int(self.n_thresholds) < 1:
             raise ValueError(f"n_thresholds must be >= 1, got {self.n_thresholds}")
         frame = as_frame(X)
-        if frame.shape[0] == 0 or frame.shape[1] == 0:
-            raise ValueError(f"cannot fit a Binarizer on empty data (shape {frame.shape})")
+        if frame.shape[0] == 0:
+            raise ValueError(f"cannot fit on empty data: found 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
+        if frame.shape[1] == 0:
+            raise ValueError(f"cannot fit on empty data: found 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
         categorical = set(self.categorical or ())
         bins = dict(self.bins or {})
         unknown = (categorical | set(bins)) - set(frame.columns)

@@ -10,12 +10,21 @@ import pandas as pd
 
 def as_frame(X, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """A DataFrame view of ``X``; arrays get the given column names (or ``x0, x1, ...``)."""
+    if hasattr(X, "toarray") and not isinstance(X, pd.DataFrame):
+        raise TypeError("sparse input is not supported: pass a dense array or a DataFrame (X.toarray())")
     if isinstance(X, pd.DataFrame):
         frame = X
+        if any(pd.api.types.is_complex_dtype(dtype) for dtype in frame.dtypes):
+            raise ValueError("Complex data not supported: columns must be numbers, booleans or categories")
     else:
         array = np.asarray(X)
         if array.ndim != 2:
-            raise ValueError(f"expected 2-D data (samples x columns), got an array of shape {array.shape}")
+            raise ValueError(
+                f"expected 2-D data (samples x columns), got an array of shape {array.shape}. Reshape your data: "
+                "X.reshape(-1, 1) if it has a single feature, X.reshape(1, -1) if it is a single sample"
+            )
+        if np.iscomplexobj(array):
+            raise ValueError("Complex data not supported: columns must be numbers, booleans or categories")
         if columns is None or len(columns) != array.shape[1]:
             columns = [f"x{j}" for j in range(array.shape[1])]
         frame = pd.DataFrame(array, columns=list(columns))
@@ -47,7 +56,13 @@ def check_binary_target(y, n_samples: int | None = None) -> tuple[np.ndarray, np
 def check_target(y, n_samples: int | None = None, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validate a classification target; return ``(codes, classes)``: sorted distinct labels and each
     sample's index into them. At least two classes; exactly two when ``binary``."""
-    labels = pd.Series(np.asarray(y).ravel() if not isinstance(y, pd.Series) else y.to_numpy())
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
+    if not isinstance(y, pd.Series):
+        from sklearn.utils.validation import column_or_1d
+
+        y = column_or_1d(np.asarray(y, dtype=object) if _mixed(y) else y, warn=True)  # warns on a column vector
+    labels = pd.Series(y if not isinstance(y, pd.Series) else y.to_numpy())
     if n_samples is not None and len(labels) != n_samples:
         raise ValueError(f"X has {n_samples} samples but y has {len(labels)}: lengths must match")
     if len(labels) == 0:
@@ -57,18 +72,25 @@ def check_target(y, n_samples: int | None = None, binary: bool = False) -> tuple
     if pd.api.types.is_numeric_dtype(labels) and not pd.api.types.is_bool_dtype(labels):
         if np.isinf(labels.to_numpy(dtype="float64")).any():
             raise ValueError("the target has infinite values")
-    classes = np.asarray(sorted(pd.unique(labels), key=lambda v: (str(type(v)), v)))
-    if len(classes) == 1:
-        raise ValueError(f"the target has a single class ({classes[0]!r}); two classes are needed")
-    if binary and len(classes) > 2:
-        shown = ", ".join(repr(c) for c in classes[:6]) + (" ..." if len(classes) > 6 else "")
-        raise ValueError(f"a binary target is required, got {len(classes)} classes: {shown}")
     if pd.api.types.is_float_dtype(labels):
         from sklearn.utils.multiclass import check_classification_targets
 
         check_classification_targets(labels.to_numpy())  # "Unknown label type: continuous" for real numbers
+    classes = np.asarray(sorted(pd.unique(labels), key=lambda v: (str(type(v)), v)))
+    if len(classes) == 1:
+        raise ValueError(f"the target has one class only ({classes[0]!r}): a single class cannot be learnt, "
+                         "two classes are needed")
+    if binary and len(classes) > 2:
+        shown = ", ".join(repr(c) for c in classes[:6]) + (" ..." if len(classes) > 6 else "")
+        raise ValueError(f"Only binary classification is supported: a binary target is required, got "
+                         f"{len(classes)} classes: {shown}")
     codes = np.searchsorted(classes, labels.to_numpy()) if _sortable(classes) else _codes(labels, classes)
     return codes.astype(np.int64), classes
+
+
+def _mixed(y) -> bool:
+    """A list mixing strings and numbers (numpy would turn the numbers into strings)."""
+    return isinstance(y, (list, tuple)) and len({type(v) for v in y}) > 1
 
 
 def _sortable(classes) -> bool:
