@@ -124,7 +124,8 @@ class RuleListClassifier(_RuleModelEstimator):
     categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
 
     Fitted attributes: ``rule_list_``, ``certificate_``, ``classes_``, ``binarizer_``, ``antecedents_``,
-    ``n_features_in_``, ``feature_names_in_``.
+    ``antecedent_indices_`` (the list's antecedents in ``antecedents_``), ``n_features_in_``,
+    ``feature_names_in_``.
     """
 
     def __init__(
@@ -186,13 +187,23 @@ class RuleListClassifier(_RuleModelEstimator):
 
     def fit(self, X, y, sample_weight=None):
         regularization = check_regularization(self.regularization)
+        prepared = self._prepare(X, y, sample_weight, regularization)
+        return self._search(prepared)
+
+    def _prepare(self, X, y, sample_weight, smallest_regularization: float):
+        """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
+        A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
         frame = as_frame(X)
         codes, classes = check_target(y, frame.shape[0])
         weights = self._sample_weights(codes, classes, sample_weight)
-        min_support = self._default_min_support(regularization, weights)
-        codes = self._binarize_and_mine(frame, y, min_support)
-        problem = Problem.from_antecedents(self.antecedents_, codes, regularization, sample_weight=weights,
-                                           n_classes=len(self.classes_))
+        min_support = self._default_min_support(smallest_regularization, weights)
+        return self._binarize_and_mine(frame, y, min_support), weights
+
+    def _search(self, prepared, initial_prefix=None):
+        """The certified search on prepared data (``_prepare``), optionally from a known list."""
+        codes, weights = prepared
+        problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
+                                           sample_weight=weights, n_classes=len(self.classes_))
         progress = self._progress()
         try:
             result = search(
@@ -204,6 +215,7 @@ class RuleListClassifier(_RuleModelEstimator):
                 time_limit=self.time_limit,
                 max_memory=self.max_memory,
                 warm_start=self.warm_start,
+                initial_prefix=initial_prefix,
                 progress=progress,
             )
         finally:
@@ -213,6 +225,7 @@ class RuleListClassifier(_RuleModelEstimator):
             self.antecedents_.capture_matrix(), codes, result.prefix, self._conditions(), self.classes_,
             self.binarizer_, sample_weight=weights,
         )
+        self.antecedent_indices_ = result.prefix
         self.certificate_ = result.certificate
         return self
 

@@ -1,0 +1,208 @@
+"""Choosing lambda: the regularization path and its cross-validation.
+
+A path fits one certified rule list per lambda on the same data. It binarizes and mines once, at the
+smallest lambda (an antecedent rarer than lambda * N can never enter an optimal list, Thm 10, so the
+antecedents mined for the smallest lambda serve every larger one), and it runs from the largest lambda
+down, starting each search from the lists already found: the best of them at the new lambda is a good
+incumbent, so the search prunes from its first node. Every list on the path is still certified on its
+own.
+
+Cross-validation runs one path per fold. Folds are independent tasks for joblib, so they run in
+parallel processes with ``n_jobs``, and on a cluster under a joblib backend::
+
+    from dask.distributed import Client
+    import joblib
+    client = Client("tcp://scheduler:8786")          # or LocalCluster()
+    with joblib.parallel_config(backend="dask"):
+        RuleListCV(regularizations=[0.02, 0.01, 0.005], n_jobs=-1).fit(X, y)
+
+(and likewise ``backend="ray"`` after ``ray.util.joblib.register_ray()``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils.validation import check_is_fitted
+
+from .certificate import Certificate
+from .corels.problem import check_regularization
+from .data.validation import as_frame, check_target
+from .estimators import RuleListClassifier
+from .models import RuleList
+
+#: the lambdas tried when none are given: 1 rule costs 5% ... 0.25% of training accuracy
+DEFAULT_REGULARIZATIONS = (0.05, 0.02, 0.01, 0.005, 0.0025)
+
+# what a fitted rule-list estimator shares across the lambdas of a path (binarization and mining)
+_PREPARED_ATTRIBUTES = ("classes_", "binarizer_", "antecedents_", "n_features_in_", "feature_names_in_")
+
+
+@dataclass
+class PathPoint:
+    regularization: float
+    estimator: RuleListClassifier  # fitted
+
+    @property
+    def rule_list(self) -> RuleList:
+        return self.estimator.rule_list_
+
+    @property
+    def certificate(self) -> Certificate:
+        return self.estimator.certificate_
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.estimator.rule_list_)
+
+
+def _check_regularizations(regularizations) -> list[float]:
+    values = sorted({check_regularization(r) for r in np.atleast_1d(regularizations)}, reverse=True)
+    if not values:
+        raise ValueError("give at least one regularization (lambda) value")
+    return values
+
+
+def regularization_path(X, y, regularizations=DEFAULT_REGULARIZATIONS, estimator: RuleListClassifier | None = None,
+                        sample_weight=None) -> list[PathPoint]:
+    """One certified rule list per lambda, largest lambda first (see the module docstring).
+
+    ``estimator`` carries every other setting (max_card, budgets, class_weight, binarizer options); its
+    own ``regularization`` is ignored. Each point holds a fitted estimator with its certificate.
+    """
+    base = RuleListClassifier() if estimator is None else estimator
+    values = _check_regularizations(regularizations)
+    shared = clone(base).set_params(regularization=values[-1])
+    prepared = shared._prepare(X, y, sample_weight, values[-1])
+    path: list[PathPoint] = []
+    for value in values:
+        model = clone(base).set_params(regularization=value)
+        for name in _PREPARED_ATTRIBUTES:
+            if hasattr(shared, name):
+                setattr(model, name, getattr(shared, name))
+        previous = [point.estimator.antecedent_indices_ for point in path]
+        model._search(prepared, initial_prefix=_best_known(model, prepared, previous))
+        path.append(PathPoint(value, model))
+    return path
+
+
+def _best_known(model: RuleListClassifier, prepared, prefixes):
+    """The list, among those found at larger lambdas, with the smallest objective at this lambda."""
+    if not prefixes:
+        return None
+    from .corels.problem import Problem
+
+    codes, weights = prepared
+    problem = Problem.from_antecedents(model.antecedents_, codes, model.regularization, sample_weight=weights,
+                                       n_classes=len(model.classes_))
+    return min(prefixes, key=lambda p: problem.mistakes(p) + problem.lambda_n * len(p))
+
+
+def _fold_path(base, X, y, sample_weight, train, test, values, scorer):
+    """Fit the path on one fold's training part; score every lambda on its test part."""
+    X_train, X_test = _take(X, train), _take(X, test)
+    y_train, y_test = y[train], y[test]
+    weights = None if sample_weight is None else sample_weight[train]
+    path = regularization_path(X_train, y_train, values, base, weights)
+    scores = [float(scorer(point.estimator, X_test, y_test)) for point in path]
+    n_rules = [point.n_rules for point in path]
+    certified = [point.certificate.status == "optimal" for point in path]
+    return scores, n_rules, certified
+
+
+def _take(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
+class RuleListCV(ClassifierMixin, BaseEstimator):
+    """A rule list whose lambda is chosen by cross-validation, then refitted on all the data.
+
+    Parameters
+    ----------
+    regularizations : the lambdas to try.
+    estimator : a :class:`~optrules.estimators.RuleListClassifier` with every other setting
+        (default: the defaults).
+    cv : folds (int: stratified k-fold), or any scikit-learn splitter or iterable of splits.
+    scoring : a scikit-learn scorer name or callable (default: accuracy).
+    n_jobs : folds run in parallel through joblib (``-1``: every core; under
+        ``joblib.parallel_config(backend="dask")`` on a Dask cluster).
+    one_standard_error : pick the largest lambda (the shortest list) whose mean score is within one
+        standard error of the best, rather than the best mean itself.
+
+    Fitted: ``regularization_`` (the chosen lambda), ``best_estimator_`` (refitted on all data),
+    ``cv_results_`` (``regularization``, ``mean_test_score``, ``std_test_score``, ``split{k}_test_score``,
+    ``mean_n_rules``, ``certified_fraction``), ``classes_``, ``n_features_in_``.
+    """
+
+    def __init__(self, regularizations=DEFAULT_REGULARIZATIONS, estimator=None, cv=5, scoring=None, n_jobs=None,
+                 one_standard_error: bool = False):
+        self.regularizations = regularizations
+        self.estimator = estimator
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.one_standard_error = one_standard_error
+
+    def fit(self, X, y, sample_weight=None):
+        base = RuleListClassifier() if self.estimator is None else self.estimator
+        values = _check_regularizations(self.regularizations)
+        frame = as_frame(X)
+        check_target(y, frame.shape[0])
+        y = np.asarray(y)
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        splitter = check_cv(self.cv, y, classifier=True)
+        scorer = check_scoring(base, scoring=self.scoring)
+        folds = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fold_path)(base, frame, y, weights, train, test, values, scorer)
+            for train, test in splitter.split(frame, y)
+        )
+        scores = np.array([f[0] for f in folds])  # (folds, lambdas)
+        mean, std = scores.mean(axis=0), scores.std(axis=0)
+        self.cv_results_ = {
+            "regularization": np.array(values),
+            "mean_test_score": mean,
+            "std_test_score": std,
+            **{f"split{k}_test_score": scores[k] for k in range(scores.shape[0])},
+            "mean_n_rules": np.array([f[1] for f in folds]).mean(axis=0),
+            "certified_fraction": np.array([f[2] for f in folds]).mean(axis=0),
+        }
+        best = int(np.argmax(mean))  # values run from the largest lambda: ties keep the shorter list
+        if self.one_standard_error:
+            threshold = mean[best] - std[best] / np.sqrt(scores.shape[0])
+            best = int(np.flatnonzero(mean >= threshold)[0])
+        self.regularization_ = values[best]
+        self.best_estimator_ = clone(base).set_params(regularization=self.regularization_).fit(X, y, sample_weight)
+        self.classes_ = self.best_estimator_.classes_
+        self.n_features_in_ = self.best_estimator_.n_features_in_
+        if hasattr(self.best_estimator_, "feature_names_in_"):
+            self.feature_names_in_ = self.best_estimator_.feature_names_in_
+        return self
+
+    @property
+    def rule_list_(self) -> RuleList:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.rule_list_
+
+    @property
+    def certificate_(self) -> Certificate:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.certificate_
+
+    def predict(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags

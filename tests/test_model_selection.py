@@ -1,0 +1,79 @@
+"""Regularization path and cross-validated lambda, serially, in processes and on a Dask cluster."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from optrules.data.datasets import load_car_evaluation, load_compas
+from optrules.estimators import RuleListClassifier
+from optrules.model_selection import RuleListCV, regularization_path
+
+
+@pytest.fixture(scope="module")
+def compas():
+    data = load_compas()
+    return data.X, data.y
+
+
+def test_path_matches_independent_fits(compas):
+    X, y = compas
+    lambdas = [0.005, 0.02, 0.01, 0.05]
+    path = regularization_path(X, y, lambdas, RuleListClassifier(max_card=2))
+    assert [p.regularization for p in path] == [0.05, 0.02, 0.01, 0.005]
+    for point in path:
+        alone = RuleListClassifier(regularization=point.regularization, max_card=2).fit(X, y)
+        assert point.certificate.status == alone.certificate_.status == "optimal"
+        assert point.certificate.objective == pytest.approx(alone.certificate_.objective, abs=1e-12)
+        assert (point.estimator.predict(X) == alone.predict(X)).mean() > 0.95
+    # smaller lambda: never fewer rules, never a worse training error
+    n_rules = [p.n_rules for p in path]
+    errors = [p.certificate.objective - p.regularization * p.n_rules for p in path]
+    assert n_rules == sorted(n_rules)
+    assert all(a >= b - 1e-12 for a, b in zip(errors, errors[1:]))
+
+
+def test_path_multiclass_weighted():
+    data = load_car_evaluation()
+    path = regularization_path(data.X, data.y, [0.05, 0.01], RuleListClassifier(max_card=1, class_weight="balanced"))
+    assert all(p.certificate.status == "optimal" for p in path)
+    assert path[1].n_rules >= path[0].n_rules
+
+
+def test_cross_validated_lambda(compas):
+    X, y = compas
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    model = RuleListCV([0.05, 0.01, 0.005], RuleListClassifier(max_card=1), cv=cv, n_jobs=2).fit(X, y)
+    results = model.cv_results_
+    assert list(results["regularization"]) == [0.05, 0.01, 0.005]
+    # the fold scores are those of independent fits on the same splits
+    for j, lam in enumerate(results["regularization"]):
+        direct = cross_val_score(RuleListClassifier(regularization=lam, max_card=1), X, y, cv=cv)
+        assert np.allclose([results[f"split{k}_test_score"][j] for k in range(4)], direct, atol=0.01)
+    assert model.regularization_ == results["regularization"][int(np.argmax(results["mean_test_score"]))]
+    assert model.certificate_.status == "optimal"
+    assert model.score(X, y) > 0.6
+    assert (results["certified_fraction"] == 1.0).all()
+    simple = RuleListCV([0.05, 0.01, 0.005], RuleListClassifier(max_card=1), cv=cv, one_standard_error=True).fit(X, y)
+    assert simple.regularization_ >= model.regularization_
+    with pytest.raises(ValueError, match="lambda"):
+        RuleListCV([2.0]).fit(X, y)
+
+
+def test_cross_validation_on_a_dask_cluster(compas):
+    """The folds run as tasks on a real dask.distributed LocalCluster (worker processes on loopback)."""
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, y = compas
+    cv = StratifiedKFold(3, shuffle=True, random_state=1)
+    serial = RuleListCV([0.02, 0.01], RuleListClassifier(max_card=1), cv=cv).fit(X, y)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        assert all(address.startswith("tcp://127.0.0.1") for address in client.scheduler_info()["workers"])
+        with distributed.get_task_stream(client) as tasks, joblib.parallel_config(backend="dask"):
+            on_cluster = RuleListCV([0.02, 0.01], RuleListClassifier(max_card=1), cv=cv, n_jobs=-1).fit(X, y)
+        assert len(tasks.data) >= 3  # the three folds ran as cluster tasks
+        assert len({task["worker"] for task in tasks.data}) >= 1
+    for key in ("mean_test_score", "mean_n_rules"):
+        assert np.allclose(on_cluster.cv_results_[key], serial.cv_results_[key])
+    assert on_cluster.regularization_ == serial.regularization_
