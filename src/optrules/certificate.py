@@ -95,6 +95,12 @@ class Certificate:
         data["gap"] = self.gap
         return _plain(data)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Certificate":
+        """The inverse of :meth:`to_dict` (the ``gap`` entry is derived, not read)."""
+        return cls(data["status"], float(data["objective"]), float(data["lower_bound"]), dict(data.get("counters", {})),
+                   Trace(**data.get("trace", {})))
+
 
 def _plain(value):
     if isinstance(value, dict):
