@@ -123,9 +123,13 @@ class RuleListClassifier(_RuleModelEstimator):
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
     categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
 
-    Fitted attributes: ``rule_list_``, ``certificate_``, ``classes_``, ``binarizer_``, ``antecedents_``,
-    ``antecedent_indices_`` (the list's antecedents in ``antecedents_``), ``n_features_in_``,
-    ``feature_names_in_``.
+    Attributes
+    ----------
+    rule_list_ : the certified :class:`~optrules.models.RuleList`.
+    certificate_ : its :class:`~optrules.certificate.Certificate` (optimal, or the gap left by a budget).
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
+    binarizer_, antecedents_ : the fitted binarizer and the mined antecedents.
+    antecedent_indices_ : the list's antecedents, as indices into ``antecedents_``.
     """
 
     def __init__(
@@ -265,9 +269,13 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         negatives (the paper: 10%); ``max_card``: items per antecedent.
     categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
 
-    Fitted: ``rule_list_`` (a :class:`~optrules.models.FallingRuleList`), ``objective_``,
-    ``certificate_`` (None for ``montecarlo``, which proves nothing), ``classes_``, ``binarizer_``,
-    ``antecedents_``.
+    Attributes
+    ----------
+    rule_list_ : the :class:`~optrules.models.FallingRuleList`.
+    objective_ : its objective (weighted risk + C per rule (+ C1 x rise)).
+    certificate_ : its :class:`~optrules.certificate.Certificate`; None for ``montecarlo``, which proves
+        nothing.
+    classes_, binarizer_, antecedents_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
     def __init__(
@@ -363,8 +371,12 @@ class RuleSetClassifier(_RuleModelEstimator):
     categorical, bins, n_thresholds, negations, missing : the Binarizer (the paper: decile thresholds
         both ways, one-hot with negations).
 
-    Fitted: ``rule_set_`` (:class:`~optrules.models.RuleSet`), ``certificate_`` (objective and lower
-    bound in weighted mistakes), ``classes_``, ``binarizer_``.
+    Attributes
+    ----------
+    rule_set_ : the :class:`~optrules.models.RuleSet` (also as ``rule_list_``).
+    certificate_ : its :class:`~optrules.certificate.Certificate`, objective and lower bound in weighted
+        mistakes.
+    classes_, binarizer_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
     def __init__(

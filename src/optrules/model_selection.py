@@ -134,9 +134,14 @@ class RuleListCV(ClassifierMixin, BaseEstimator):
     one_standard_error : pick the largest lambda (the shortest list) whose mean score is within one
         standard error of the best, rather than the best mean itself.
 
-    Fitted: ``regularization_`` (the chosen lambda), ``best_estimator_`` (refitted on all data),
-    ``cv_results_`` (``regularization``, ``mean_test_score``, ``std_test_score``, ``split{k}_test_score``,
-    ``mean_n_rules``, ``certified_fraction``), ``classes_``, ``n_features_in_``.
+    Attributes
+    ----------
+    regularization_ : the chosen lambda.
+    best_estimator_ : a :class:`~optrules.estimators.RuleListClassifier` refitted on all data with it.
+    cv_results_ : dict of arrays over the lambdas (largest first): ``regularization``,
+        ``mean_test_score``, ``std_test_score``, ``split{k}_test_score``, ``mean_n_rules``,
+        ``certified_fraction``.
+    classes_, n_features_in_ : as in scikit-learn.
     """
 
     def __init__(self, regularizations=DEFAULT_REGULARIZATIONS, estimator=None, cv=5, scoring=None, n_jobs=None,
