@@ -157,8 +157,8 @@ class RuleListCV(ClassifierMixin, BaseEstimator):
         base = RuleListClassifier() if self.estimator is None else self.estimator
         values = _check_regularizations(self.regularizations)
         frame = as_frame(X)
-        check_target(y, frame.shape[0])
-        y = np.asarray(y)
+        codes, classes = check_target(y, frame.shape[0])
+        y = classes[codes]  # plain labels (an object array of numbers becomes numbers) for the scorers
         weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         splitter = check_cv(self.cv, y, classifier=True)
         scorer = check_scoring(base, scoring=self.scoring)
