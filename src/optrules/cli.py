@@ -1,4 +1,4 @@
-"""Command line: ``optrules info | mine | fit | predict | trace | bench``."""
+"""Command line: ``optrules info | mine | fit | predict | trace | bench | serve``."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ examples:
   optrules predict model.json new.csv -o scored.csv      predictions (+ --proba, --explain)
   optrules trace model.json -o trace.png                 the search's convergence, as in the paper
   optrules bench --dataset compas -r 0.02 0.01           time and memory of the search
+  optrules serve                                         the web app on http://127.0.0.1:8000/
 
 Run 'optrules COMMAND --help' for the options of one command.
 """
@@ -351,6 +352,18 @@ def cmd_bench(args, console: Console) -> int:
     return 0
 
 
+# -- serve ----------------------------------------------------------------------------------------------
+def cmd_serve(args, console: Console) -> int:
+    from .web.app import serve
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        console.print(f"[bold yellow]warning:[/] serving on {args.host}: anyone who reaches this machine can "
+                      "upload data and start searches")
+    console.print(f"optrules web app on http://{args.host}:{args.port}/  (Ctrl-C to stop)")
+    serve(args.host, args.port, args.workers, args.max_upload_mb)
+    return 0
+
+
 # -- the parser -----------------------------------------------------------------------------------------
 def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     fit.add_argument("--model", choices=["rulelist", "frl", "ruleset"], default="rulelist",
@@ -460,6 +473,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--weight-column", help="column of per-sample weights")
     bench.add_argument("--output", "-o", help="write the measurements as JSON to this file")
     bench.set_defaults(handler=cmd_bench)
+
+    serve = commands.add_parser(
+        "serve", help="start the local web app: upload a CSV, watch the search converge, download the model",
+        description="A small web app on this machine (127.0.0.1 by default): upload a CSV or pick a bundled "
+                    "dataset, choose the target and the model, start runs (they queue), watch the best "
+                    "objective and the lower bound meet, read and download the certified model.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--workers", type=int, default=1, help="runs fitted at the same time (default 1; others queue)")
+    serve.add_argument("--max-upload-mb", type=float, default=50.0, help="largest CSV accepted, MB (default 50)")
+    serve.set_defaults(handler=cmd_serve)
     return parser
 
 

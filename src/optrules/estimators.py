@@ -59,11 +59,20 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
         return y01
 
     def _progress(self):
+        """The search's progress callback: ``verbose`` itself when callable, a terminal display when true."""
+        if callable(self.verbose):
+            return self.verbose
         if not self.verbose:
             return None
         from .progress import SearchProgress
 
         return SearchProgress()
+
+    @staticmethod
+    def _close(progress) -> None:
+        close = getattr(progress, "close", None)
+        if close is not None:
+            close()
 
     def _conditions(self):
         return [self.antecedents_.conditions(i) for i in range(len(self.antecedents_))]
@@ -116,7 +125,8 @@ class RuleListClassifier(_RuleModelEstimator):
     max_nodes, time_limit, max_memory : budgets (prefixes expanded, seconds, bytes of search state;
         memory defaults to half the machine's); on any, and on Ctrl-C, the best list found is returned
         and ``certificate_`` says how far from optimal it can be.
-    verbose : show live progress.
+    verbose : show live progress; or a callable ``(trace, counters)`` called after each slice of the
+        search (raising ``KeyboardInterrupt`` in it stops the search, which returns its best list).
     class_weight : None, "balanced" (weights inversely proportional to class frequencies) or
         {label: weight}; multiplies ``sample_weight`` given to ``fit``.
     use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,
@@ -223,8 +233,7 @@ class RuleListClassifier(_RuleModelEstimator):
                 progress=progress,
             )
         finally:
-            if progress is not None:
-                progress.close()
+            self._close(progress)
         self.rule_list_ = rule_list_from_prefix(
             self.antecedents_.capture_matrix(), codes, result.prefix, self._conditions(), self.classes_,
             self.binarizer_, sample_weight=weights,
@@ -341,8 +350,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
                 result = certified_search(problem, self.soft, max_nodes=self.max_nodes, time_limit=self.time_limit,
                                           initial_prefix=warm.prefix, progress=progress)
             finally:
-                if progress is not None:
-                    progress.close()
+                self._close(progress)
             prefix, self.certificate_ = result.prefix, result.certificate
         self.objective_ = problem.objective(prefix, self.soft)
         self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
@@ -445,8 +453,7 @@ class RuleSetClassifier(_RuleModelEstimator):
                 self.random_state, progress,
             )
         finally:
-            if progress is not None:
-                progress.close()
+            self._close(progress)
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_)
         predicted = rule_set.decision(X)

@@ -1,0 +1,192 @@
+"""The web app's HTTP side (Starlette): pages, JSON API, server-sent events of a run's progress.
+
+API (all JSON unless said):
+
+* ``GET /api/datasets``: the bundled datasets;
+* ``POST /api/uploads`` (multipart ``file``): store a CSV; returns its key, columns and a preview;
+* ``GET /api/tables/{key}``: columns and preview of an upload or ``dataset:NAME``;
+* ``POST /api/runs`` ``{table, target, model, params}``: validate and queue a run (400 with a message);
+* ``GET /api/runs``, ``GET /api/runs/{id}``: status, last progress point, result when done;
+* ``GET /api/runs/{id}/events``: ``text/event-stream`` of progress points, then an ``end`` event;
+* ``POST /api/runs/{id}/cancel``; ``GET /api/runs/{id}/model.json``: the model as a download.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .runs import FINISHED, InputError, RunManager
+
+PREVIEW_ROWS = 8
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _json(data, status: int = 200) -> Response:
+    # numpy numbers and NaN-free floats: default=float turns numpy scalars into JSON numbers
+    return Response(json.dumps(data, default=_plain), status_code=status, media_type="application/json")
+
+
+def _plain(value):
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def _table_info(key: str, table) -> dict:
+    frame = table.frame
+    preview = frame.head(PREVIEW_ROWS).astype(object).where(frame.head(PREVIEW_ROWS).notna(), None)
+    return {
+        "key": key, "name": table.name, "n_rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns],
+        "missing": {str(c): int(n) for c, n in frame.isna().sum().items() if n},
+        "preview": preview.values.tolist(),
+    }
+
+
+def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_mb: float = 50.0) -> Starlette:
+    """The app; ``manager`` (runs and tables) is created if not given and shut down with the app."""
+    manager = manager or RunManager(workers=workers, max_upload_bytes=int(max_upload_mb * 2**20))
+    static = resources.files("optrules.web").joinpath("static")
+
+    async def index(request: Request) -> Response:
+        return Response(static.joinpath("index.html").read_text(), media_type="text/html")
+
+    async def datasets(request: Request) -> Response:
+        from ..data.datasets import DATASETS
+
+        return _json([{"key": f"dataset:{name}", "name": name, "description": description}
+                      for name, (_, description) in DATASETS.items()])
+
+    async def upload(request: Request) -> Response:
+        # the size limit is checked on the raw body before parsing the form, so a huge file is refused early
+        declared = int(request.headers.get("content-length") or 0)
+        if declared > manager.max_upload_bytes + 64 * 1024:
+            return _error(f"the file is {declared / 2**20:.1f} MB, over the limit of "
+                          f"{manager.max_upload_bytes / 2**20:.1f} MB", 413)
+        async with request.form(max_part_size=manager.max_upload_bytes + 1) as form:
+            upload = form.get("file")
+            if upload is None or not hasattr(upload, "read"):
+                return _error("no file in the upload (form field 'file')")
+            content = await upload.read()
+            name = upload.filename or "upload.csv"
+        try:
+            key, table = await asyncio.to_thread(manager.add_upload, name, content)
+        except InputError as error:
+            return _error(str(error), 413 if "over the limit" in str(error) else 400)
+        return _json(_table_info(key, table))
+
+    async def table(request: Request) -> Response:
+        key = request.path_params["key"]
+        try:
+            return _json(_table_info(key, await asyncio.to_thread(manager.table, key)))
+        except InputError as error:
+            return _error(str(error), 404)
+
+    async def submit(request: Request) -> Response:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _error("the request body is not JSON")
+        if not isinstance(body, dict):
+            return _error("the request body must be a JSON object")
+        try:
+            run = await asyncio.to_thread(manager.submit, str(body.get("table", "")), str(body.get("target", "")),
+                                          str(body.get("model", "rulelist")), dict(body.get("params") or {}))
+        except InputError as error:
+            return _error(str(error))
+        return _json(run.summary(), 201)
+
+    def _run_or_404(request: Request):
+        try:
+            return manager.get(int(request.path_params["run_id"]))
+        except (KeyError, ValueError):
+            return None
+
+    async def runs(request: Request) -> Response:
+        return _json([run.summary() for run in sorted(manager.runs.values(), key=lambda r: -r.id)])
+
+    async def run_detail(request: Request) -> Response:
+        run = _run_or_404(request)
+        if run is None:
+            return _error("no such run", 404)
+        return _json({**run.summary(), "points": run.points, "result": run.result})
+
+    async def cancel(request: Request) -> Response:
+        run = _run_or_404(request)
+        if run is None:
+            return _error("no such run", 404)
+        manager.cancel(run.id)
+        return _json(run.summary())
+
+    async def model_json(request: Request) -> Response:
+        run = _run_or_404(request)
+        if run is None or run.result is None:
+            return _error("no model for this run (yet)", 404)
+        return Response(json.dumps(run.result["model"], indent=2, default=_plain), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="optrules-run-{run.id}.json"'})
+
+    async def events(request: Request) -> Response:
+        run = _run_or_404(request)
+        if run is None:
+            return _error("no such run", 404)
+
+        async def stream():
+            sent = 0
+            yield f"event: status\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+            last_status = run.status
+            while True:
+                points = run.points[sent:]
+                for point in points:
+                    yield f"event: progress\ndata: {json.dumps(point)}\n\n"
+                sent += len(points)
+                if run.status != last_status:
+                    last_status = run.status
+                    yield f"event: status\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+                if run.status in FINISHED and sent >= len(run.points):
+                    yield f"event: end\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+                    return
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.2)
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    routes = [
+        Route("/", index),
+        Route("/api/datasets", datasets),
+        Route("/api/uploads", upload, methods=["POST"]),
+        Route("/api/tables/{key}", table),
+        Route("/api/runs", runs, methods=["GET"]),
+        Route("/api/runs", submit, methods=["POST"]),
+        Route("/api/runs/{run_id}", run_detail),
+        Route("/api/runs/{run_id}/cancel", cancel, methods=["POST"]),
+        Route("/api/runs/{run_id}/events", events),
+        Route("/api/runs/{run_id}/model.json", model_json),
+        Mount("/static", StaticFiles(directory=str(static)), name="static"),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        manager.shutdown()  # cancel what runs, stop the workers
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.manager = manager
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_upload_mb: float = 50.0) -> None:
+    """Run the app with uvicorn (blocking) on ``host``:``port``; loopback only unless told otherwise."""
+    import uvicorn
+
+    uvicorn.run(create_app(workers=workers, max_upload_mb=max_upload_mb), host=host, port=port, log_level="info")

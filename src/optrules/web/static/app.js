@@ -1,0 +1,259 @@
+// optrules web app: plain JavaScript, no external assets.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let table = null;        // the chosen table's info
+let current = null;      // the run shown
+let source = null;       // its EventSource
+let points = [];         // its progress points
+
+function message(text, ok = false) {
+  $("message").textContent = text || "";
+  $("message").className = ok ? "ok" : "";
+}
+
+async function api(path, options = {}) {
+  const response = await fetch(path, options);
+  let body = null;
+  try { body = await response.json(); } catch (e) { body = null; }
+  if (!response.ok) throw new Error((body && body.error) || `${response.status} ${response.statusText}`);
+  return body;
+}
+
+function fmt(x, digits = 6) {
+  return x === null || x === undefined || Number.isNaN(x) ? "-" : Number(x).toFixed(digits);
+}
+
+// -- data --------------------------------------------------------------------------------------------
+function showTable(info) {
+  table = info;
+  const missing = Object.keys(info.missing);
+  $("table-info").textContent = `${info.name}: ${info.n_rows} rows, ${info.columns.length} columns` +
+    (missing.length ? ` (missing values in ${missing.join(", ")})` : "");
+  const target = $("target");
+  target.innerHTML = "";
+  for (const column of info.columns) {
+    const option = document.createElement("option");
+    option.value = option.textContent = column;
+    target.appendChild(option);
+  }
+  target.value = info.columns[info.columns.length - 1];
+  target.disabled = false;
+  $("start").disabled = false;
+  let html = "<table><thead><tr>" + info.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("") + "</tr></thead><tbody>";
+  for (const row of info.preview) {
+    html += "<tr>" + row.map((v) => `<td>${v === null ? "<em>missing</em>" : escapeHtml(String(v))}</td>`).join("") + "</tr>";
+  }
+  $("preview").innerHTML = html + "</tbody></table>";
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+$("file").addEventListener("change", async () => {
+  const file = $("file").files[0];
+  if (!file) return;
+  $("dataset").value = "";
+  message("uploading " + file.name + " ...", true);
+  const form = new FormData();
+  form.append("file", file);
+  try {
+    showTable(await api("/api/uploads", { method: "POST", body: form }));
+    message("");
+  } catch (error) {
+    table = null;
+    $("start").disabled = true;
+    $("target").disabled = true;
+    $("preview").innerHTML = "";
+    $("table-info").textContent = "";
+    message(error.message);
+  }
+});
+
+$("dataset").addEventListener("change", async () => {
+  const key = $("dataset").value;
+  if (!key) return;
+  $("file").value = "";
+  try { showTable(await api("/api/tables/" + encodeURIComponent(key))); message(""); }
+  catch (error) { message(error.message); }
+});
+
+function showFamilyFields() {
+  const model = $("model").value;
+  for (const family of ["rulelist", "frl", "ruleset"]) {
+    for (const element of document.querySelectorAll(".for-" + family)) {
+      element.classList.toggle("hidden", family !== model);
+    }
+  }
+}
+$("model").addEventListener("change", showFamilyFields);
+
+// -- runs --------------------------------------------------------------------------------------------
+function parameters() {
+  const value = (id) => $(id).value;
+  return {
+    time_limit: value("time_limit"), max_card: value("max_card"), regularization: value("regularization"),
+    class_weight: value("class_weight"), w: value("w"), C: value("C"), soft: $("soft").checked,
+    complexity: value("complexity"), max_degree: value("max_degree"),
+    missing_as_category: $("missing_as_category").checked,
+  };
+}
+
+$("start").addEventListener("click", async () => {
+  if (!table) return;
+  try {
+    const run = await api("/api/runs", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ table: table.key, target: $("target").value, model: $("model").value, params: parameters() }),
+    });
+    message(`run #${run.id} queued`, true);
+    await refreshRuns();
+    watch(run.id);
+  } catch (error) {
+    message(error.message);
+  }
+});
+
+async function refreshRuns() {
+  const runs = await api("/api/runs");
+  const body = $("runs").querySelector("tbody");
+  body.innerHTML = "";
+  for (const run of runs) {
+    const row = document.createElement("tr");
+    row.dataset.id = run.id;
+    if (current === run.id) row.className = "selected";
+    row.innerHTML = `<td>${run.id}</td><td>${escapeHtml(run.source)}</td><td>${escapeHtml(run.target)}</td>` +
+      `<td>${run.model}</td><td class="run-status">${run.status}</td><td></td>`;
+    if (run.status === "queued" || run.status === "running") {
+      const button = document.createElement("button");
+      button.className = "small secondary";
+      button.textContent = "cancel";
+      button.addEventListener("click", (event) => { event.stopPropagation(); cancel(run.id); });
+      row.lastChild.appendChild(button);
+    }
+    row.addEventListener("click", () => watch(run.id));
+    body.appendChild(row);
+  }
+}
+
+async function cancel(id) {
+  try { await api(`/api/runs/${id}/cancel`, { method: "POST" }); await refreshRuns(); }
+  catch (error) { message(error.message); }
+}
+$("cancel").addEventListener("click", () => current && cancel(current));
+
+async function watch(id) {
+  if (source) source.close();
+  current = id;
+  points = [];
+  $("run").classList.remove("hidden");
+  $("result").classList.add("hidden");
+  $("run-title").textContent = `Run #${id}`;
+  draw();
+  const detail = await api(`/api/runs/${id}`);
+  points = detail.points.slice();
+  showStatus(detail);
+  showPoint(points[points.length - 1]);
+  draw();
+  if (["done", "failed", "cancelled"].includes(detail.status)) { showResult(detail); return; }
+  let seen = points.length;
+  source = new EventSource(`/api/runs/${id}/events`);
+  source.addEventListener("progress", (event) => {
+    if (seen > 0) { seen -= 1; return; }  // already drawn from the detail
+    const point = JSON.parse(event.data);
+    points.push(point);
+    showPoint(point);
+    draw();
+  });
+  source.addEventListener("status", (event) => { showStatus(JSON.parse(event.data)); refreshRuns(); });
+  source.addEventListener("end", async () => {
+    source.close();
+    source = null;
+    const final = await api(`/api/runs/${id}`);
+    points = final.points.slice();
+    draw();
+    showStatus(final);
+    showResult(final);
+    refreshRuns();
+  });
+  source.onerror = () => { /* the browser reconnects by itself; the end event closes it */ };
+  refreshRuns();
+}
+
+function showStatus(run) {
+  const element = $("run-status");
+  element.textContent = run.status + (run.message ? ": " + run.message : "");
+  element.className = "status " + run.status;
+  $("cancel").classList.toggle("hidden", !(run.status === "queued" || run.status === "running"));
+}
+
+function showPoint(point) {
+  if (!point) return;
+  $("s-objective").textContent = fmt(point.objective);
+  $("s-lower").textContent = fmt(point.lower_bound);
+  $("s-gap").textContent = fmt(Math.max(0, point.objective - point.lower_bound));
+  $("s-queue").textContent = point.queue.toLocaleString();
+  $("s-remaining").textContent = point.log10_remaining === null ? "-" : fmt(point.log10_remaining, 2);
+  $("s-time").textContent = fmt(point.time, 2);
+}
+
+function showResult(run) {
+  if (!run.result) return;
+  $("result").classList.remove("hidden");
+  $("model-text").textContent = run.result.text;
+  $("certificate-text").textContent = run.result.certificate_text;
+  $("accuracy").textContent = `training accuracy ${fmt(run.result.training_accuracy, 4)}, ${run.result.n_rules} rules`;
+  $("download").href = `/api/runs/${run.id}/model.json`;
+  $("download").setAttribute("download", `optrules-run-${run.id}.json`);
+}
+
+// -- the chart: best objective and lower bound against time (the paper's Figure 14) ------------------
+function draw() {
+  const svg = $("chart");
+  const W = 640, H = 260, L = 60, R = 12, T = 12, B = 36;
+  const finite = points.filter((p) => Number.isFinite(p.objective) && Number.isFinite(p.lower_bound));
+  let html = `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#ccc"/>`;
+  if (finite.length === 0) {
+    svg.innerHTML = html + `<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">waiting for the search ...</text>`;
+    return;
+  }
+  const tMax = Math.max(...finite.map((p) => p.time), 1e-3);
+  const values = finite.flatMap((p) => [p.objective, Math.max(p.lower_bound, 0)]);
+  let yMin = Math.min(...values), yMax = Math.max(...values);
+  if (yMax - yMin < 1e-9) { yMin -= 0.01; yMax += 0.01; }
+  const x = (t) => L + (W - L - R) * (t / tMax);
+  const y = (v) => T + (H - T - B) * (1 - (v - yMin) / (yMax - yMin));
+  const step = (key) => finite.map((p, i) => {
+    const v = key === "lower_bound" ? Math.max(p[key], 0) : p[key];
+    const prev = i === 0 ? v : (key === "lower_bound" ? Math.max(finite[i - 1][key], 0) : finite[i - 1][key]);
+    return (i === 0 ? `M${x(p.time)},${y(v)}` : `L${x(p.time)},${y(prev)} L${x(p.time)},${y(v)}`);
+  }).join(" ");
+  for (let k = 0; k <= 4; k++) {
+    const v = yMin + (yMax - yMin) * k / 4;
+    html += `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>` +
+      `<text x="${L - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11" fill="#555">${v.toFixed(3)}</text>`;
+    const t = tMax * k / 4;
+    html += `<text x="${x(t)}" y="${H - B + 16}" text-anchor="middle" font-size="11" fill="#555">${t.toFixed(t < 10 ? 2 : 0)}</text>`;
+  }
+  html += `<text x="${(L + W - R) / 2}" y="${H - 4}" text-anchor="middle" font-size="12" fill="#333">time (s)</text>`;
+  html += `<path d="${step("objective")}" fill="none" stroke="#1d3557" stroke-width="2.5"/>`;
+  html += `<path d="${step("lower_bound")}" fill="none" stroke="#e07a1f" stroke-width="2.5"/>`;
+  svg.innerHTML = html;
+}
+
+// -- start -------------------------------------------------------------------------------------------
+(async function init() {
+  showFamilyFields();
+  draw();
+  try {
+    for (const dataset of await api("/api/datasets")) {
+      const option = document.createElement("option");
+      option.value = dataset.key;
+      option.textContent = `${dataset.name}: ${dataset.description}`;
+      $("dataset").appendChild(option);
+    }
+    await refreshRuns();
+  } catch (error) { message(error.message); }
+  setInterval(refreshRuns, 3000);
+})();

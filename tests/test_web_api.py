@@ -1,0 +1,190 @@
+"""The web app's API through Starlette's test client: uploads, runs, progress events, cancel, errors."""
+
+import io
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("httpx2")
+from starlette.testclient import TestClient  # noqa: E402
+
+from optrules.data.datasets import load_compas  # noqa: E402
+from optrules.models import load_model  # noqa: E402
+from optrules.web.app import create_app  # noqa: E402
+from optrules.web.runs import RunManager  # noqa: E402
+
+
+@pytest.fixture
+def client():
+    app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20))
+    with TestClient(app) as client:
+        yield client
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode()
+
+
+@pytest.fixture(scope="module")
+def compas_csv():
+    data = load_compas()
+    return csv_bytes(data.X.assign(two_year_recid=np.where(data.y == 1, "yes", "no")))
+
+
+def wait(client, run_id, timeout=60.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        run = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in ("done", "failed", "cancelled"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not finish: {run}")
+
+
+def upload(client, content: bytes, name="data.csv"):
+    return client.post("/api/uploads", files={"file": (name, io.BytesIO(content), "text/csv")})
+
+
+def test_index_and_assets_are_local(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "optrules" in page.text
+    assert "http://" not in page.text and "https://" not in page.text  # no CDN: every asset ships here
+    for asset in ("/static/app.js", "/static/style.css"):
+        response = client.get(asset)
+        assert response.status_code == 200 and len(response.text) > 500
+        assert "https://" not in response.text
+
+
+def test_upload_fit_stream_and_download(client, compas_csv):
+    info = upload(client, compas_csv, "compas.csv").json()
+    assert info["n_rows"] == 6907 and "two_year_recid" in info["columns"] and len(info["preview"]) == 8
+    response = client.post("/api/runs", json={"table": info["key"], "target": "two_year_recid", "model": "rulelist",
+                                              "params": {"regularization": 0.01, "time_limit": 30}})
+    assert response.status_code == 201, response.text
+    run_id = response.json()["id"]
+    # the event stream delivers status, progress points and an end event, then closes
+    events = []
+    with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                events.append(line[7:])
+    assert events[0] == "status" and events[-1] == "end" and "progress" in events
+    run = wait(client, run_id)
+    assert run["status"] == "done", run
+    result = run["result"]
+    assert "if (" in result["text"] and result["certificate"]["status"] == "optimal"
+    assert result["certificate_text"].startswith("certified optimal")
+    assert 0.6 < result["training_accuracy"] < 0.8
+    last = run["points"][-1]
+    assert last["objective"] == pytest.approx(last["lower_bound"])  # they meet when optimal
+    download = client.get(f"/api/runs/{run_id}/model.json")
+    assert "attachment" in download.headers["content-disposition"]
+    model = load_model(download.text)
+    assert str(model) == result["text"]
+    assert json.loads(download.text)["certificate"]["status"] == "optimal"
+
+
+def test_bundled_dataset_and_other_families(client):
+    info = client.get("/api/tables/dataset:car").json()
+    assert info["n_rows"] == 1728 and info["columns"][-1] == "class"
+    ids = []
+    for model, params in [("rulelist", {"max_card": 1, "regularization": 0.02}),
+                          ("frl", {"w": 1, "C": 0.01, "max_card": 1, "time_limit": 10}),
+                          ("ruleset", {"complexity": 6, "max_degree": 2, "time_limit": 3})]:
+        target = "class" if model == "rulelist" else "safety"
+        table = "dataset:car"
+        if model != "rulelist":  # binary families: a binary target from the compas data
+            table, target = "dataset:compas", "two_year_recid"
+        response = client.post("/api/runs", json={"table": table, "target": target, "model": model, "params": params})
+        assert response.status_code == 201, response.text
+        ids.append(response.json()["id"])
+    # several runs queue without blocking the API; they finish in order
+    assert len(client.get("/api/runs").json()) == 3
+    for run_id in ids:
+        run = wait(client, run_id, 120)
+        assert run["status"] == "done", run
+        assert run["result"]["text"]
+
+
+def test_cancel_a_running_and_a_queued_run(client):
+    rng = np.random.default_rng(0)
+    hard = pd.DataFrame(rng.random((400, 6)).round(2), columns=[f"x{j}" for j in range(6)])
+    hard["y"] = rng.integers(0, 2, 400)
+    info = upload(client, csv_bytes(hard)).json()
+    params = {"regularization": 0.0005, "time_limit": 300}
+    first = client.post("/api/runs", json={"table": info["key"], "target": "y", "params": params}).json()["id"]
+    second = client.post("/api/runs", json={"table": info["key"], "target": "y", "params": params}).json()["id"]
+    deadline = time.time() + 30
+    while client.get(f"/api/runs/{first}").json()["status"] != "running" and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert client.post(f"/api/runs/{second}/cancel").json()["status"] == "cancelled"
+    client.post(f"/api/runs/{first}/cancel")
+    run = wait(client, first, 30)
+    assert run["status"] == "cancelled"
+    # cancelled mid-search: the best list so far, with a certified gap
+    assert run["result"]["certificate"]["status"] == "interrupted"
+    assert run["result"]["certificate"]["gap"] > 0
+    # the worker is free again: a new run goes through
+    quick = client.post("/api/runs", json={"table": "dataset:compas", "target": "two_year_recid",
+                                           "params": {"regularization": 0.05}}).json()["id"]
+    assert wait(client, quick)["status"] == "done"
+
+
+@pytest.mark.parametrize("content, name, status, fragment", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00binary", "image.png", 400, "not a CSV"),
+    (b"", "empty.csv", 400, "empty"),
+    (b"value\n1\n2\n", "one.csv", 400, "column"),
+    (b"a,b\n1,2\n", "short.csv", 400, "row"),
+    (b"a,b\n" + b"1,2\n" * 700_000, "big.csv", 413, "over the limit"),
+])
+def test_bad_uploads_get_a_message(client, content, name, status, fragment):
+    response = upload(client, content, name)
+    assert response.status_code == status
+    assert fragment in response.json()["error"]
+
+
+def test_bad_runs_get_a_message(client):
+    frame = pd.DataFrame({"a": ["x", "y", None, "x"] * 5, "b": range(20), "one": [1] * 20,
+                          "label": [0, 1, 2, 1] * 5})
+    key = upload(client, csv_bytes(frame)).json()["key"]
+
+    def submit(**body):
+        return client.post("/api/runs", json={"table": key, "model": "rulelist", "params": {}, **body})
+
+    assert "no column 'nope'" in submit(target="nope").json()["error"]
+    assert "one class" in submit(target="one").json()["error"]
+    error = submit(target="label").json()["error"]
+    assert "missing" in error and "category" in error
+    assert submit(target="label", params={"missing_as_category": True}).status_code == 201
+    assert "binary" in submit(target="label", model="frl", params={"missing_as_category": True}).json()["error"]
+    assert "regularization" in submit(target="label", params={"regularization": 3}).json()["error"]
+    assert "unknown model" in submit(target="label", model="forest").json()["error"]
+    assert client.post("/api/runs", content=b"not json").json()["error"].startswith("the request body")
+    assert client.get("/api/runs/999").status_code == 404
+    assert client.get("/api/runs/999/model.json").status_code == 404
+    assert client.get("/api/tables/upload-999").status_code == 404
+
+
+def test_a_failing_run_does_not_stop_the_server(client, monkeypatch):
+    from optrules.web import runs as runs_module
+
+    original = runs_module.build_estimator
+    calls = {"n": 0}
+
+    def broken(model, params, progress):
+        calls["n"] += 1
+        if progress is not None and calls["n"] == 2:  # the fit of the first run, not its validation
+            raise RuntimeError("boom")
+        return original(model, params, progress)
+
+    monkeypatch.setattr(runs_module, "build_estimator", broken)
+    body = {"table": "dataset:compas", "target": "two_year_recid", "params": {"regularization": 0.05}}
+    failed = client.post("/api/runs", json=body).json()["id"]
+    run = wait(client, failed)
+    assert run["status"] == "failed" and "boom" in run["message"]
+    ok = client.post("/api/runs", json=body).json()["id"]
+    assert wait(client, ok)["status"] == "done"
