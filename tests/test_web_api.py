@@ -34,10 +34,17 @@ def compas_csv():
     return csv_bytes(data.X.assign(two_year_recid=np.where(data.y == 1, "yes", "no")))
 
 
+def strict_json(text: str):
+    """What a browser's JSON.parse accepts: no NaN or Infinity."""
+    def refuse(constant):
+        raise AssertionError(f"{constant} in JSON: browsers cannot parse it")
+    return json.loads(text, parse_constant=refuse)
+
+
 def wait(client, run_id, timeout=60.0):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        run = client.get(f"/api/runs/{run_id}").json()
+        run = strict_json(client.get(f"/api/runs/{run_id}").text)
         if run["status"] in ("done", "failed", "cancelled"):
             return run
         time.sleep(0.05)
@@ -82,6 +89,7 @@ def test_upload_fit_stream_and_download(client, compas_csv):
     assert last["objective"] == pytest.approx(last["lower_bound"])  # they meet when optimal
     download = client.get(f"/api/runs/{run_id}/model.json")
     assert "attachment" in download.headers["content-disposition"]
+    strict_json(download.text)
     model = load_model(download.text)
     assert str(model) == result["text"]
     assert json.loads(download.text)["certificate"]["status"] == "optimal"

@@ -98,11 +98,17 @@ class Certificate:
     @classmethod
     def from_dict(cls, data: dict) -> "Certificate":
         """The inverse of :meth:`to_dict` (the ``gap`` entry is derived, not read)."""
+        trace = dict(data.get("trace", {}))
+        trace["log10_remaining"] = [-np.inf if v is None else v for v in trace.get("log10_remaining", [])]
         return cls(data["status"], float(data["objective"]), float(data["lower_bound"]), dict(data.get("counters", {})),
-                   Trace(**data.get("trace", {})))
+                   Trace(**trace))
 
 
 def _plain(value):
+    """Plain, strict-JSON values: numpy scalars become Python numbers, NaN and infinities None (an infinite
+    log10 remaining space is an empty queue: nothing remains)."""
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return None
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

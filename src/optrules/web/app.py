@@ -34,8 +34,8 @@ def _error(message: str, status: int = 400) -> JSONResponse:
 
 
 def _json(data, status: int = 200) -> Response:
-    # numpy numbers and NaN-free floats: default=float turns numpy scalars into JSON numbers
-    return Response(json.dumps(data, default=_plain), status_code=status, media_type="application/json")
+    # browsers reject NaN/Infinity in JSON: allow_nan=False makes a stray one an error here, not there
+    return Response(json.dumps(data, default=_plain, allow_nan=False), status_code=status, media_type="application/json")
 
 
 def _plain(value):
@@ -133,7 +133,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
         run = _run_or_404(request)
         if run is None or run.result is None:
             return _error("no model for this run (yet)", 404)
-        return Response(json.dumps(run.result["model"], indent=2, default=_plain), media_type="application/json",
+        return Response(json.dumps(run.result["model"], indent=2, default=_plain, allow_nan=False), media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="optrules-run-{run.id}.json"'})
 
     async def events(request: Request) -> Response:

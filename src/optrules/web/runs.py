@@ -287,12 +287,18 @@ class RunManager:
         run.status = CANCELLED if run.cancel_requested else DONE
         if run.cancel_requested:
             run.message = "cancelled: the best model found so far is shown with its certified gap"
+        elif certificate is not None:
+            run.message = ("certified optimal" if certificate.is_optimal
+                           else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible")
 
 
 def _point(trace, i: int, counters: dict) -> dict:
-    remaining = trace.log10_remaining[i]
+    """One trace point as strict JSON (a non-finite value, e.g. log10 of an empty remaining space, is None)."""
+    def finite(value):
+        return float(value) if math.isfinite(value) else None
+
     return {
-        "time": trace.time[i], "objective": trace.objective[i], "lower_bound": trace.lower_bound[i],
+        "time": trace.time[i], "objective": finite(trace.objective[i]), "lower_bound": finite(trace.lower_bound[i]),
         "queue": int(counters.get("queue", 0)), "expanded": int(counters.get("nodes_expanded", 0)),
-        "log10_remaining": remaining if math.isfinite(remaining) else None,
+        "log10_remaining": finite(trace.log10_remaining[i]),
     }

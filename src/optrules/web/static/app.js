@@ -194,7 +194,8 @@ function showPoint(point) {
   $("s-lower").textContent = fmt(point.lower_bound);
   $("s-gap").textContent = fmt(Math.max(0, point.objective - point.lower_bound));
   $("s-queue").textContent = point.queue.toLocaleString();
-  $("s-remaining").textContent = point.log10_remaining === null ? "-" : fmt(point.log10_remaining, 2);
+  $("s-remaining").textContent = point.log10_remaining !== null ? fmt(point.log10_remaining, 2)
+    : (point.queue === 0 ? "nothing left" : "-");
   $("s-time").textContent = fmt(point.time, 2);
 }
 

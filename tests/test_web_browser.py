@@ -1,0 +1,158 @@
+"""End to end in a real headless browser (Debian's chromium + chromedriver, driven by selenium).
+
+The page is served by uvicorn on 127.0.0.1; a CSV is uploaded through the file input, a run started,
+the live chart watched, the result read. Screenshots go to ``OPTRULES_SCREENSHOTS`` (default: the
+test's temporary directory).
+"""
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+pytestmark = pytest.mark.skipif(
+    not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+    reason="no browser: Debian's chromium and chromium-driver are not installed (make test installs them where "
+           "apt-get can run as root)",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    uvicorn = pytest.importorskip("uvicorn")
+    from optrules.web.app import create_app
+
+    port = free_port()
+    config = uvicorn.Config(create_app(max_upload_mb=5), host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not instance.started and time.time() < deadline:
+        time.sleep(0.05)
+    assert instance.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-quic", "--window-size=1200,1700",
+                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    path = Path(os.environ.get("OPTRULES_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def wait_for(predicate, timeout=60.0, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from optrules.data.datasets import load_compas
+
+    data = load_compas()
+    csv = tmp_path / "compas.csv"
+    data.X.assign(two_year_recid=np.where(data.y == 1, "yes", "no")).to_csv(csv, index=False)
+
+    browser.get(server + "/")
+    assert "optrules" in browser.title
+    wait_for(lambda: len(Select(browser.find_element(By.ID, "dataset")).options) > 1, 20, "the dataset list")
+
+    # a bad upload gets a message on the page
+    bad = tmp_path / "picture.csv"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    browser.find_element(By.ID, "file").send_keys(str(bad))
+    message = wait_for(lambda: browser.find_element(By.ID, "message").text, 20, "the error message")
+    assert "not a CSV" in message
+
+    # the real upload: columns appear, the last one is proposed as target
+    browser.find_element(By.ID, "file").send_keys(str(csv))
+    wait_for(lambda: "6907 rows" in browser.find_element(By.ID, "table-info").text, 30, "the table summary")
+    target = Select(browser.find_element(By.ID, "target"))
+    assert target.first_selected_option.text == "two_year_recid"
+
+    # a run long enough to watch: lambda 0.002 with a 6 s budget
+    lam = browser.find_element(By.ID, "regularization")
+    lam.clear()
+    lam.send_keys("0.002")
+    limit = browser.find_element(By.ID, "time_limit")
+    limit.clear()
+    limit.send_keys("6")
+    browser.find_element(By.ID, "start").click()
+    wait_for(lambda: "running" in browser.find_element(By.ID, "run-status").text, 30, "the run to start")
+    time.sleep(2.5)
+    # read the chart in one script: it is redrawn (new elements) at every progress event
+    paths = browser.execute_script("return Array.from(document.querySelectorAll('#chart path')).map(p => p.getAttribute('d'))")
+    assert len(paths) == 2 and all(path.count("L") >= 4 for path in paths)  # the live chart is drawing
+    assert browser.find_element(By.ID, "s-queue").text not in ("", "-")
+    browser.execute_script("document.getElementById('run').scrollIntoView()")
+    browser.save_screenshot(str(shots / "web_running.png"))
+
+    wait_for(lambda: "done" in browser.find_element(By.ID, "run-status").text, 60, "the run to end")
+    text = browser.find_element(By.ID, "model-text").text
+    assert text.startswith("if (") and "else predict" in text
+    assert "stopped on time budget" in browser.find_element(By.ID, "certificate-text").text
+    assert "time budget: gap" in browser.find_element(By.ID, "run-status").text
+    browser.execute_script("document.getElementById('run').scrollIntoView()")
+    browser.save_screenshot(str(shots / "web_time_budget.png"))
+
+    # a second run that certifies; the runs table lists both
+    lam = browser.find_element(By.ID, "regularization")
+    lam.clear()
+    lam.send_keys("0.005")
+    browser.find_element(By.ID, "start").click()
+    try:
+        wait_for(lambda: "certified optimal" in browser.find_element(By.ID, "certificate-text").text
+                 and browser.find_element(By.ID, "run-title").text == "Run #2", 60, "the certified run")
+    finally:
+        browser.save_screenshot(str(shots / "web_second_run.png"))
+    assert browser.find_element(By.ID, "s-gap").text == "0.000000"
+    assert "training accuracy 0.67" in browser.find_element(By.ID, "accuracy").text
+    href = browser.find_element(By.ID, "download").get_attribute("href")
+    assert href.endswith("/api/runs/2/model.json")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#runs tbody tr")
+    assert len(rows) == 2
+    assert browser.find_element(By.ID, "s-remaining").text == "nothing left"
+    browser.execute_script("document.getElementById('run').scrollIntoView()")
+    browser.save_screenshot(str(shots / "web_certified.png"))
