@@ -196,3 +196,41 @@ def test_a_failing_run_does_not_stop_the_server(client, monkeypatch):
     assert run["status"] == "failed" and "boom" in run["message"]
     ok = client.post("/api/runs", json=body).json()["id"]
     assert wait(client, ok)["status"] == "done"
+
+
+def test_optrules_serve_binds_to_loopback_by_default():
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    from optrules.cli import build_parser
+
+    assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "optrules.cli", "serve", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/datasets", timeout=2) as response:
+                    names = [d["name"] for d in json.loads(response.read())]
+                break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        assert names == ["compas", "bank", "car"]
+        # listening on loopback only: the port is not open on the machine's other addresses
+        others = {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)} - {"127.0.0.1"}
+        for address in others:
+            with socket.socket() as probe:
+                probe.settimeout(1)
+                assert probe.connect_ex((address, port)) != 0
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=10)[0]
+    assert f"http://127.0.0.1:{port}/" in output
