@@ -372,8 +372,10 @@ class RuleSetClassifier(_RuleModelEstimator):
     penalty : price of each unit of complexity in the objective (0: only the bound).
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
     time_limit, pricing_time_limit : seconds overall and per exact pricing call.
-    beam_width : width of the pricing beam search; exact_pricing : also run the pricing IP when the
-        beam finds nothing (needed to prove the LP bound).
+    beam_width : width of the pricing beam search.
+    exact_pricing : when the beam finds nothing, price exactly (needed to prove the LP bound): ``True``
+        or ``"enumeration"`` (branch-and-bound over conjunctions, the default), ``"ip"`` (the pricing IP
+        on HiGHS), ``False`` (beam only).
     max_pricing_samples, max_pricing_features : the beam search prices on a stratified random subsample
         of samples, and a random subset of features, above these sizes (clauses are re-scored on all).
     categorical, bins, n_thresholds, negations, missing : the Binarizer (the paper: decile thresholds
@@ -397,7 +399,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         time_limit: float = 120.0,
         pricing_time_limit: float = 30.0,
         beam_width: int = 10,
-        exact_pricing: bool = True,
+        exact_pricing: bool | str = True,
         max_pricing_samples: int = 5000,
         max_pricing_features: int = 2000,
         random_state: int = 0,

@@ -1,8 +1,9 @@
 """Column generation for Boolean rule sets (Dash, Guenluek, Wei, NeurIPS 2018), then the restricted MIP.
 
 1. Restricted master LP over the clauses generated so far (none at first: every positive is a mistake).
-2. Price with the duals: the beam search first; when it finds nothing, the exact pricing IP (time
-   limit per call). Every negative-reduced-cost clause found is added.
+2. Price with the duals: the beam search first; when it finds nothing, an exact pricing (time limit
+   per call): branch-and-bound over conjunctions (rulesets/enumeration.py, the default) or the pricing
+   IP on HiGHS. Every negative-reduced-cost clause found is added.
 3. Stop when the exact pricing proves no clause has negative reduced cost (the master LP is solved:
    ceil(z_MLP) bounds the optimum), or on the overall time limit.
 4. Solve the restricted MIP over the generated clauses: the rule set.
@@ -24,6 +25,7 @@ import numpy as np
 
 from ..certificate import GAP, INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, highs_version
+from .enumeration import enumeration_pricing
 from .pricing import PricingData, beam_search, exact_pricing
 
 _TOLERANCE = 1e-7
@@ -51,13 +53,18 @@ def column_generation(
     time_limit: float = 120.0,
     pricing_time_limit: float = 30.0,
     beam_width: int = 10,
-    exact: bool = True,
+    exact: bool | str = True,
     max_pricing_samples: int = 5000,
     max_pricing_features: int = 2000,
     random_state: int = 0,
     progress=None,
 ) -> RuleSetResult:
-    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``."""
+    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``.
+
+    ``exact``: the exact pricing run when the beam search finds nothing: ``True``/``"enumeration"``
+    (branch-and-bound over conjunctions), ``"ip"`` (the pricing IP on HiGHS) or ``False`` (none: no
+    proof that the master LP is solved)."""
+    method = _exact_method(exact)
     start = time.perf_counter()
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
@@ -88,14 +95,14 @@ def column_generation(
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
             found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
-            if not found and exact:
+            if not found and method:
                 budget = min(pricing_time_limit, max(time_limit - elapsed, 0.1))
-                clause, reduced, bound, proven = exact_pricing(full, mu, unit_price, max_degree, budget, random_state)
+                improving, bound, proven = _exact(method, full, mu, unit_price, max_degree, budget, random_state)
                 exact_calls += 1
                 if np.isfinite(complexity):
                     lp_bound = max(lp_bound, lp_value + (complexity / 2.0) * min(bound, 0.0))
-                if clause is not None and reduced < -_TOLERANCE:
-                    found = [clause]
+                if improving:
+                    found = improving
                 elif proven and bound >= -_TOLERANCE:
                     lp_solved, lp_bound = True, lp_value
                     break
@@ -146,6 +153,29 @@ def column_generation(
         "solver": f"HiGHS {highs_version()}",
     }
     return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+
+
+EXACT_METHODS = ("enumeration", "ip")
+
+
+def _exact_method(exact) -> str | None:
+    if exact is True:
+        return "enumeration"
+    if exact is False or exact is None:
+        return None
+    if exact not in EXACT_METHODS:
+        raise ValueError(f"exact pricing must be True, False or one of {EXACT_METHODS}, got {exact!r}")
+    return exact
+
+
+def _exact(method, data, mu, unit_price, max_degree, time_limit, seed):
+    """Exact pricing: ``(clauses with negative reduced cost, proven lower bound on the minimum reduced
+    cost, proven)`` by branch-and-bound over conjunctions (``enumeration``) or the HiGHS pricing IP."""
+    if method == "enumeration":
+        clauses, _, bound, proven = enumeration_pricing(data, mu, unit_price, max_degree, time_limit)
+        return [c for value, c in clauses if value < -_TOLERANCE], bound, proven
+    clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed)
+    return ([clause] if clause is not None and reduced < -_TOLERANCE else []), bound, proven
 
 
 def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width, max_features, rng):

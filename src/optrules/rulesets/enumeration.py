@@ -1,0 +1,175 @@
+"""Exact pricing by branch-and-bound over conjunctions: the minimum reduced cost, proven.
+
+The pricing problem asks for the clause k (a set of at most D features) minimising
+
+    rc(k) = z_weight * |negatives covered by k| - sum of mu over positives covered by k + u * (1 + |k|)
+
+with u the price of a unit of complexity. Adding a feature to a clause only shrinks what it covers and
+adds u, so every extension k' of k (with |k'| >= |k| + 1) has
+
+    rc(k') >= - (mu covered by k) + u * (2 + |k|)                                  (extension bound)
+
+(the negatives' term is never negative). A depth-first search over clauses in a fixed feature order,
+extending a clause only with later features, visits each clause once; it skips every subtree whose
+extension bound cannot beat the best clause found, so when it finishes the best clause *is* the
+minimum. Roots (one-feature clauses) are taken most promising first, which finds good clauses early;
+when the time runs out the unexplored part is bounded by the smallest extension bound left, which is
+still a proven lower bound on the minimum reduced cost. Only positives with mu > 0 matter.
+
+On the data of the paper's experiments this proves the pricing problem where the HiGHS pricing IP
+runs out of time (see docs/rulesets.md), and it needs no solver.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from .._numba import drop_stale_cache, popcount, trailing_zeros
+from ..data import bitset
+
+drop_stale_cache(__file__, ["../_numba.py"])
+
+_NODES_PER_CALL = 200_000
+
+
+@njit(inline="always", cache=True)
+def _mu_sum(words, mu):
+    total = 0.0
+    for w in range(words.shape[0]):
+        x = words[w]
+        base = w * 64
+        while x != 0:
+            total += mu[base + np.int64(trailing_zeros(x))]
+            x &= x - np.uint64(1)
+    return total
+
+
+@njit(inline="always", cache=True)
+def _count(words):
+    total = 0
+    for w in range(words.shape[0]):
+        total += np.int64(popcount(words[w]))
+    return total
+
+
+@njit(cache=True)
+def search_root(root, order, pos_bits, neg_bits, mu, z_weight, unit_price, max_degree, best, node_cap,
+                best_clause, stack_p, stack_z, next_pos, chosen, depth_state):
+    """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
+
+    Starts afresh when ``depth_state[0] == 0``, else resumes where the previous call stopped (the stack
+    lives in ``stack_p``, ``stack_z``, ``next_pos``, ``chosen``). Stops after ``node_cap`` clauses so that
+    the caller can keep time. Returns ``(best, best_length, nodes, finished, unexplored_bound)``: the best
+    reduced cost (improving on ``best``: its clause is in ``best_clause[:best_length]``; else
+    ``best_length = -1``), and, when not finished, a lower bound on every clause left in the subtree.
+    """
+    n_features = order.shape[0]
+    best_length = -1
+    nodes = 0
+    depth = depth_state[0]
+    if depth == 0:  # the root: a one-feature clause
+        j = order[root]
+        stack_p[1, :] = pos_bits[j]
+        stack_z[1, :] = neg_bits[j]
+        chosen[1] = root
+        covered_mu = _mu_sum(stack_p[1], mu)
+        value = z_weight * _count(stack_z[1]) - covered_mu + unit_price * 2.0
+        nodes = 1
+        if value < best:
+            best = value
+            best_clause[0] = j
+            best_length = 1
+        depth = 1
+        if max_degree >= 2 and -covered_mu + unit_price * 3.0 < best:
+            next_pos[1] = root + 1
+        else:
+            next_pos[1] = n_features
+    while depth >= 1:
+        if nodes >= node_cap:
+            depth_state[0] = depth
+            unexplored = np.inf
+            for level in range(1, depth + 1):
+                if next_pos[level] < n_features:
+                    bound = -_mu_sum(stack_p[level], mu) + unit_price * (2.0 + level)
+                    unexplored = min(unexplored, bound)
+            return best, best_length, nodes, False, unexplored
+        p = next_pos[depth]
+        if p >= n_features:
+            depth -= 1
+            continue
+        next_pos[depth] = p + 1
+        j = order[p]
+        child = depth + 1
+        for w in range(stack_p.shape[1]):
+            stack_p[child, w] = stack_p[depth, w] & pos_bits[j, w]
+        covered_mu = _mu_sum(stack_p[child], mu)
+        if -covered_mu + unit_price * (1.0 + child) >= best:
+            continue  # not even a free pass on the negatives would make it win
+        for w in range(stack_z.shape[1]):
+            stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
+        nodes += 1
+        chosen[child] = p
+        value = z_weight * _count(stack_z[child]) - covered_mu + unit_price * (1.0 + child)
+        if value < best:
+            best = value
+            for level in range(1, child + 1):
+                best_clause[level - 1] = order[chosen[level]]
+            best_length = child
+        if child < max_degree and -covered_mu + unit_price * (2.0 + child) < best:
+            depth = child
+            next_pos[depth] = p + 1
+    depth_state[0] = 0
+    return best, best_length, nodes, True, np.inf
+
+
+def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit: float, max_clauses: int = 20):
+    """Minimum reduced cost over all clauses of at most ``max_degree`` features.
+
+    Returns ``(clauses, best reduced cost, proven lower bound on the minimum, proven)``: ``clauses`` the
+    improving clauses met (most negative first, at most ``max_clauses``; the first is the minimum when
+    ``proven``). ``data`` is a :class:`~optrules.rulesets.pricing.PricingData`.
+    """
+    start = time.perf_counter()
+    mu = np.asarray(mu, dtype=np.float64)
+    active = mu > 1e-12
+    n_features = data.positive.shape[1]
+    empty_value = float(data.z_weight * data.negative.shape[0] - mu[active].sum() + unit_price)
+    best, found = empty_value, [(empty_value, ())]
+    if max_degree < 1 or n_features == 0:
+        return found, best, best, True
+    pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
+    neg_bits = bitset.pack((data.negative > 0).T) if data.negative.shape[0] else np.zeros((n_features, 1), np.uint64)
+    mu_padded = np.zeros(64 * pos_bits.shape[1])
+    mu_padded[: int(active.sum())] = mu[active]
+    # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
+    root_bounds = -(data.positive[active] > 0).T.astype(np.float64) @ mu[active] + 2.0 * unit_price
+    order = np.argsort(root_bounds, kind="stable").astype(np.int64)
+    stack_p = np.zeros((max_degree + 1, pos_bits.shape[1]), np.uint64)
+    stack_z = np.zeros((max_degree + 1, neg_bits.shape[1]), np.uint64)
+    next_pos = np.zeros(max_degree + 1, np.int64)
+    chosen = np.zeros(max_degree + 1, np.int64)
+    best_clause = np.zeros(max_degree, np.int64)
+    depth_state = np.zeros(1, np.int64)
+    unexplored = np.inf
+    for root in range(n_features):
+        if root_bounds[order[root]] >= best:
+            break  # roots are sorted by their bound: none of the rest can win
+        finished = False
+        while not finished:
+            if time.perf_counter() - start > time_limit:
+                # what is left: the rest of this subtree, and the later roots (sorted by their bound)
+                unexplored = min(unexplored, float(root_bounds[order[root]]))
+                break
+            best, length, _, finished, _ = search_root(
+                root, order, pos_bits, neg_bits, mu_padded, float(data.z_weight), float(unit_price),
+                int(max_degree), best, _NODES_PER_CALL, best_clause, stack_p, stack_z, next_pos, chosen, depth_state)
+            if length > 0:
+                found.append((best, tuple(sorted(int(j) for j in best_clause[:length]))))
+        if not finished:
+            break
+    found.sort(key=lambda item: item[0])
+    lower = min(best, unexplored)
+    return found[:max_clauses], best, lower, bool(lower >= best)
