@@ -10,19 +10,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from benchmarks_md import stamp, write_block
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SHARED = Path(os.environ.get("OPTRULES_SHARED", ROOT.parent / "shared"))
 DATA = SHARED / "data" / "compas" / "corels_data"
 RESULTS = HERE / "results" / "corels_compas.json"
-MARK_BEGIN, MARK_END = "<!-- corels_compas:begin -->", "<!-- corels_compas:end -->"
 
 # lambda -> (mistakes, C++ wall seconds, C++ peak MB) from shared/reference/corels_compas_train.tsv
 REFERENCE = {0.02: (2365, "0.51", "4.5"), 0.01: (2258, "19.4-33.8", "49"), 0.005: (2129, "259-411", "606")}
@@ -89,14 +89,8 @@ def table(results: list[dict]) -> str:
 
 
 def write_benchmarks_md(results: list[dict]) -> None:
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text() if path.exists() else f"# Benchmarks\n\n{MARK_BEGIN}\n{MARK_END}\n"
-    stamp = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, Python "
-             f"{platform.python_version()}; `python benchmarks/corels_compas.py`.")
-    block = f"{MARK_BEGIN}\n{stamp}\n\n{table(results)}\n{MARK_END}"
-    before, _, rest = text.partition(MARK_BEGIN)
-    _, _, after = rest.partition(MARK_END)
-    path.write_text(before + block + after)
+    write_block("corels_compas", f"{stamp('python benchmarks/corels_compas.py')}\n\n{table(results)}",
+                "CORELS on compas_train")
 
 
 def main() -> None:

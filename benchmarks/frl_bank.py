@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from benchmarks_md import stamp, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results" / "frl_bank.json"
-MARK_BEGIN, MARK_END = "<!-- frl_bank:begin -->", "<!-- frl_bank:end -->"
 PAPER = {5.0: "0.4333277 (paper's list)", 7.0: "0.560290 (paper)"}
 PROTOTYPE = {1.0: "0.106968, 0.1 s", 3.0: "0.292213, 1.1 s", 5.0: "0.4332865, 27 s", 7.0: "not certified in 600 s"}
 
@@ -91,16 +89,8 @@ def main():
         results.append(r)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2))
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text()
-    stamp = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, Python "
-             f"{platform.python_version()}; `python benchmarks/frl_bank.py`. {results[0]['antecedents']} antecedents.")
-    block = f"{MARK_BEGIN}\n{stamp}\n\n{table(results)}\n{MARK_END}"
-    if MARK_BEGIN not in text:
-        text += f"\n## Falling rule lists on bank marketing (45,211 rows, C = 1e-6)\n\n{MARK_BEGIN}\n{MARK_END}\n"
-    before, _, rest = text.partition(MARK_BEGIN)
-    _, _, after = rest.partition(MARK_END)
-    path.write_text(before + block + after)
+    note = f"{stamp('python benchmarks/frl_bank.py')} {results[0]['antecedents']} antecedents."
+    write_block("frl_bank", f"{note}\n\n{table(results)}", "Falling rule lists on bank marketing (45,211 rows, C = 1e-6)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from optrules.certificate import OPTIMAL
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.prefix import class_weight_matrix, prefix_class_totals, rule_mistakes
 from optrules.corels.problem import Problem, equivalent_points_minority
-from optrules.corels.search import Ablation, search
+from optrules.corels.search import search
 
 from test_corels_search import ABLATIONS, MAPS, POLICIES
 
