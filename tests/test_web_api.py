@@ -234,3 +234,15 @@ def test_optrules_serve_binds_to_loopback_by_default():
         server.terminate()
         output = server.communicate(timeout=10)[0]
     assert f"http://127.0.0.1:{port}/" in output
+
+
+def test_old_uploads_are_dropped():
+    manager = RunManager(workers=1, max_uploads_kept=2)
+    try:
+        content = csv_bytes(pd.DataFrame({"a": [1, 2, 3], "y": [0, 1, 0]}))
+        keys = [manager.add_upload(f"f{i}.csv", content)[0] for i in range(4)]
+        assert [k for k in manager.tables if k.startswith("upload-")] == keys[2:]
+        with pytest.raises(ValueError, match="no such table"):
+            manager.table(keys[0])
+    finally:
+        manager.shutdown()

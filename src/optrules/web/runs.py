@@ -144,9 +144,11 @@ class Run:
 class RunManager:
     """Tables, runs and the worker threads that fit them."""
 
-    def __init__(self, workers: int = 1, max_upload_bytes: int = 50 * 2**20, max_runs_kept: int = 200):
+    def __init__(self, workers: int = 1, max_upload_bytes: int = 50 * 2**20, max_runs_kept: int = 200,
+                 max_uploads_kept: int = 20):
         self.max_upload_bytes = max_upload_bytes
         self.max_runs_kept = max_runs_kept
+        self.max_uploads_kept = max_uploads_kept
         self.tables: dict[str, Table] = {}
         self.runs: dict[int, Run] = {}
         self._ids = itertools.count(1)
@@ -165,6 +167,10 @@ class RunManager:
         table = Table(name, frame)
         with self._lock:
             self.tables[key] = table
+            # uploads live in memory: keep the newest (a queued or running run holds its own data)
+            uploads = [k for k in self.tables if k.startswith("upload-")]
+            for old in uploads[: max(0, len(uploads) - self.max_uploads_kept)]:
+                del self.tables[old]
         return key, table
 
     def table(self, key: str) -> Table:
