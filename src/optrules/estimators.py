@@ -44,6 +44,11 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
 
     def _binarize_and_mine(self, X, y, min_support: float, min_class_support: float = 0.0):
         features, y01 = self._binarize(X, y)
+        self._mine(features, y01, min_support, min_class_support)
+        return y01
+
+    def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0) -> None:
+        """Mine the antecedents of the binarized ``features``; set ``antecedents_``."""
         binarizer = self.binarizer_
         antecedents = mine_antecedents(
             features, binarizer.feature_names_, binarizer.groups_, max_card=self.max_card,
@@ -56,7 +61,6 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
                 + ": lower the support thresholds or provide more informative features"
             )
         self.antecedents_ = antecedents
-        return y01
 
     def _progress(self):
         """The search's progress callback: ``verbose`` itself when callable, a terminal display when true."""
@@ -207,11 +211,10 @@ class RuleListClassifier(_RuleModelEstimator):
     def _prepare(self, X, y, sample_weight, smallest_regularization: float):
         """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
         A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
-        frame = as_frame(X)
-        codes, classes = check_target(y, frame.shape[0])
-        weights = self._sample_weights(codes, classes, sample_weight)
-        min_support = self._default_min_support(smallest_regularization, weights)
-        return self._binarize_and_mine(frame, y, min_support), weights
+        features, codes = self._binarize(X, y)
+        weights = self._sample_weights(codes, sample_weight)
+        self._mine(features, codes, self._default_min_support(smallest_regularization, weights))
+        return codes, weights
 
     def _search(self, prepared, initial_prefix=None):
         """The certified search on prepared data (``_prepare``), optionally from a known list."""
@@ -242,12 +245,11 @@ class RuleListClassifier(_RuleModelEstimator):
         self.certificate_ = result.certificate
         return self
 
-    def _sample_weights(self, codes, classes, sample_weight):
+    def _sample_weights(self, codes, sample_weight):
         """Per-sample weights (``sample_weight`` x class weight), or None for unit weights."""
         if sample_weight is None and self.class_weight is None:
             return None
         weights = np.ones(len(codes)) if sample_weight is None else check_sample_weight(sample_weight, len(codes))
-        self.classes_ = classes
         return weights * self._class_weights(codes)[codes]
 
     def _default_min_support(self, regularization: float, weights) -> float:

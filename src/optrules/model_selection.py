@@ -86,21 +86,9 @@ def regularization_path(X, y, regularizations=DEFAULT_REGULARIZATIONS, estimator
             if hasattr(shared, name):
                 setattr(model, name, getattr(shared, name))
         previous = [point.estimator.antecedent_indices_ for point in path]
-        model._search(prepared, initial_prefix=_best_known(model, prepared, previous))
+        model._search(prepared, initial_prefix=previous or None)  # the search keeps the best of them
         path.append(PathPoint(value, model))
     return path
-
-
-def _best_known(model: RuleListClassifier, prepared, prefixes):
-    """The list, among those found at larger lambdas, with the smallest objective at this lambda."""
-    if not prefixes:
-        return None
-    from .corels.problem import Problem
-
-    codes, weights = prepared
-    problem = Problem.from_antecedents(model.antecedents_, codes, model.regularization, sample_weight=weights,
-                                       n_classes=len(model.classes_))
-    return min(prefixes, key=lambda p: problem.mistakes(p) + problem.lambda_n * len(p))
 
 
 def _fold_path(base, X, y, sample_weight, train, test, values, scorer):

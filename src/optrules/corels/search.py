@@ -53,11 +53,15 @@ class SearchResult:
 
 
 def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix) -> tuple[int, ...]:
+    """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes."""
     candidates = [()]
     if warm_start:
         candidates.append(greedy_prefix(problem))
-    if initial_prefix is not None:
-        prefix = tuple(int(a) for a in initial_prefix)
+    given = [] if initial_prefix is None else list(initial_prefix)
+    if given and not all(isinstance(p, (tuple, list, np.ndarray)) for p in given):
+        given = [given]  # one prefix
+    for prefix in given:
+        prefix = tuple(int(a) for a in prefix)
         if len(set(prefix)) != len(prefix) or any(not 0 <= a < problem.n_antecedents for a in prefix):
             raise ValueError(f"initial_prefix must list distinct antecedent indices, got {prefix}")
         candidates.append(prefix)
@@ -81,7 +85,8 @@ def search(
     """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
     (mistakes weighted and N the total weight when the problem has sample weights).
 
-    ``max_nodes`` caps the number of prefixes expanded, ``time_limit`` the seconds spent, ``max_memory``
+    ``initial_prefix`` (one prefix of antecedent indices, or a list of them) seeds the incumbent with the
+    best of them. ``max_nodes`` caps the number of prefixes expanded, ``time_limit`` the seconds spent, ``max_memory``
     the bytes of the queue and map (default: half the machine's memory); each stops the search with the
     best list so far and a certified gap, as does Ctrl-C. ``progress``, if given, is
     called with the latest trace point and counters after every slice.
