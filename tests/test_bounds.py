@@ -7,12 +7,12 @@ from optrules.corels.bounds import log10_remaining_space, theorem7_extension_bud
 
 
 def test_remaining_space_counts_prefixes():
-    histogram = np.zeros((6, 6), np.int64)
-    histogram[3, 2] = 1  # 1 + 3 + 3*2 = 10 prefixes
-    assert log10_remaining_space(histogram) == pytest.approx(1.0)
-    histogram[5, 1] = 2  # 2 * (1 + 5) = 12 more
-    assert log10_remaining_space(histogram) == pytest.approx(math.log10(22))
-    assert log10_remaining_space(np.zeros((3, 3), np.int64)) == -math.inf
+    histogram = np.zeros((6, 3), np.int64)  # 5 antecedents; rows: prefix length, columns: extension budget
+    histogram[2, 2] = 1  # 3 antecedents free: 1 + 3 + 3*2 = 10 prefixes
+    assert log10_remaining_space(histogram, 5) == pytest.approx(1.0)
+    histogram[0, 1] = 2  # 5 free: 2 * (1 + 5) = 12 more
+    assert log10_remaining_space(histogram, 5) == pytest.approx(math.log10(22))
+    assert log10_remaining_space(np.zeros((3, 3), np.int64), 2) == -math.inf
 
 
 def test_extension_budget():

@@ -107,3 +107,71 @@ def test_compas_feature_set_a_mines_quickly():
     support = bitset.popcount(mined.bits)
     assert support.min() >= 0.005 * len(data.X) and support.max() <= 0.995 * len(data.X)
     print(f"compas A: {len(mined)} antecedents in {elapsed:.3f} s")
+
+
+def naive_capped_mine(features, groups, max_card, min_support, cap):
+    """Reference for ``max_antecedents``: level by level, the valid conjunctions of support >= the
+    smallest floor that keeps the running total within ``cap``; a raised floor ends the mining."""
+    n, f = features.shape
+    lowest = min_support * n - 1e-9
+    kept = []
+    for card in range(1, max_card + 1):
+        room = cap - len(kept)
+        if room <= 0:
+            break
+        level = []
+        for combo in itertools.combinations(range(f), card):
+            g = [groups[j] for j in combo if groups[j] >= 0]
+            if len(g) != len(set(g)):
+                continue
+            capture = np.all(features[:, combo], axis=1)
+            count = int(capture.sum())
+            if 0 < count < n and lowest <= count <= (1 - min_support) * n + 1e-9:
+                level.append((combo, capture, count))
+        floor = next(t for t in range(n + 2) if sum(c >= t for *_, c in level) <= room)
+        kept += [(combo, capture) for combo, capture, count in level if count >= floor]
+        if floor > max(lowest, 0) and floor > np.ceil(lowest):
+            break
+    out, seen = [], set()
+    for combo, capture in kept:
+        if capture.tobytes() not in seen:
+            seen.add(capture.tobytes())
+            out.append(combo)
+    return out
+
+
+@given(problems(), st.integers(1, 12))
+@settings(max_examples=150, deadline=None)
+def test_capped_mining_keeps_the_most_frequent(problem, cap):
+    features, groups, max_card, min_support = problem
+    names = [f"f{j}" for j in range(features.shape[1])]
+    mined = mine_antecedents(features, names, groups, max_card, min_support, max_antecedents=cap)
+    assert mined.items == naive_capped_mine(features, groups, max_card, min_support, cap)
+    assert len(mined) <= cap
+    assert mined.report.n_antecedents == len(mined)
+
+
+def test_cap_is_reported_and_memory_charged():
+    from optrules.budget import Budget
+
+    rng = np.random.default_rng(0)
+    features = rng.random((500, 60)) < 0.5
+    budget = Budget(max_memory=1 << 30)
+    mined = mine_antecedents(features, [f"f{j}" for j in range(60)], max_card=2, min_support=0.01,
+                             max_antecedents=300, budget=budget)
+    assert len(mined) <= 300
+    assert all((j,) in mined.items for j in range(60))  # every single feature fits; the floor rose on pairs
+    assert "support floor raised" in str(mined.report)
+    assert budget.charges()["antecedents"] == mined.bits.nbytes
+    with pytest.raises(MemoryError, match="memory budget"):
+        mine_antecedents(features, [f"f{j}" for j in range(60)], max_card=2, budget=Budget(max_memory=10_000))
+
+
+def test_mining_stops_on_the_budget():
+    from optrules.budget import Budget
+
+    features = np.random.default_rng(1).random((200, 30)) < 0.5
+    budget = Budget()
+    budget.interrupt()
+    mined = mine_antecedents(features, [f"f{j}" for j in range(30)], max_card=2, budget=budget)
+    assert len(mined) == 0 and mined.report.stopped

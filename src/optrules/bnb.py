@@ -10,7 +10,6 @@ dominance map an open-addressing table of node ids (-1 empty).
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -35,16 +34,8 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     QUEUE_EMPTY,
     map_rehash,
 )
+from .budget import Budget, check_budget_values
 from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
-
-
-def default_memory_budget() -> int:
-    """Half of the machine's physical memory: a search that would need more stops with its gap instead
-    of being killed by the operating system."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
-    except (ValueError, OSError, AttributeError):  # not a POSIX system
-        return 8 << 30
 
 
 class SearchState:
@@ -132,27 +123,27 @@ class Outcome:
 
 
 def check_budgets(max_nodes, time_limit, max_memory=None) -> None:
-    if max_memory is not None and not max_memory > 0:
-        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory}")
-    if max_nodes is not None and int(max_nodes) < 0:
-        raise ValueError(f"max_nodes must be >= 0, got {max_nodes}")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    check_budget_values(time_limit, max_memory, max_nodes)
 
 
-def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trace_interval: float = 0.05,
-          max_memory: int | None = None) -> Outcome:
+STATE = "search state"  # the budget's name for the node arrays, heap and map
+
+
+def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace_interval: float = 0.05,
+          trace=None) -> Outcome:
     """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
 
-    ``max_memory`` (bytes; default :func:`default_memory_budget`) caps the search's arrays: when growing
-    them would pass it, the search stops with status ``memory budget``.
+    ``budget`` holds the deadline (for the whole fit: time spent before the search counts), the stop
+    request and the memory account: the state arrays are charged to it, and when growing them would
+    pass ``max_memory`` the search stops with status ``memory budget``. ``trace`` (if given) is charged
+    too, as it grows.
 
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
     """
-    check_budgets(max_nodes, time_limit, max_memory)
-    max_memory = default_memory_budget() if max_memory is None else int(max_memory)
-    # compile (or load from numba's cache) outside the clock: a zero-pop call touches nothing
+    check_budgets(max_nodes, None)
+    budget.charge(STATE, state.nbytes)
+    # compiling (or loading from numba's cache) is charged to the fit's clock, but not to the search time
     compile_start = time.perf_counter()
     run(0)
     compile_time = time.perf_counter() - compile_start
@@ -178,10 +169,12 @@ def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trac
                 state.ints[IMPROVED] = 0
                 time_to_optimum = now - start
             if code == NEED_ROOM:
-                if state.nbytes * SearchState.GROWTH > max_memory:
+                if not budget.fits(int(state.nbytes * SearchState.GROWTH), replacing=STATE):
+                    budget.memory_exceeded = True
                     status = MEMORY_BUDGET
                     break
                 state.make_room()
+                budget.charge(STATE, state.nbytes)
                 continue
             took = now - slice_start
             if took < 0.01:
@@ -195,10 +188,13 @@ def drive(run, state: SearchState, record, max_nodes=None, time_limit=None, trac
                 last_record = time.perf_counter()
                 # a record scans the queue: keep that below ~5% of the search time
                 record_every = max(trace_interval, 20.0 * (last_record - now))
-            if time_limit is not None and now - start >= time_limit:
-                status = TIME_BUDGET
+                if trace is not None:
+                    budget.charge("trace", trace.nbytes)
+            if budget.stopped():
+                status = INTERRUPTED if budget.interrupted else TIME_BUDGET
                 break
     except KeyboardInterrupt:
+        budget.interrupt()
         status = INTERRUPTED
     total_time = time.perf_counter() - start
     try:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .budget import Budget, check_budget_values
+from .certificate import Certificate, Trace
 from .corels.prefix import rule_list_from_prefix
 from .corels.problem import Problem, check_regularization, check_sample_weight
 from .corels.search import Ablation, search
+from .data import bitset
 from .data.binarize import Binarizer
 from .data.mine import mine_antecedents
 from .data.validation import as_frame, check_target
@@ -20,17 +25,24 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
     #: learns from more than two classes
     multiclass = False
 
-    def _binarize(self, X, y):
-        """Fit the binarizer; set ``classes_``, ``binarizer_``, ``n_features_in_``, ``feature_names_in_``;
-        return the boolean features and the class indices (0/1 for binary models)."""
+    def _target(self, X, y):
+        """Check ``X`` and ``y``; set ``classes_``, ``n_features_in_``, ``feature_names_in_``; return the
+        frame and the class indices (0/1 for binary models)."""
         frame = as_frame(X)
-        y01, classes = check_target(y, frame.shape[0], binary=not self.multiclass)
-        binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing).fit(frame)
+        codes, classes = check_target(y, frame.shape[0], binary=not self.multiclass)
         self.classes_ = classes
-        self.binarizer_ = binarizer
         self.n_features_in_ = frame.shape[1]
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
-        return binarizer.transform(frame), y01
+        return frame, codes
+
+    def _binarize(self, frame, min_category_count: int = 1, budget: Budget | None = None) -> np.ndarray:
+        """Fit the binarizer (``binarizer_``) and return the boolean features of ``frame``."""
+        binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
+                              self.identifiers, max(1, int(min_category_count))).fit(frame)
+        self.binarizer_ = binarizer
+        if budget is not None:
+            budget.require("features", frame.shape[0] * len(binarizer.features_), "the binarized table")
+        return binarizer.transform(frame)
 
     def _class_weights(self, y_codes) -> np.ndarray:
         """Weight of each class (``class_weight``: None, "balanced" or {label: weight})."""
@@ -42,25 +54,32 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
 
         return compute_class_weight(self.class_weight, classes=self.classes_, y=self.classes_[y_codes])
 
-    def _binarize_and_mine(self, X, y, min_support: float, min_class_support: float = 0.0):
-        features, y01 = self._binarize(X, y)
-        self._mine(features, y01, min_support, min_class_support)
-        return y01
-
-    def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0) -> None:
+    def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
+              budget: Budget | None = None) -> None:
         """Mine the antecedents of the binarized ``features``; set ``antecedents_``."""
         binarizer = self.binarizer_
         antecedents = mine_antecedents(
             features, binarizer.feature_names_, binarizer.groups_, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
+            max_antecedents=self.max_antecedents, budget=budget,
         )
-        if len(antecedents) == 0:
+        if budget is not None:
+            budget.release("features")
+        if len(antecedents) == 0 and not antecedents.report.stopped:
             raise ValueError(
                 f"no antecedent has support in [{min_support}, {1 - min_support}]"
                 + (f" and {min_class_support} of a class" if min_class_support else "")
                 + ": lower the support thresholds or provide more informative features"
             )
         self.antecedents_ = antecedents
+
+    def _budget(self, progress) -> Budget:
+        """The fit's budget; a progress callback is also asked, between stages, whether to stop."""
+        hook = None
+        if progress is not None:
+            def hook():
+                progress(Trace(), {"nodes_expanded": 0, "queue": 0})
+        return Budget(self.time_limit, getattr(self, "max_memory", None), hook)
 
     def _progress(self):
         """The search's progress callback: ``verbose`` itself when callable, a terminal display when true."""
@@ -126,16 +145,22 @@ class RuleListClassifier(_RuleModelEstimator):
     policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
     map_type : symmetry-aware map keyed on the antecedent set (``prefix``, Cor 16), on the captured set
         (``captured``, Thm 15), or ``none``.
-    max_nodes, time_limit, max_memory : budgets (prefixes expanded, seconds, bytes of search state;
-        memory defaults to half the machine's); on any, and on Ctrl-C, the best list found is returned
-        and ``certificate_`` says how far from optimal it can be.
+    max_antecedents : at most this many antecedents are mined (``"auto"``: 2,000, fewer for very many
+        samples; None: no bound); when more qualify, the support floor of the longest conjunctions is
+        raised (the most frequent are kept) and ``antecedents_.report`` says so.
+    max_nodes, time_limit, max_memory : budgets (prefixes expanded; seconds for the whole fit, from
+        binarizing to the end of the search; bytes of everything the fit holds: binarized table,
+        antecedents, queue, maps, trace; memory defaults to 1 GiB or half the machine's). On any, and on
+        Ctrl-C, the best list found is returned and ``certificate_`` says how far from optimal it can be.
     verbose : show live progress; or a callable ``(trace, counters)`` called after each slice of the
-        search (raising ``KeyboardInterrupt`` in it stops the search, which returns its best list).
+        search, and with an empty trace between the stages before it (raising ``KeyboardInterrupt`` in
+        it stops the fit, which returns its best list).
     class_weight : None, "balanced" (weights inversely proportional to class frequencies) or
         {label: weight}; multiplies ``sample_weight`` given to ``fit``.
     use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
-    categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
+    categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer
+        (``identifiers="drop"`` leaves out columns that identify rows, with a warning).
 
     Attributes
     ----------
@@ -169,6 +194,8 @@ class RuleListClassifier(_RuleModelEstimator):
         n_thresholds: int = 9,
         negations: bool = False,
         missing: str = "error",
+        identifiers: str = "drop",
+        max_antecedents="auto",
     ):
         self.regularization = regularization
         self.max_card = max_card
@@ -191,6 +218,8 @@ class RuleListClassifier(_RuleModelEstimator):
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
+        self.identifiers = identifiers
+        self.max_antecedents = max_antecedents
 
     def _ablation(self) -> Ablation:
         return Ablation(
@@ -205,44 +234,78 @@ class RuleListClassifier(_RuleModelEstimator):
 
     def fit(self, X, y, sample_weight=None):
         regularization = check_regularization(self.regularization)
-        prepared = self._prepare(X, y, sample_weight, regularization)
-        return self._search(prepared)
-
-    def _prepare(self, X, y, sample_weight, smallest_regularization: float):
-        """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
-        A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
-        features, codes = self._binarize(X, y)
-        weights = self._sample_weights(codes, sample_weight)
-        self._mine(features, codes, self._default_min_support(smallest_regularization, weights))
-        return codes, weights
-
-    def _search(self, prepared, initial_prefix=None):
-        """The certified search on prepared data (``_prepare``), optionally from a known list."""
-        codes, weights = prepared
-        problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
-                                           sample_weight=weights, n_classes=len(self.classes_))
+        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
         progress = self._progress()
         try:
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                prepared = self._prepare(X, y, sample_weight, regularization, budget)
+                return self._search(prepared, budget=budget, progress=progress)
+        finally:
+            self._close(progress)
+
+    def _prepare(self, X, y, sample_weight, smallest_regularization: float, budget: Budget | None = None):
+        """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
+        A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
+        frame, codes = self._target(X, y)
+        weights = self._sample_weights(codes, sample_weight)
+        min_support = self._default_min_support(smallest_regularization, weights)
+        # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
+        features = self._binarize(frame, math.ceil(min_support * len(codes) - 1e-9), budget)
+        self._mine(features, codes, min_support, budget=budget)
+        return codes, weights
+
+    def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
+        """The certified search on prepared data (``_prepare``), optionally from a known list; within
+        ``budget`` (the fit's), or a new one from ``time_limit`` and ``max_memory``."""
+        codes, weights = prepared
+        own_progress = progress is None
+        progress = self._progress() if own_progress else progress
+        try:
+            budget = budget if budget is not None else self._budget(progress)
+            if len(self.antecedents_) == 0:  # the budget ran out before any antecedent was mined
+                return self._default_only(codes, weights, budget)
+            budget.require("captures", 2 * len(self.antecedents_) * len(codes),
+                           "grouping the samples (antecedents x samples bytes, twice)")
+            problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
+                                               sample_weight=weights, n_classes=len(self.classes_))
             result = search(
                 problem,
                 policy=self.policy,
                 map_type=self.map_type,
                 ablation=self._ablation(),
                 max_nodes=self.max_nodes,
-                time_limit=self.time_limit,
-                max_memory=self.max_memory,
                 warm_start=self.warm_start,
                 initial_prefix=initial_prefix,
                 progress=progress,
+                budget=budget,
             )
         finally:
-            self._close(progress)
-        self.rule_list_ = rule_list_from_prefix(
-            self.antecedents_.capture_matrix(), codes, result.prefix, self._conditions(), self.classes_,
-            self.binarizer_, sample_weight=weights,
-        )
+            if own_progress:
+                self._close(progress)
+        self.rule_list_ = self._rule_list(codes, weights, result.prefix)
         self.antecedent_indices_ = result.prefix
         self.certificate_ = result.certificate
+        self.certificate_.counters["antecedents"] = len(self.antecedents_)
+        self.certificate_.counters["fit_time"] = budget.elapsed()
+        return self
+
+    def _rule_list(self, codes, weights, prefix):
+        """The rule list of ``prefix`` (only its antecedents' capture vectors are unpacked)."""
+        rows = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(codes))
+        conditions = [self.antecedents_.conditions(a) for a in prefix]
+        return rule_list_from_prefix(rows, codes, range(len(prefix)), conditions, self.classes_, self.binarizer_,
+                                     sample_weight=weights)
+
+    def _default_only(self, codes, weights, budget: Budget):
+        """The list with the default rule alone, when no antecedent was mined in time; its lower bound is
+        0 (no list has a negative objective)."""
+        self.rule_list_ = self._rule_list(codes, weights, ())
+        self.antecedent_indices_ = ()
+        total = len(codes) if weights is None else float(weights.sum())
+        objective = _default_mistakes(self.rule_list_.default) / total
+        self.certificate_ = Certificate(budget.status() or "time budget", float(objective), 0.0,
+                                        {"antecedents": 0, "fit_time": budget.elapsed(), "nodes_expanded": 0})
         return self
 
     def _sample_weights(self, codes, sample_weight):
@@ -262,6 +325,13 @@ class RuleListClassifier(_RuleModelEstimator):
         return regularization * float(weights.sum()) / (len(weights) * float(weights.max()))
 
 
+def _default_mistakes(rule) -> float:
+    """Weighted mistakes of a rule that predicts the majority of what it captures."""
+    totals = (np.asarray(rule.class_totals) if rule.class_totals is not None
+              else np.array([rule.n_captured - rule.n_positive, rule.n_positive], dtype=np.float64))
+    return float(totals.sum() - totals.max())
+
+
 class FallingRuleListClassifier(_RuleModelEstimator):
     """Falling rule list (Chen and Rudin, AISTATS 2018): probabilities that fall down the list, chosen to
     minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + C * (rules),
@@ -275,10 +345,12 @@ class FallingRuleListClassifier(_RuleModelEstimator):
     method : ``certified`` (branch-and-bound, optimal with a certificate, the default) or
         ``montecarlo`` (the paper's randomized search: ``iterations``, ``prob_terminate``,
         ``curiosity_weight``, ``random_state``). ``certified`` starts from a short Monte-Carlo run.
-    max_nodes, time_limit, verbose : budgets and progress, as for rule lists.
+    max_nodes, time_limit, max_memory, verbose : budgets (the time limit covers the whole fit, the
+        Monte-Carlo warm start included) and progress, as for rule lists.
     min_class_support : antecedents must hold for at least this share of the positives or of the
-        negatives (the paper: 10%); ``max_card``: items per antecedent.
-    categorical, bins, n_thresholds, negations, missing : passed to the Binarizer.
+        negatives (the paper: 10%); ``max_card``: items per antecedent; ``max_antecedents``: at most this
+        many (``"auto"``, as for rule lists).
+    categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer.
 
     Attributes
     ----------
@@ -302,6 +374,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         random_state=None,
         max_nodes: int | None = None,
         time_limit: float | None = None,
+        max_memory: int | None = None,
         verbose: bool = False,
         min_class_support: float = 0.1,
         max_card: int = 2,
@@ -310,6 +383,8 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         n_thresholds: int = 9,
         negations: bool = False,
         missing: str = "error",
+        identifiers: str = "drop",
+        max_antecedents="auto",
     ):
         self.w = w
         self.C = C
@@ -322,6 +397,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         self.random_state = random_state
         self.max_nodes = max_nodes
         self.time_limit = time_limit
+        self.max_memory = max_memory
         self.verbose = verbose
         self.min_class_support = min_class_support
         self.max_card = max_card
@@ -330,6 +406,8 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
+        self.identifiers = identifiers
+        self.max_antecedents = max_antecedents
 
     def fit(self, X, y):
         from .frl.montecarlo import montecarlo_search
@@ -338,26 +416,57 @@ class FallingRuleListClassifier(_RuleModelEstimator):
 
         if self.method not in ("certified", "montecarlo"):
             raise ValueError(f"method must be 'certified' or 'montecarlo', got {self.method!r}")
-        y01 = self._binarize_and_mine(X, y, 0.0, self.min_class_support)
-        captures = self.antecedents_.capture_matrix()
-        problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions())
-        warm = montecarlo_search(
-            problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
-            self.prob_terminate, self.curiosity_weight, self.random_state,
-        )
-        prefix, self.certificate_ = warm.prefix, None
-        if self.method == "certified":
-            progress = self._progress()
-            try:
-                result = certified_search(problem, self.soft, max_nodes=self.max_nodes, time_limit=self.time_limit,
-                                          initial_prefix=warm.prefix, progress=progress)
-            finally:
-                self._close(progress)
-            prefix, self.certificate_ = result.prefix, result.certificate
-        self.objective_ = problem.objective(prefix, self.soft)
+        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
+        progress = self._progress()
+        try:
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                self._fit(X, y, budget, progress)
+        finally:
+            self._close(progress)
+        return self
+
+    def _fit(self, X, y, budget: Budget, progress) -> None:
+        from .frl.montecarlo import montecarlo_search
+        from .frl.objective import falling_rule_list
+        from .frl.search import FRLProblem, certified_search
+
+        frame, y01 = self._target(X, y)
+        # a conjunction must hold for min_class_support of the positives or of the negatives: rarer
+        # categories can be in none
+        smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
+        features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget)
+        self._mine(features, y01, 0.0, self.min_class_support, budget)
+        if len(self.antecedents_):
+            budget.require("captures", len(self.antecedents_) * len(y01), "the antecedents' capture vectors")
+            captures = self.antecedents_.capture_matrix()
+        else:  # the budget ran out before any antecedent was mined: the else clause alone
+            captures = np.zeros((0, len(y01)), bool)
+        prefix, self.certificate_ = (), None
+        if len(captures):
+            problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions())
+            # the warm start of the certified search gets at most a tenth of the time left
+            warm = montecarlo_search(
+                problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
+                self.prob_terminate, self.curiosity_weight, self.random_state,
+                time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
+            )
+            prefix = warm.prefix
+            if self.method == "certified":
+                result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=warm.prefix,
+                                          progress=progress, budget=budget)
+                prefix, self.certificate_ = result.prefix, result.certificate
+                self.certificate_.counters["antecedents"] = len(self.antecedents_)
+                self.certificate_.counters["fit_time"] = budget.elapsed()
+            self.objective_ = problem.objective(prefix, self.soft)
+        else:
+            positives = int(y01.sum())
+            self.objective_ = min(self.w * positives, float(len(y01) - positives)) / len(y01)
+            if self.method == "certified":
+                self.certificate_ = Certificate(budget.status() or "time budget", self.objective_, 0.0,
+                                                {"antecedents": 0, "fit_time": budget.elapsed(), "nodes_expanded": 0})
         self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
                                             self.classes_, self.binarizer_)
-        return self
 
 
 class RuleSetClassifier(_RuleModelEstimator):
@@ -373,15 +482,18 @@ class RuleSetClassifier(_RuleModelEstimator):
     cnf : learn a CNF (AND of ORs) instead of a DNF.
     penalty : price of each unit of complexity in the objective (0: only the bound).
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
-    time_limit, pricing_time_limit : seconds overall and per exact pricing call.
+    time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
+        final MIP; None: no limit) and per exact pricing call.
+    max_memory : bytes the fit may hold (binarized table, pricing matrices, the master's columns;
+        default 1 GiB or half the machine's): column generation stops there, status ``memory budget``.
     beam_width : width of the pricing beam search.
     exact_pricing : when the beam finds nothing, price exactly (needed to prove the LP bound): ``True``
         or ``"enumeration"`` (branch-and-bound over conjunctions, the default), ``"ip"`` (the pricing IP
         on HiGHS), ``False`` (beam only).
     max_pricing_samples, max_pricing_features : the beam search prices on a stratified random subsample
         of samples, and a random subset of features, above these sizes (clauses are re-scored on all).
-    categorical, bins, n_thresholds, negations, missing : the Binarizer (the paper: decile thresholds
-        both ways, one-hot with negations).
+    categorical, bins, n_thresholds, negations, missing, identifiers : the Binarizer (the paper: decile
+        thresholds both ways, one-hot with negations).
 
     Attributes
     ----------
@@ -411,6 +523,8 @@ class RuleSetClassifier(_RuleModelEstimator):
         n_thresholds: int = 9,
         negations: bool = True,
         missing: str = "error",
+        identifiers: str = "drop",
+        max_memory: int | None = None,
     ):
         self.complexity = complexity
         self.max_degree = max_degree
@@ -430,6 +544,8 @@ class RuleSetClassifier(_RuleModelEstimator):
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
+        self.identifiers = identifiers
+        self.max_memory = max_memory
 
     def fit(self, X, y):
         from .models import RuleSet
@@ -439,23 +555,28 @@ class RuleSetClassifier(_RuleModelEstimator):
             raise ValueError(f"complexity must be >= 2 (one clause of one condition), got {self.complexity}")
         if int(self.max_degree) < 1:
             raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
-        if self.penalty < 0 or self.time_limit <= 0 or self.pricing_time_limit <= 0:
-            raise ValueError("penalty must be >= 0 and the time limits positive")
-        features, y01 = self._binarize(X, y)
-        names = list(self.binarizer_.feature_names_)
-        negative_weight, positive_weight = self._class_weights(y01)
-        target = y01.astype(bool)
-        if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
-            features, target = ~features, ~target
-            positive_weight, negative_weight = negative_weight, positive_weight
+        if self.penalty < 0 or not self.pricing_time_limit > 0:
+            raise ValueError("penalty must be >= 0 and pricing_time_limit positive")
+        check_budget_values(self.time_limit, self.max_memory)
         progress = self._progress()
         try:
-            result = column_generation(
-                features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
-                int(self.max_degree), positive_weight, negative_weight, self.time_limit, self.pricing_time_limit,
-                self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
-                self.random_state, progress,
-            )
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                frame, y01 = self._target(X, y)
+                features = self._binarize(frame, 1, budget)
+                names = list(self.binarizer_.feature_names_)
+                negative_weight, positive_weight = self._class_weights(y01)
+                target = y01.astype(bool)
+                if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
+                    features, target = ~features, ~target
+                    positive_weight, negative_weight = negative_weight, positive_weight
+                result = column_generation(
+                    features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
+                    int(self.max_degree), positive_weight, negative_weight, None, self.pricing_time_limit,
+                    self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
+                    self.random_state, progress, budget=budget,
+                )
+                result.certificate.counters["fit_time"] = budget.elapsed()
         finally:
             self._close(progress)
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]

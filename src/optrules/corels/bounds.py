@@ -88,18 +88,19 @@ def theorem7_extension_budget(lower_bound, best, lambda_n, free):
     return min(int(math.floor((best - lower_bound) / lambda_n)), free)
 
 
-def log10_remaining_space(histogram: np.ndarray) -> float:
+def log10_remaining_space(histogram: np.ndarray, n_antecedents: int) -> float:
     """log10 of Theorem 7's upper bound on the number of prefixes left to evaluate.
 
-    ``histogram[free, f]`` counts the queued prefixes with ``free = M - K_p`` antecedents left and an
-    extension budget ``f`` (:func:`theorem7_extension_budget`); each can grow into at most
+    ``histogram[K, f]`` counts the queued prefixes of length ``K`` (so ``free = M - K`` antecedents left)
+    and extension budget ``f`` (:func:`theorem7_extension_budget`); each can grow into at most
     sum_{k=0..f} free!/(free-k)! prefixes. Returns -inf for an empty queue.
     """
     logs = []
-    for m_free, depth in zip(*np.nonzero(histogram)):
+    for length, depth in zip(*np.nonzero(histogram)):
+        m_free = n_antecedents - length
         log_terms = np.concatenate([[0.0], np.cumsum(np.log10(np.arange(m_free, m_free - depth, -1, dtype=np.float64)))])
         top = log_terms.max()
-        logs.append(top + math.log10(np.sum(10.0 ** (log_terms - top))) + math.log10(histogram[m_free, depth]))
+        logs.append(top + math.log10(np.sum(10.0 ** (log_terms - top))) + math.log10(histogram[length, depth]))
     if not logs:
         return -math.inf
     logs = np.asarray(logs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..data.groups import signature_groups
@@ -9,12 +11,21 @@ from .prefix import rule_mistakes
 from .problem import Problem
 
 
-def greedy_prefix(problem: Problem, max_length: int | None = None) -> tuple[int, ...]:
+#: working memory of one step: antecedents are scored in blocks of about this many bytes
+_BLOCK_BYTES = 32 << 20
+
+
+def greedy_prefix(problem: Problem, max_length: int | None = None, budget=None) -> tuple[int, ...]:
     """Append the antecedent that most lowers mistakes/N + lambda*K until none does.
 
     A good incumbent only speeds pruning up; optimality never depends on it. Samples that every
-    antecedent treats alike are merged first, so each step costs antecedents x groups x classes.
+    antecedent treats alike are merged first, so each step costs antecedents x groups x classes,
+    scored in blocks of antecedents (memory stays small with many antecedents). With a ``budget``, the
+    warm start takes at most a tenth of the time left and stops with the list it has.
     """
+    deadline = None
+    if budget is not None and budget.remaining() is not None:
+        deadline = budget.deadline - 0.9 * budget.remaining()
     captures = problem.captures()
     first, group = signature_groups(captures)
     group_captures = captures[:, first]
@@ -27,9 +38,14 @@ def greedy_prefix(problem: Problem, max_length: int | None = None) -> tuple[int,
     mistakes_so_far = 0.0
     current = float(rule_mistakes(group_totals.sum(axis=0)))
     limit = problem.n_antecedents if max_length is None else max_length
+    block = max(1, _BLOCK_BYTES // (8 * max(1, first.shape[0])))
     while len(prefix) < limit and available.any():
+        if budget is not None and (budget.stopped() or (deadline is not None and time.perf_counter() >= deadline)):
+            break
         unc_totals = group_totals[uncaptured].sum(axis=0)
-        cap_totals = group_captures[:, uncaptured].astype(np.float64) @ group_totals[uncaptured]
+        live_totals = group_totals[uncaptured]
+        cap_totals = np.vstack([group_captures[i:i + block, uncaptured].astype(np.float64) @ live_totals
+                                for i in range(0, problem.n_antecedents, block)])
         value = (mistakes_so_far + rule_mistakes(cap_totals) + rule_mistakes(unc_totals - cap_totals)
                  + problem.lambda_n * (len(prefix) + 1))
         value = np.where(available & (cap_totals.sum(axis=1) > 0), value, np.inf)

@@ -132,8 +132,9 @@ def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
 def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lambda_n, best, n_antecedents,
                   by_length, remaining):
     """One pass over the live queue, no temporaries: returns the smallest b(d_p) + b0(d_p) (inf if
-    empty) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[free, f]``
-    (Theorem 7's histogram)."""
+    empty) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[K, f]`` (Theorem 7's
+    histogram by prefix length K and extension budget f; ``remaining`` is sized to the longest queued
+    prefix and the largest budget, never antecedents x antecedents)."""
     by_length[:] = 0
     remaining[:, :] = 0
     smallest = np.inf
@@ -147,8 +148,8 @@ def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lamb
         by_length[node_depth[x]] += 1
         free = n_antecedents - node_depth[x]
         f = theorem7_extension_budget(node_lb[x], best, lambda_n, free)
-        if f >= 0:
-            remaining[free, f] += 1
+        if f >= 0 and node_depth[x] < remaining.shape[0]:
+            remaining[node_depth[x], min(f, remaining.shape[1] - 1)] += 1
     return smallest
 
 

@@ -128,7 +128,8 @@ class Problem:
 
     def mistakes(self, prefix) -> float:
         """Training mistakes (weighted) of the list a prefix defines."""
-        return prefix_mistakes(self.captures(), self.y, prefix, self.sample_weight, self.n_classes)
+        rows = bitset.unpack(self.bits[np.asarray(prefix, dtype=np.int64)], self.n_samples)
+        return prefix_mistakes(rows, self.y, range(len(prefix)), self.sample_weight, self.n_classes)
 
     def captures(self) -> np.ndarray:
         return bitset.unpack(self.bits, self.n_samples)

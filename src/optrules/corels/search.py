@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, check_budgets, drive
+from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, check_budgets, drive
+from ..budget import Budget, as_budget
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
@@ -52,11 +53,11 @@ class SearchResult:
     extra: dict = field(default_factory=dict)
 
 
-def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix) -> tuple[int, ...]:
+def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget) -> tuple[int, ...]:
     """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes."""
     candidates = [()]
     if warm_start:
-        candidates.append(greedy_prefix(problem))
+        candidates.append(greedy_prefix(problem, budget=budget))
     given = [] if initial_prefix is None else list(initial_prefix)
     if given and not all(isinstance(p, (tuple, list, np.ndarray)) for p in given):
         given = [given]  # one prefix
@@ -81,26 +82,33 @@ def search(
     trace_interval: float = 0.05,
     progress=None,
     counting: str = "auto",
+    budget: Budget | None = None,
 ) -> SearchResult:
     """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
     (mistakes weighted and N the total weight when the problem has sample weights).
 
     ``initial_prefix`` (one prefix of antecedent indices, or a list of them) seeds the incumbent with the
     best of them. ``max_nodes`` caps the number of prefixes expanded, ``time_limit`` the seconds spent, ``max_memory``
-    the bytes of the queue and map (default: half the machine's memory); each stops the search with the
-    best list so far and a certified gap, as does Ctrl-C. ``progress``, if given, is
-    called with the latest trace point and counters after every slice.
+    the bytes of the search's state (default: :func:`optrules.budget.default_memory_budget`); each stops
+    the search with the best list so far and a certified gap, as does Ctrl-C. ``budget`` (a
+    :class:`~optrules.budget.Budget`) replaces ``time_limit`` and ``max_memory`` when the search is one
+    stage of a fit: its deadline and memory account are the fit's. ``progress``, if given, is called
+    with the latest trace point and counters after every slice.
     """
     if policy not in K.POLICIES:
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
     if map_type not in K.MAP_TYPES:
         raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
     check_budgets(max_nodes, time_limit, max_memory)
+    budget = as_budget(budget, time_limit, max_memory)
 
     n, m = problem.total_weight, problem.n_antecedents
     lambda_n = problem.lambda_n
+    budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
     groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
                            problem.class_weights() if problem.weighted else None)
+    budget.release("captures")
+    budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     no_classes = np.zeros((0, 1))
     class_weights = groups.class_weights if problem.weighted else no_classes
     minority_weights = groups.minority_weights if problem.weighted else no_classes[:, 0]
@@ -108,7 +116,7 @@ def search(
 
     # b0 is a count of samples (int32 is exact and small) unless samples carry real weights
     state = SearchState(m, {"node_lb": np.float64, "node_b0": np.float64 if problem.weighted else np.int32})
-    incumbent = _initial_incumbent(problem, warm_start, initial_prefix)
+    incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget)
     state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
     # the root: the empty prefix
     minority_weight = problem.class_weights().sum(axis=1) @ problem.minor
@@ -130,7 +138,7 @@ def search(
     trace = Trace()
     outcome = drive(
         run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress),
-        max_nodes, time_limit, trace_interval, max_memory,
+        budget, max_nodes, trace_interval, trace,
     )
     status = outcome.status
 
@@ -164,7 +172,10 @@ def _queue_lower_bound(state: SearchState, lambda_n: float, summary=None) -> flo
 def _summary(state: SearchState, lambda_n: float):
     m = state.best_prefix.shape[0] - 1
     by_length = np.zeros(m + 1, np.int64)
-    remaining = np.zeros((m + 1, m + 1), np.int64)
+    longest = min(int(state.ints[MAX_LENGTH]), m)
+    # Theorem 4: no list in the queue can grow beyond floor(R* / lambda) rules
+    largest_budget = m if lambda_n <= 0 else min(m, int(float(state.floats[0]) // lambda_n))
+    remaining = np.zeros((longest + 1, largest_budget + 1), np.int64)
     smallest = K.queue_summary(
         state.heap_node, int(state.ints[HEAP_SIZE]), state.node_dead, state.node_lb, state.node_b0,
         state.node_depth, lambda_n, float(state.floats[0]), m, by_length, remaining,
@@ -178,6 +189,6 @@ def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n
     best = float(state.floats[0])
     lower = min(best, _queue_lower_bound(state, lambda_n, summary))
     longest = int(np.flatnonzero(by_length).max()) + 1 if by_length.any() else 1
-    trace.append(elapsed, best / n, lower / n, by_length[:longest], log10_remaining_space(remaining))
+    trace.append(elapsed, best / n, lower / n, by_length[:longest], log10_remaining_space(remaining, m))
     if progress is not None:
         progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})

@@ -8,12 +8,26 @@
 * optional negations of every one-hot, bin and 0/1 feature: ``not sex=Male``.
 
 The binarizer is fitted on training data and applied unchanged to new data: a category never seen at fit
-time makes every one-hot feature of its column false (never an error, never a shift to another value).
+time makes every one-hot feature of its column false (never an error, never a shift to another value), and
+a warning names the column.
+
+A raw table needs three more decisions, each announced by a warning or kept in ``dropped_columns_``:
+
+* a text column whose values are all numbers (``"12.5"``, or numbers with missing markers such as ``?``)
+  is numeric;
+* a column that identifies rows (a text column with a distinct value in at least half of its rows, or
+  an integer column unique per row that numbers the rows of a table of 100 rows or more, or is named
+  like an identifier: ``id``, ``customer_id``, ``PassengerId``) is left out, unless ``identifiers="keep"``: a rule ``Ticket=1601``
+  describes one passenger, not a pattern;
+* categories seen in fewer than ``min_category_count`` training rows get no feature (an antecedent
+  needs at least its minimum support, so the miner would drop them anyway).
 """
 
 from __future__ import annotations
 
 import math
+import re
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping
 
@@ -25,6 +39,13 @@ from .validation import as_frame, check_no_infinite
 
 MISSING_LABEL = "missing"
 _COMPARISON_PREFIXES = ("<", ">", "=", "!")
+#: text that marks a missing value in a column of numbers (pandas already reads "", "NA", "null", ... as NaN)
+MISSING_MARKERS = ("?", "-", "--", ".", "na", "n/a", "nan", "null", "none", "missing", "unknown")
+#: a text column with distinct values in at least this share of its rows identifies rows
+IDENTIFIER_SHARE = 0.5
+#: ... and at least this many distinct values (a small table's text column is not an identifier)
+IDENTIFIER_MIN_VALUES = 20
+_IDENTIFIER_NAME = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid)$|[a-z]Id$|ID$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -159,6 +180,50 @@ def _is_zero_one(values: pd.Series) -> bool:
     return len(unique) > 0 and set(float(v) for v in unique) <= {0.0, 1.0}
 
 
+def _is_text(series: pd.Series) -> bool:
+    return not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series))
+
+
+def numbers_in_text(series: pd.Series) -> pd.Series | None:
+    """The column as float numbers if every non-missing value of a text column is a number (markers of
+    missing values such as ``?`` become NaN), else None."""
+    if not _is_text(series) or isinstance(series.dtype, pd.CategoricalDtype):
+        return None
+    present = series.dropna()
+    if present.empty or not all(isinstance(v, (str, int, float, np.number)) and not isinstance(v, bool)
+                                for v in present.iloc[:1000]):
+        return None
+    text = present.astype(str).str.strip()
+    marker = text.str.lower().isin(MISSING_MARKERS) | (text == "")
+    numbers = pd.to_numeric(text[~marker], errors="coerce")
+    if numbers.empty or numbers.isna().any():
+        return None
+    out = pd.Series(np.nan, index=series.index, dtype="float64", name=series.name)
+    out[numbers.index] = numbers.to_numpy(dtype="float64")
+    return out
+
+
+def identifier_reason(column: str, series: pd.Series) -> str | None:
+    """Why ``series`` looks like a row identifier, or None (see the module docstring)."""
+    present = series.dropna()
+    n, distinct = len(present), int(present.nunique())
+    if _is_text(series):
+        if distinct >= IDENTIFIER_MIN_VALUES and distinct >= IDENTIFIER_SHARE * n:
+            return f"{distinct:,} distinct values in {n:,} rows"
+        return None
+    if pd.api.types.is_bool_dtype(series) or n < IDENTIFIER_MIN_VALUES or distinct < n:
+        return None
+    values = present.to_numpy(dtype="float64")
+    if not _is_integer_valued(values):
+        return None
+    # consecutive integers say little in a small table (ages of 30 people may be all distinct)
+    if n >= 5 * IDENTIFIER_MIN_VALUES and values.max() - values.min() + 1 <= 1.05 * n:
+        return f"{n:,} distinct integers in {n:,} rows, numbering the rows"
+    if _IDENTIFIER_NAME.search(str(column)):
+        return f"{n:,} distinct integers in {n:,} rows and an identifier's name"
+    return None
+
+
 def _sort_key(value: Any) -> tuple:
     return (0, value, "") if isinstance(value, (int, float, np.number)) else (1, 0, str(value))
 
@@ -176,6 +241,17 @@ class Binarizer(TransformerMixin, BaseEstimator):
     negations : also add ``not <feature>`` for every one-hot, bin, 0/1 and missing feature.
     missing : ``"error"`` (default) rejects NaN with the column named; ``"category"`` adds a
         ``column=missing`` feature and makes every other feature of that column false on missing values.
+    identifiers : ``"drop"`` (default) leaves out columns that identify rows, with a warning;
+        ``"keep"`` uses them like any other column.
+    min_category_count : categories seen in fewer training rows get no feature.
+
+    Attributes
+    ----------
+    features_, feature_names_ : the binary features.
+    columns_ : every column seen at fit time (all are needed at predict time).
+    dropped_columns_ : ``{column: reason}`` of the columns left out as identifiers.
+    numeric_text_columns_ : text columns read as numbers.
+    categories_ : ``{column: values seen at fit time}`` of the one-hot encoded columns.
     """
 
     def __init__(
@@ -185,12 +261,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
         n_thresholds: int = 9,
         negations: bool = False,
         missing: str = "error",
+        identifiers: str = "drop",
+        min_category_count: int = 1,
     ):
         self.categorical = categorical
         self.bins = bins
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
+        self.identifiers = identifiers
+        self.min_category_count = min_category_count
 
     # -- fitting -----------------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -198,6 +278,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"missing must be 'error' or 'category', got {self.missing!r}")
         if int(self.n_thresholds) < 1:
             raise ValueError(f"n_thresholds must be >= 1, got {self.n_thresholds}")
+        if self.identifiers not in ("drop", "keep"):
+            raise ValueError(f"identifiers must be 'drop' or 'keep', got {self.identifiers!r}")
+        if int(self.min_category_count) < 1:
+            raise ValueError(f"min_category_count must be >= 1, got {self.min_category_count}")
         frame = as_frame(X)
         if frame.shape[0] == 0:
             raise ValueError(f"cannot fit on empty data: found 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
@@ -208,10 +292,29 @@ class Binarizer(TransformerMixin, BaseEstimator):
         unknown = (categorical | set(bins)) - set(frame.columns)
         if unknown:
             raise ValueError(f"columns named in categorical/bins are not in the data: {sorted(unknown)}")
+        self.categories_ = {}
+        self.numeric_text_columns_ = [
+            c for c in frame.columns if c not in categorical and numbers_in_text(frame[c]) is not None
+        ]
+        frame = self._numbers_from_text(frame)
+        self.dropped_columns_ = {}
+        if self.identifiers == "drop":
+            for column in frame.columns:
+                reason = None if column in categorical or column in bins else identifier_reason(column, frame[column])
+                if reason:
+                    self.dropped_columns_[column] = reason
+            if self.dropped_columns_ and len(self.dropped_columns_) == frame.shape[1]:
+                raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
+                                 "pass identifiers='keep' to use them")
+            if self.dropped_columns_:
+                warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
+                              "to use them", UserWarning, stacklevel=2)
         features: list[Feature] = []
         next_group = 0
         for column in frame.columns:
             series = frame[column]
+            if column in self.dropped_columns_:
+                continue
             self._check_missing(column, series)
             before = len(features)
             if column in bins:
@@ -241,6 +344,29 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"feature names collide: {list(duplicated)}; rename the columns or values")
         return self
 
+    def _dropped_text(self) -> str:
+        return "; ".join(f"{c!r} ({reason})" for c, reason in self.dropped_columns_.items())
+
+    def _numbers_from_text(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with the text columns that hold numbers read as numbers, and one-hot columns in the
+        type they had at fit time (a CSV of a few rows may read the text ``"0"`` as the number 0)."""
+        converted = {}
+        for column, seen in getattr(self, "categories_", {}).items():
+            if column not in frame.columns or not seen:
+                continue
+            values = frame[column]
+            if all(isinstance(v, str) for v in seen) and not _is_text(values) and not pd.api.types.is_bool_dtype(values):
+                converted[column] = values.map(lambda v: v if pd.isna(v) else _format_number(float(v)))
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in seen) and _is_text(values):
+                converted[column] = _coerce_numbers(values)
+        for column in getattr(self, "numeric_text_columns_", []):
+            if column in frame.columns and _is_text(frame[column]):
+                numbers = numbers_in_text(frame[column])
+                if numbers is None:  # new data with text where fit saw numbers: unparseable values are NaN
+                    numbers = _coerce_numbers(frame[column])
+                converted[column] = numbers
+        return frame.assign(**converted) if converted else frame
+
     def _check_missing(self, column: str, series: pd.Series) -> None:
         n_missing = int(series.isna().sum())
         if n_missing and self.missing == "error":
@@ -253,7 +379,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _categorical_features(self, column: str, series: pd.Series, group: int) -> list[Feature]:
         if _is_zero_one(series) and column not in set(self.categorical or ()):
             return [Feature(str(column), column, "binary", group=-1)]
-        values = sorted((_python_value(v) for v in pd.unique(series.dropna())), key=_sort_key)
+        counts = series.value_counts(dropna=True)
+        self.categories_[column] = sorted((_python_value(v) for v in counts.index), key=_sort_key)
+        frequent = counts[counts >= int(self.min_category_count)]
+        values = sorted((_python_value(v) for v in frequent.index), key=_sort_key)
         return [Feature(value_name(column, v), column, "equals", v, group=group) for v in values]
 
     def _bin_features(self, column: str, series: pd.Series, edges, group: int) -> list[Feature]:
@@ -297,15 +426,32 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError("; ".join(parts))
 
     def transform(self, X) -> np.ndarray:
-        """Boolean matrix ``(n_samples, n_features)``, columns in the order of ``feature_names_``."""
+        """Boolean matrix ``(n_samples, n_features)``, columns in the order of ``feature_names_``; warns
+        when a one-hot column holds values not seen at fit time (none of its features holds for them)."""
         frame = as_frame(X, columns=getattr(self, "columns_", None))
         self._check_columns(frame)
+        frame = self._numbers_from_text(frame)
+        dropped = getattr(self, "dropped_columns_", {})
         for column in self.columns_:
-            self._check_missing(column, frame[column])
+            if column not in dropped:
+                self._check_missing(column, frame[column])
+        self._warn_unseen(frame)
         out = np.empty((frame.shape[0], len(self.features_)), dtype=bool)
         for j, feature in enumerate(self.features_):
             out[:, j] = feature.evaluate(frame[feature.column])
         return out
+
+    def _warn_unseen(self, frame: pd.DataFrame) -> None:
+        unseen = {}
+        for column, seen in getattr(self, "categories_", {}).items():
+            values = frame[column]
+            new = values.notna() & ~values.isin(seen)
+            if new.any():
+                unseen[column] = (int(new.sum()), values[new].iloc[0])
+        if unseen:
+            shown = "; ".join(f"{c!r}: {n} row(s), e.g. {v!r}" for c, (n, v) in list(unseen.items())[:5])
+            warnings.warn(f"values not seen at fit time (no category feature holds for them): {shown}",
+                          UserWarning, stacklevel=3)
 
     def transform_frame(self, X) -> pd.DataFrame:
         """Like :meth:`transform`, as a DataFrame whose columns are the feature names."""
@@ -329,9 +475,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 "n_thresholds": int(self.n_thresholds),
                 "negations": bool(self.negations),
                 "missing": self.missing,
+                "identifiers": self.identifiers,
+                "min_category_count": int(self.min_category_count),
             },
             "columns": list(self.columns_),
             "features": [_feature_to_dict(f) for f in self.features_],
+            "dropped_columns": dict(self.dropped_columns_),
+            "numeric_text_columns": list(self.numeric_text_columns_),
+            "categories": {c: [_plain_value(v) for v in values] for c, values in self.categories_.items()},
         }
 
     @classmethod
@@ -342,7 +493,20 @@ class Binarizer(TransformerMixin, BaseEstimator):
         binarizer.feature_names_ = [f.name for f in binarizer.features_]
         binarizer.n_features_in_ = len(binarizer.columns_)
         binarizer.feature_names_in_ = np.asarray(binarizer.columns_, dtype=object)
+        binarizer.dropped_columns_ = dict(data.get("dropped_columns", {}))
+        binarizer.numeric_text_columns_ = list(data.get("numeric_text_columns", []))
+        binarizer.categories_ = {c: list(v) for c, v in data.get("categories", {}).items()}
         return binarizer
+
+
+def _coerce_numbers(series: pd.Series) -> pd.Series:
+    text = series.astype("string").str.strip()
+    return pd.to_numeric(text, errors="coerce").astype("float64")
+
+
+def _plain_value(value):
+    value = _python_value(value)
+    return value if not (isinstance(value, float) and math.isinf(value)) else str(value)
 
 
 def _feature_to_dict(feature: Feature) -> dict:

@@ -46,6 +46,12 @@ class GroupedSamples:
     def n_groups(self) -> int:
         return int(self.sizes.shape[0])
 
+    @property
+    def nbytes(self) -> int:
+        arrays = [self.bits, self.count_planes, self.positive_planes, self.minority_planes, self.all_ones, self.sizes,
+                  self.positives, self.minority, self.packed_weights, self.class_weights, self.minority_weights]
+        return sum(a.nbytes for a in arrays if a is not None)
+
 
 def weight_planes(weights: np.ndarray) -> np.ndarray:
     """Bit planes of non-negative integer weights: plane b holds bit b of every weight."""

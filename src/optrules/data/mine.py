@@ -6,15 +6,26 @@ Theorem 10), nor one capturing more than (1 - lambda)*N (Theorem 21). Antecedent
 everything are always dropped. Two values of one categorical column are never conjoined (the conjunction
 is empty), and of antecedents with the same capture vector only the first of the shortest is kept: they
 are interchangeable in any rule list.
+
+Mining is level-wise and streams: the supports of a level's candidates are counted by a compiled loop
+that allocates nothing per candidate (a histogram of supports), and only the antecedents kept are
+materialised. ``max_antecedents`` bounds how many are kept: when a level would pass it, that level's
+support floor is raised until it fits (the most frequent conjunctions are kept) and longer conjunctions
+are not mined; the :class:`MiningReport` says so. A :class:`~optrules.budget.Budget` stops mining
+between blocks of candidates (a level cut short is left out) and is charged for the bitsets kept.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
+from .._numba import popcount
 from . import bitset
 
 _SUPPORT_TOLERANCE = 1e-9
@@ -28,6 +39,7 @@ class Antecedents:
     items: list[tuple[int, ...]]
     bits: np.ndarray  # (n_antecedents, n_words) uint64
     n_samples: int
+    report: "MiningReport | None" = None
 
     def __len__(self) -> int:
         return len(self.items)
@@ -47,6 +59,38 @@ class Antecedents:
     def capture_matrix(self) -> np.ndarray:
         """Boolean ``(n_antecedents, n_samples)`` capture vectors."""
         return bitset.unpack(self.bits, self.n_samples)
+
+
+@dataclass
+class MiningReport:
+    """How many antecedents were made, and why not more."""
+
+    n_samples: int
+    n_features: int
+    max_card: int
+    min_support: float
+    max_antecedents: int | None
+    levels: list[dict] = field(default_factory=list)  # per cardinality: candidates, kept, support floor
+    notes: list[str] = field(default_factory=list)
+    n_antecedents: int = 0
+    stopped: bool = False
+
+    def __str__(self) -> str:
+        lines = [f"{self.n_antecedents:,} antecedents from {self.n_features:,} binary features "
+                 f"(conjunctions of up to {self.max_card}, support >= {self.min_support:.4g}"
+                 + (f", at most {self.max_antecedents:,}" if self.max_antecedents is not None else "") + ")"]
+        return "\n".join(lines + [f"  {note}" for note in self.notes])
+
+    def to_dict(self) -> dict:
+        return {"n_antecedents": self.n_antecedents, "n_features": self.n_features, "max_card": self.max_card,
+                "min_support": self.min_support, "max_antecedents": self.max_antecedents, "levels": self.levels,
+                "notes": list(self.notes), "stopped": self.stopped}
+
+
+def auto_max_antecedents(n_samples: int) -> int:
+    """The default bound on mined antecedents: 2,000, fewer when samples are many (a child's bound costs
+    about a word per 64 samples, so antecedents x words stays below ~2 million)."""
+    return int(min(2000, max(250, (1 << 21) // max(1, bitset.n_words(n_samples)))))
 
 
 def _check_mining_args(features: np.ndarray, feature_names, max_card: int, min_support: float):
@@ -71,6 +115,8 @@ def mine_antecedents(
     min_support: float = 0.0,
     y=None,
     min_class_support: float = 0.0,
+    max_antecedents: int | str | None = None,
+    budget=None,
 ) -> Antecedents:
     """Mine all conjunctions of up to ``max_card`` features (see the module docstring).
 
@@ -78,7 +124,9 @@ def mine_antecedents(
     are mutually exclusive values of one column (never conjoined), ``-1`` a feature free to combine.
     With labels ``y`` and ``min_class_support`` > 0, a conjunction must also hold for at least that
     share of the positives or of the negatives (the falling-rule-list paper's mining, 10% there).
-    Antecedents come out by length, then in lexicographic order of their feature indices.
+    ``max_antecedents`` (an int, ``"auto"`` for :func:`auto_max_antecedents`, or None for no bound) caps
+    how many are kept, raising a level's support floor when needed. Antecedents come out by length, then
+    in lexicographic order of their feature indices.
     """
     features = np.asarray(features, dtype=bool)
     _check_mining_args(features, feature_names, max_card, min_support)
@@ -86,12 +134,17 @@ def mine_antecedents(
     groups = np.full(f, -1, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     if groups.shape != (f,):
         raise ValueError(f"groups must have one entry per feature ({f}), got shape {groups.shape}")
+    cap = auto_max_antecedents(n) if max_antecedents == "auto" else max_antecedents
+    if cap is not None and (int(cap) != cap or cap < 1):
+        raise ValueError(f"max_antecedents must be a positive integer, 'auto' or None, got {max_antecedents!r}")
     lowest = min_support * n - _SUPPORT_TOLERANCE
     highest = (1.0 - min_support) * n + _SUPPORT_TOLERANCE
     feature_bits = bitset.pack(features.T)
     if not 0.0 <= min_class_support <= 1.0:
         raise ValueError(f"min_class_support must lie in [0, 1], got {min_class_support}")
     by_class = min_class_support > 0
+    positive_bits = np.zeros(feature_bits.shape[1], np.uint64)
+    lowest_positive = lowest_negative = 0.0
     if by_class:
         if y is None:
             raise ValueError("min_class_support needs the labels y")
@@ -101,55 +154,180 @@ def mine_antecedents(
         positive_bits = bitset.pack(positive)
         lowest_positive = min_class_support * positive.sum() - _SUPPORT_TOLERANCE
         lowest_negative = min_class_support * (n - positive.sum()) - _SUPPORT_TOLERANCE
+    report = MiningReport(n, f, int(max_card), float(min_support), None if cap is None else int(cap))
+    limits = (lowest, highest, by_class, lowest_positive, lowest_negative)
 
     kept_items: list[np.ndarray] = []
     kept_bits: list[np.ndarray] = []
-    combos = np.arange(f, dtype=np.int64)[:, None]
-    bits = feature_bits
+    n_kept = 0
+    # level 1 extends the empty conjunction
+    combos = np.zeros((1, 0), np.int64)
+    combo_bits = bitset.ones(n)[None, :]
     for card in range(1, int(max_card) + 1):
-        counts = bitset.popcount(bits)
-        frequent = counts >= lowest
-        if by_class:
-            positives = bitset.count_and(bits, positive_bits)
-            frequent &= (positives >= lowest_positive) | (counts - positives >= lowest_negative)
-        valid = frequent & (counts <= highest) & (counts > 0) & (counts < n)
-        kept_items.append(combos[valid])
-        kept_bits.append(bits[valid])
-        if card == max_card:
+        room = None if cap is None else int(cap) - n_kept
+        if room is not None and room <= 0:
+            report.notes.append(f"conjunctions of {card} or more features not mined: the bound of {cap:,} "
+                                "antecedents was reached")
             break
-        # Support only shrinks as features are added, so too-rare conjunctions are not extended.
-        extendable = frequent & (counts > 0)
-        combos, bits = _extend(combos[extendable], bits[extendable], feature_bits, groups)
-        if len(combos) == 0:
+        level = _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room,
+                            extend=card < max_card, budget=budget)
+        if level is None:
+            report.stopped = True
+            report.notes.append(f"mining stopped by the budget before conjunctions of {card} features were done"
+                                + ("" if card > 1 else ": no antecedent"))
             break
+        items, bits, floor, candidates, next_combos, next_bits = level
+        kept_items.append(items)
+        kept_bits.append(bits)
+        n_kept += len(items)
+        report.levels.append({"cardinality": card, "candidates": int(candidates), "kept": int(len(items)),
+                              "support_floor": int(math.ceil(floor))})
+        if floor > lowest:
+            report.notes.append(
+                f"conjunctions of {card} feature{'s' if card > 1 else ''}: support floor raised to {floor / n:.4g} "
+                f"({math.ceil(floor):,} samples) to keep at most {cap:,} antecedents"
+                + ("; longer conjunctions not mined" if card < max_card else ""))
+            break
+        if next_combos is None or len(next_combos) == 0:
+            break
+        combos, combo_bits = next_combos, next_bits
 
     all_bits = np.concatenate(kept_bits) if kept_bits else np.zeros((0, bitset.n_words(n)), np.uint64)
     order_items = [tuple(int(j) for j in row) for block in kept_items for row in block]
     first = _first_of_each_distinct_row(all_bits)
+    report.n_antecedents = len(first)
+    if len(first) < len(all_bits):
+        report.notes.append(f"{len(all_bits) - len(first):,} conjunctions left out: they capture the same samples "
+                            "as a shorter or earlier one")
+    if budget is not None:
+        budget.charge("antecedents", all_bits[first].nbytes)
     return Antecedents(
         feature_names=list(feature_names),
         items=[order_items[i] for i in first],
         bits=np.ascontiguousarray(all_bits[first]),
         n_samples=n,
+        report=report,
     )
 
 
-def _extend(combos: np.ndarray, bits: np.ndarray, feature_bits: np.ndarray, groups: np.ndarray):
-    """All ``combo + (j,)`` with ``j`` after the combo's last feature and in none of its groups."""
-    new_combos, new_bits = [], []
-    combo_groups = groups[combos]
-    for j in range(feature_bits.shape[0]):
-        ok = combos[:, -1] < j
-        if groups[j] >= 0:
-            ok &= ~np.any(combo_groups == groups[j], axis=1)
-        if ok.any():
-            new_combos.append(np.column_stack([combos[ok], np.full(int(ok.sum()), j, dtype=np.int64)]))
-            new_bits.append(bitset.and_(bits[ok], feature_bits[j]))
-    if not new_combos:
-        return np.zeros((0, combos.shape[1] + 1), np.int64), np.zeros((0, bits.shape[1]), np.uint64)
-    combos, bits = np.concatenate(new_combos), np.concatenate(new_bits)
-    order = np.lexsort(combos.T[::-1])
-    return combos[order], bits[order]
+#: candidates counted between two looks at the budget: about this many words ANDed and counted
+_BLOCK_WORDS = 1 << 26
+
+
+def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room, extend, budget):
+    """One level: every ``combo + (j,)`` with ``j`` after the combo's last feature and in none of its
+    groups. Returns ``(kept items, their bits, support floor, candidates, extendable combos, their
+    bits)``, or None when the budget stopped it."""
+    lowest, highest, by_class, lowest_positive, lowest_negative = limits
+    n_features, n_words = feature_bits.shape
+    combo_groups = groups[combos] if combos.shape[1] else np.zeros((len(combos), 0), np.int64)
+    last = combos[:, -1] if combos.shape[1] else np.full(len(combos), -1, np.int64)
+    block = max(1, _BLOCK_WORDS // max(1, n_features * n_words))
+    histogram = np.zeros(n + 2, np.int64)  # valid candidates by support
+    tallies = np.zeros(3, np.int64)  # candidates, frequent but not valid, frequent
+    for start in range(0, len(combos), block):
+        if budget is not None and budget.stopped():
+            return None
+        stop = min(len(combos), start + block)
+        _count_level(combo_bits[start:stop], last[start:stop], combo_groups[start:stop], feature_bits, groups,
+                     positive_bits, n, lowest, highest, by_class, lowest_positive, lowest_negative,
+                     histogram, tallies)
+    floor = lowest
+    if room is not None:
+        above = np.cumsum(histogram[::-1])[::-1]  # valid candidates with support >= s
+        first_fit = int(np.argmax(above <= room))  # histogram[n+1] is 0, so some s fits
+        floor = max(lowest, float(first_fit) - 0.5)
+    capped = floor > lowest
+    n_out = int(histogram[int(math.ceil(max(floor, 0))):].sum()) + (0 if capped or not extend else int(tallies[1]))
+    if budget is not None:
+        budget.require("mining", n_out * (n_words * 8 + 16 * (combos.shape[1] + 1)), "the mined conjunctions")
+    out_combo = np.empty(n_out, np.int64)
+    out_feature = np.empty(n_out, np.int64)
+    out_valid = np.empty(n_out, np.bool_)
+    written = 0
+    for start in range(0, len(combos), block):
+        if budget is not None and budget.stopped():
+            return None
+        stop = min(len(combos), start + block)
+        written = _collect_level(combo_bits[start:stop], last[start:stop], combo_groups[start:stop], feature_bits,
+                                 groups, positive_bits, n, lowest, highest, by_class, lowest_positive,
+                                 lowest_negative, floor, extend and not capped, start, out_combo, out_feature,
+                                 out_valid, written)
+    items = np.column_stack([combos[out_combo], out_feature]) if n_out else np.zeros((0, combos.shape[1] + 1), np.int64)
+    bits = combo_bits[out_combo] & feature_bits[out_feature]
+    if budget is not None:
+        budget.release("mining")
+    next_combos = next_bits = None
+    if extend and not capped:
+        next_combos, next_bits = items, bits
+    return items[out_valid], bits[out_valid], floor, int(tallies[0]), next_combos, next_bits
+
+
+@njit(cache=True)
+def _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j, positive_bits, by_class):
+    """``(allowed, support, positives)`` of combo ``c`` extended by feature ``j``."""
+    if j <= last[c]:
+        return False, 0, 0
+    g = groups[j]
+    if g >= 0:
+        for k in range(combo_groups.shape[1]):
+            if combo_groups[c, k] == g:
+                return False, 0, 0
+    count = 0
+    positives = 0
+    for w in range(feature_bits.shape[1]):
+        word = combo_bits[c, w] & feature_bits[j, w]
+        count += popcount(word)
+        if by_class:
+            positives += popcount(word & positive_bits[w])
+    return True, count, positives
+
+
+@njit(inline="always", cache=True)
+def _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negative):
+    if count < lowest or count == 0:
+        return False
+    return (not by_class) or positives >= lowest_positive or count - positives >= lowest_negative
+
+
+@njit(cache=True)
+def _count_level(combo_bits, last, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest, by_class,
+                 lowest_positive, lowest_negative, histogram, tallies):
+    for c in range(combo_bits.shape[0]):
+        for j in range(last[c] + 1, feature_bits.shape[0]):
+            allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
+                                                   positive_bits, by_class)
+            if not allowed:
+                continue
+            tallies[0] += 1
+            if not _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negative):
+                continue
+            tallies[2] += 1
+            if count <= highest and count < n:
+                histogram[count] += 1
+            else:
+                tallies[1] += 1
+
+
+@njit(cache=True)
+def _collect_level(combo_bits, last, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest, by_class,
+                   lowest_positive, lowest_negative, floor, keep_frequent, offset, out_combo, out_feature, out_valid,
+                   written):
+    """Write the candidates kept (valid with support >= floor) and, with ``keep_frequent``, the other
+    frequent ones (extendable at the next level; support only shrinks as features are added)."""
+    for c in range(combo_bits.shape[0]):
+        for j in range(last[c] + 1, feature_bits.shape[0]):
+            allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
+                                                   positive_bits, by_class)
+            if not allowed or not _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negative):
+                continue
+            valid = count <= highest and count < n
+            if (valid and count >= floor) or (keep_frequent and not valid):
+                out_combo[written] = offset + c
+                out_feature[written] = j
+                out_valid[written] = valid
+                written += 1
+    return written
 
 
 def _first_of_each_distinct_row(bits: np.ndarray) -> np.ndarray:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive
+from ..bnb import EXPANDED, HEAP_SIZE, SearchState, check_budgets, drive
+from ..budget import Budget, as_budget
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
@@ -82,14 +83,19 @@ def certified_search(
     trace_interval: float = 0.05,
     progress=None,
     counting: str = "auto",
+    budget: Budget | None = None,
 ) -> FRLResult:
     """The falling (or, with ``soft``, softly falling) compatible rule list of least objective, certified.
 
     ``initial_prefix`` (e.g. from the Monte-Carlo search) seeds the incumbent; it must be falling for
-    the falling problem.
+    the falling problem. Budgets as for :func:`optrules.corels.search`: ``max_nodes``, ``time_limit``,
+    ``max_memory`` (bytes of search state), or a fit's ``budget``.
     """
+    check_budgets(max_nodes, time_limit, max_memory)
+    budget = as_budget(budget, time_limit, max_memory)
     n, m = problem.n_samples, problem.n_antecedents
     groups = group_samples(problem.captures, problem.y, None, counting)
+    budget.charge("groups", groups.nbytes)
     w, c_n, c1_n = float(problem.w), problem.C * n, problem.C1 * n
 
     state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.int32, "node_ref_count": np.int32})
@@ -120,7 +126,7 @@ def certified_search(
 
     trace = Trace()
     outcome = drive(run, state, lambda elapsed: _record(trace, state, elapsed, n, progress),
-                    max_nodes, time_limit, trace_interval, max_memory)
+                    budget, max_nodes, trace_interval, trace)
     prefix = state.best()
     best = problem.objective(prefix, soft)
     lower_bound = best if outcome.status == OPTIMAL else min(best, _queue_bound(state)[0] / n)

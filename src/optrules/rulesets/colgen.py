@@ -10,7 +10,14 @@
 
 Certificate: lower bound ceil(z_MLP) when the LP is solved, else z_RMLP + (C/2) * (proven lower bound
 on the minimum reduced cost) (every clause has complexity >= 2, so at most C/2 clauses are selected);
-the gap is the rule set's objective minus that bound. The beam search may run on a random subsample of
+the gap is the rule set's objective minus that bound.
+
+Budgets (a :class:`~optrules.budget.Budget`, or ``time_limit`` alone): the loop stops early enough to
+leave the final MIP a share of the time (a tenth, at least a second, at most a quarter), HiGHS's
+solves and the exact pricing are interrupted by Ctrl-C or a cancel, and the master's columns and the
+pricing matrices are charged to the memory account (generation stops, status ``memory budget``, when
+more would not fit). A MIP cut short without an integer solution falls back to a greedy choice among
+the generated clauses. The beam search may run on a random subsample of
 samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
 data; clauses are always re-scored on all samples before they enter the master.
 """
@@ -23,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..certificate import GAP, INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..budget import Budget, as_budget
+from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, highs_version
 from .enumeration import enumeration_pricing
 from .pricing import PricingData, beam_search, exact_pricing
@@ -58,46 +66,63 @@ def column_generation(
     max_pricing_features: int = 2000,
     random_state: int = 0,
     progress=None,
+    budget: Budget | None = None,
 ) -> RuleSetResult:
     """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``.
 
     ``exact``: the exact pricing run when the beam search finds nothing: ``True``/``"enumeration"``
     (branch-and-bound over conjunctions), ``"ip"`` (the pricing IP on HiGHS) or ``False`` (none: no
-    proof that the master LP is solved)."""
+    proof that the master LP is solved). ``budget`` (a fit's) replaces ``time_limit``."""
     method = _exact_method(exact)
+    budget = as_budget(budget, time_limit)
     start = time.perf_counter()
+    limit = budget.remaining()  # the time this stage has, or None
+    reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.1 * limit))  # for the final MIP
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
     rng = np.random.default_rng(random_state)
+    sample = _pricing_sample(y, max_pricing_samples, rng)
+    n_priced = len(y) if sample is None else len(sample)
+    budget.require("pricing", 8 * features.shape[1] * (len(y) + (0 if sample is None else n_priced)),
+                   "the pricing matrices (samples x features x 8 bytes)")
     full = PricingData.from_features(features, y, negative_weight)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
-    master = MasterProblem(n_pos, complexity, positive_weight, seed=random_state)
-    sample = _pricing_sample(y, max_pricing_samples, rng)
+    master = MasterProblem(n_pos, complexity, positive_weight, seed=random_state, should_stop=budget.cancelled)
     priced = PricingData.from_features(features[sample], y[sample], negative_weight) if sample is not None else full
+
+    def time_left() -> float:
+        left = budget.remaining()
+        return np.inf if left is None else left - reserve
     clauses: list[tuple[int, ...]] = []
     seen: set[bytes] = set()
     trace = Trace()
     status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
     iterations = exact_calls = 0
     lp_value = float(positive_weight * n_pos)
+    stopped_by = None
     try:
         while True:
             iterations += 1
-            lp_value, mu, lam = master.solve_lp()
+            solved = master.solve_lp(None if limit is None else max(time_left(), 0.01))
+            if solved is None:  # the LP itself ran out of time or was interrupted: keep the last bound
+                iterations -= 1
+                break
+            lp_value, mu, lam = solved
             unit_price = penalty + lam
             elapsed = time.perf_counter() - start
             trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
             if progress is not None:
                 progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
-            if elapsed >= time_limit:
+            if time_left() <= 0 or budget.stopped():
                 break
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
             found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
             if not found and method:
-                budget = min(pricing_time_limit, max(time_limit - elapsed, 0.1))
-                improving, bound, proven = _exact(method, full, mu, unit_price, max_degree, budget, random_state)
+                seconds = max(min(pricing_time_limit, time_left()), 0.01)
+                improving, bound, proven = _exact(method, full, mu, unit_price, max_degree, seconds, random_state,
+                                                  budget.cancelled)
                 exact_calls += 1
                 if np.isfinite(complexity):
                     lp_bound = max(lp_bound, lp_value + (complexity / 2.0) * min(bound, 0.0))
@@ -115,19 +140,29 @@ def column_generation(
                 if key in seen:
                     continue
                 seen.add(key)
+                covered_positives = np.flatnonzero(covered[positives])
+                if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
+                    budget.memory_exceeded = True
+                    stopped_by = MEMORY_BUDGET
+                    break
                 cost = negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
-                master.add_clause(cost, 1 + len(clause), np.flatnonzero(covered[positives]))
+                master.add_clause(cost, 1 + len(clause), covered_positives)
+                budget.charge("master", master.nbytes + len(seen) * len(key))
                 clauses.append(clause)
                 added += 1
-            if not added:
+            if not added or stopped_by:
                 break
     except KeyboardInterrupt:
+        budget.interrupt()
+    if budget.interrupted:
         status = INTERRUPTED
-    remaining = max(time_limit - (time.perf_counter() - start), 1.0)
-    mip_value, selected, mip_bound, mip_proven = master.solve_mip(remaining)
-    if not selected and not np.isfinite(mip_value):
-        mip_value = float(positive_weight * n_pos)
+    elif stopped_by:
+        status = stopped_by
+    left = budget.remaining()
+    mip_value, selected, mip_bound, mip_proven = master.solve_mip(np.inf if left is None else max(left, 0.05))
     chosen = [clauses[k] for k in selected]
+    if not np.isfinite(mip_value) and clauses:  # cut short with no integer solution: a greedy choice
+        chosen = _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty)
     objective = _objective(features, y, chosen, positive_weight, negative_weight, penalty)
     integral = _integral(positive_weight, negative_weight, penalty)
     lower = lp_bound
@@ -136,8 +171,8 @@ def column_generation(
     lower = min(max(lower, 0.0), objective)
     if objective <= lower + 1e-9:
         status = OPTIMAL
-    elif status != INTERRUPTED:
-        status = GAP if lp_solved or time.perf_counter() - start < time_limit else TIME_BUDGET
+    elif status not in (INTERRUPTED, MEMORY_BUDGET):
+        status = GAP if lp_solved or not (budget.expired() or time_left() <= 0) else TIME_BUDGET
     total = time.perf_counter() - start
     trace.append(total, objective, lower, [len(clauses)], float("nan"))
     counters = {
@@ -168,13 +203,14 @@ def _exact_method(exact) -> str | None:
     return exact
 
 
-def _exact(method, data, mu, unit_price, max_degree, time_limit, seed):
+def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
     """Exact pricing: ``(clauses with negative reduced cost, proven lower bound on the minimum reduced
     cost, proven)`` by branch-and-bound over conjunctions (``enumeration``) or the HiGHS pricing IP."""
     if method == "enumeration":
-        clauses, _, bound, proven = enumeration_pricing(data, mu, unit_price, max_degree, time_limit)
+        clauses, _, bound, proven = enumeration_pricing(data, mu, unit_price, max_degree, time_limit,
+                                                        should_stop=should_stop)
         return [c for value, c in clauses if value < -_TOLERANCE], bound, proven
-    clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed)
+    clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed, should_stop)
     return ([clause] if clause is not None and reduced < -_TOLERANCE else []), bound, proven
 
 
@@ -198,6 +234,27 @@ def _pricing_sample(y, max_samples: int, rng):
         members = np.flatnonzero(y == label)
         picked.append(rng.choice(members, size=max(1, int(round(share * len(members)))), replace=False))
     return np.sort(np.concatenate(picked))
+
+
+def _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty):
+    """Clauses added one at a time, each the one that lowers the objective most within the complexity
+    bound: a rule set when the restricted MIP found none in its time."""
+    covers = np.vstack([features[:, list(c)].all(axis=1) if c else np.ones(len(y), bool) for c in clauses])
+    sizes = np.array([1 + len(c) for c in clauses])
+    own_cost = negative_weight * (covers & ~y).sum(axis=1) + penalty * sizes
+    covered = np.zeros(len(y), bool)
+    available = np.ones(len(clauses), bool)
+    chosen, used = [], 0
+    while True:
+        gain = positive_weight * (covers & (y & ~covered)).sum(axis=1) - own_cost
+        gain[~available | (used + sizes > complexity)] = -np.inf
+        k = int(np.argmax(gain))
+        if not gain[k] > 0:
+            return chosen
+        chosen.append(clauses[k])
+        available[k] = False
+        used += int(sizes[k])
+        covered |= covers[k]
 
 
 def _objective(features, y, clauses, positive_weight, negative_weight, penalty) -> float:

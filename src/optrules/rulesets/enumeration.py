@@ -125,12 +125,14 @@ def search_root(root, order, pos_bits, neg_bits, mu, z_weight, unit_price, max_d
     return best, best_length, nodes, True, np.inf
 
 
-def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit: float, max_clauses: int = 20):
+def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit: float, max_clauses: int = 20,
+                        should_stop=None):
     """Minimum reduced cost over all clauses of at most ``max_degree`` features.
 
     Returns ``(clauses, best reduced cost, proven lower bound on the minimum, proven)``: ``clauses`` the
     improving clauses met (most negative first, at most ``max_clauses``; the first is the minimum when
-    ``proven``). ``data`` is a :class:`~optrules.rulesets.pricing.PricingData`.
+    ``proven``). ``data`` is a :class:`~optrules.rulesets.pricing.PricingData`. ``should_stop()`` (a
+    fit's budget) ends the search between slices, like the time limit.
     """
     start = time.perf_counter()
     mu = np.asarray(mu, dtype=np.float64)
@@ -159,7 +161,7 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
             break  # roots are sorted by their bound: none of the rest can win
         finished = False
         while not finished:
-            if time.perf_counter() - start > time_limit:
+            if time.perf_counter() - start > time_limit or (should_stop is not None and should_stop()):
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
                 unexplored = min(unexplored, float(root_bounds[order[root]]))
                 break

@@ -25,11 +25,28 @@ def highs_version() -> str:
     return highspy.Highs().version()
 
 
+def interrupt_when(highs, should_stop) -> None:
+    """Make HiGHS stop its simplex, interior-point and MIP solves when ``should_stop()`` turns true (a
+    fit's budget: Ctrl-C, a cancel); HiGHS then returns with an interrupted status and what it has."""
+    if should_stop is None:
+        return
+
+    def check(event):
+        if should_stop():
+            event.interrupt()
+
+    for callback in (highs.cbSimplexInterrupt, highs.cbIpmInterrupt, highs.cbMipInterrupt):
+        callback.subscribe(check)
+
+
 class MasterProblem:
-    def __init__(self, n_positive: int, complexity_bound: float, p_weight: float = 1.0, seed: int = 0):
+    def __init__(self, n_positive: int, complexity_bound: float, p_weight: float = 1.0, seed: int = 0,
+                 should_stop=None):
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
         self.highs.setOptionValue("random_seed", int(seed))
+        interrupt_when(self.highs, should_stop)
+        self.nnz = n_positive
         self.n_positive = n_positive
         bound = INF if complexity_bound is None or not np.isfinite(complexity_bound) else float(complexity_bound)
         lower = np.concatenate([np.ones(n_positive), [-INF]])
@@ -44,16 +61,26 @@ class MasterProblem:
         rows = np.concatenate([np.asarray(covered_positive_rows, np.int32), [self.n_positive]]).astype(np.int32)
         values = np.concatenate([np.ones(len(rows) - 1), [float(complexity)]])
         self.highs.addCol(float(cost), 0.0, INF, len(rows), rows, values)
+        self.nnz += len(rows)
         self.clause_columns.append(self.n_columns)
         self.n_columns += 1
         return len(self.clause_columns) - 1
 
-    def solve_lp(self):
-        """``(objective, mu, lambda)`` of the restricted master LP."""
+    @property
+    def nbytes(self) -> int:
+        """About what HiGHS holds for the model (matrix entries, columns, rows; its solver keeps a few
+        copies)."""
+        return 3 * 16 * self.nnz + 64 * (self.n_columns + self.n_positive)
+
+    def solve_lp(self, time_limit: float | None = None):
+        """``(objective, mu, lambda)`` of the restricted master LP; None when the time limit or an
+        interrupt stopped the solve first."""
         self._integrality(highspy.HighsVarType.kContinuous)
-        self.highs.setOptionValue("time_limit", INF)
+        self.highs.setOptionValue("time_limit", INF if time_limit is None else float(max(time_limit, 0.01)))
         self.highs.run()
         status = self.highs.getModelStatus()
+        if status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt):
+            return None
         if status != highspy.HighsModelStatus.kOptimal:
             raise RuntimeError(f"restricted master LP not solved: {self.highs.modelStatusToString(status)}")
         solution = self.highs.getSolution()
@@ -63,7 +90,7 @@ class MasterProblem:
     def solve_mip(self, time_limit: float):
         """``(objective, selected clause indices, dual bound, proven optimal)`` of the restricted MIP."""
         self._integrality(highspy.HighsVarType.kInteger)
-        self.highs.setOptionValue("time_limit", float(max(time_limit, 0.1)))
+        self.highs.setOptionValue("time_limit", float(max(time_limit, 0.05)))
         self.highs.run()
         status = self.highs.getModelStatus()
         info = self.highs.getInfo()

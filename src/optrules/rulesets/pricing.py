@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .master import INF, highspy
+from .master import INF, highspy, interrupt_when
 
 
 @dataclass(frozen=True)
@@ -80,16 +80,18 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
     return ranked[:max_clauses]
 
 
-def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, time_limit: float, seed: int = 0):
+def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, time_limit: float, seed: int = 0,
+                  should_stop=None):
     """The pricing IP on HiGHS: ``(clause or None, reduced cost, lower bound on the minimum reduced cost,
-    proven)``. Only positives with mu_i > 0 need variables."""
+    proven)``. Only positives with mu_i > 0 need variables; ``should_stop()`` interrupts the solve."""
     mu = np.asarray(mu, dtype=np.float64)
     active = np.flatnonzero(mu > 1e-12)
     n_features = data.positive.shape[1]
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("random_seed", int(seed))
-    h.setOptionValue("time_limit", float(max(time_limit, 0.1)))
+    h.setOptionValue("time_limit", float(max(time_limit, 0.05)))
+    interrupt_when(h, should_stop)
     # columns: z_j (binary), delta_i for active positives, delta_i for negatives
     n_pos, n_neg = len(active), data.negative.shape[0]
     costs = np.concatenate([np.full(n_features, unit_price), -mu[active], np.full(n_neg, data.z_weight)])

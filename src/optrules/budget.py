@@ -1,0 +1,169 @@
+"""One budget for a whole fit: a deadline, a memory account and a way to stop.
+
+An estimator creates a :class:`Budget` when ``fit`` starts and hands it to every stage (binarize, mine,
+warm start, search, final solve). Each stage asks :meth:`Budget.stopped` between pieces of work and
+returns what it has when the answer is yes, so that ``time_limit`` bounds the whole fit, not only the
+search, and Ctrl-C or a cancel (the ``verbose`` callback raising ``KeyboardInterrupt``) stops any stage
+within a slice. Large structures are charged to the memory account by name; a stage that would pass
+``max_memory`` stops instead of allocating.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+
+#: default memory budget of a fit: its accounted structures stay below this (the process adds its
+#: interpreter and libraries, ~200 MB). Raise ``max_memory`` for searches that need more.
+DEFAULT_MAX_MEMORY = 1 << 30
+
+
+def physical_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # not a POSIX system
+        return 16 << 30
+
+
+def default_memory_budget() -> int:
+    """1 GiB, or half of the machine's memory if that is less."""
+    return min(DEFAULT_MAX_MEMORY, physical_memory() // 2)
+
+
+def check_budget_values(time_limit=None, max_memory=None, max_nodes=None) -> None:
+    """Clear errors for budgets that cannot be met."""
+    if max_memory is not None and not (isinstance(max_memory, (int, float)) and max_memory > 0):
+        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
+    if max_nodes is not None and int(max_nodes) < 0:
+        raise ValueError(f"max_nodes must be >= 0, got {max_nodes}")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise ValueError(f"time_limit must be positive seconds (or None for no limit), got {time_limit!r}")
+
+
+class Budget:
+    """Deadline, memory account and stop request of one fit.
+
+    ``time_limit`` (seconds from ``start``, default now) and ``max_memory`` (bytes, default
+    :func:`default_memory_budget`); ``hook`` is called by :meth:`stopped` and may raise
+    ``KeyboardInterrupt`` to ask for a stop (the web app's cancel does).
+    """
+
+    def __init__(self, time_limit: float | None = None, max_memory: int | None = None, hook=None,
+                 start: float | None = None):
+        check_budget_values(time_limit, max_memory)
+        self.start = time.perf_counter() if start is None else start
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.deadline = None if time_limit is None else self.start + float(time_limit)
+        self.max_memory = default_memory_budget() if max_memory is None else int(max_memory)
+        self.hook = hook
+        self.interrupted = False
+        self.memory_exceeded = False
+        self._charges: dict[str, int] = {}
+
+    # -- time --------------------------------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float | None:
+        """Seconds left (may be negative), or None without a time limit."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def share(self, fraction: float, at_least: float = 0.0) -> float | None:
+        """``fraction`` of the time left (but ``at_least``), or None without a time limit."""
+        left = self.remaining()
+        return None if left is None else max(at_least, fraction * left)
+
+    # -- stopping ----------------------------------------------------------------------------------
+    def interrupt(self) -> None:
+        self.interrupted = True
+
+    def cancelled(self) -> bool:
+        """Was a stop asked for (Ctrl-C, or the hook raised ``KeyboardInterrupt``)?"""
+        if self.hook is not None and not self.interrupted:
+            try:
+                self.hook()
+            except KeyboardInterrupt:
+                self.interrupted = True
+        return self.interrupted
+
+    def stopped(self) -> bool:
+        """Should the current stage stop? (time is up, or a stop was asked for)."""
+        return self.cancelled() or self.expired()
+
+    def status(self) -> str | None:
+        """Why the fit stopped early: ``interrupted``, ``memory budget``, ``time budget``, or None."""
+        from .certificate import INTERRUPTED, MEMORY_BUDGET, TIME_BUDGET
+
+        if self.interrupted:
+            return INTERRUPTED
+        if self.memory_exceeded:
+            return MEMORY_BUDGET
+        if self.expired():
+            return TIME_BUDGET
+        return None
+
+    @contextlib.contextmanager
+    def catch_interrupt(self):
+        """Turn Ctrl-C (SIGINT) into a stop request while the block runs: the stages see it through
+        :meth:`stopped` and return their best so far. A second Ctrl-C raises at once. Only in the
+        main thread (signal handlers live there); elsewhere the block runs unchanged."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(signum, frame):
+            if self.interrupted:
+                raise KeyboardInterrupt
+            self.interrupted = True
+
+        try:
+            signal.signal(signal.SIGINT, handler)
+        except ValueError:  # not allowed here (e.g. an embedded interpreter)
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    # -- memory ------------------------------------------------------------------------------------
+    @property
+    def used(self) -> int:
+        return sum(self._charges.values())
+
+    def charge(self, name: str, nbytes: int) -> None:
+        """Account ``nbytes`` under ``name`` (replacing that name's earlier charge)."""
+        self._charges[name] = int(nbytes)
+
+    def release(self, name: str) -> None:
+        self._charges.pop(name, None)
+
+    def fits(self, extra_bytes: int, replacing: str | None = None) -> bool:
+        """Would ``extra_bytes`` more (in place of ``replacing``'s charge) stay within ``max_memory``?"""
+        used = self.used - (self._charges.get(replacing, 0) if replacing else 0)
+        return used + int(extra_bytes) <= self.max_memory
+
+    def require(self, name: str, nbytes: int, what: str) -> None:
+        """Charge ``nbytes`` for ``name`` or raise a clear MemoryError before allocating it."""
+        if not self.fits(nbytes, replacing=name):
+            raise MemoryError(
+                f"{what} needs {nbytes / 2**20:,.0f} MB, and the fit's memory budget is "
+                f"{self.max_memory / 2**20:,.0f} MB ({self.used / 2**20:,.0f} MB in use): raise max_memory, "
+                "or make fewer antecedents (larger min_support, smaller max_card or max_antecedents)"
+            )
+        self.charge(name, nbytes)
+
+    def charges(self) -> dict[str, int]:
+        return dict(self._charges)
+
+
+def as_budget(budget: Budget | None, time_limit=None, max_memory=None) -> Budget:
+    """The given budget, or a new one from the limits (for callers of the solvers without an estimator)."""
+    return budget if budget is not None else Budget(time_limit, max_memory)

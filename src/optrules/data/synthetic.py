@@ -1,0 +1,83 @@
+"""Generated raw tables that look like a user's own CSV: mixed types, identifiers, missing values.
+
+Used by the tests and the raw-data benchmark to judge defaults on data nobody tuned them to: the
+shapes vary with the seed (how many distinct values, how skewed, which columns are missing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+_WORDS = ("north", "south", "east", "west", "alpha", "beta", "gamma", "delta", "river", "hill", "park", "lake",
+          "stone", "field", "wood", "bay", "port", "glen", "mill", "ford")
+
+
+def _zipf_labels(rng, n_rows: int, n_values: int, prefix: str) -> np.ndarray:
+    """Category labels with a skewed (Zipf-like) frequency, as real categorical columns have."""
+    weights = 1.0 / np.arange(1, n_values + 1) ** rng.uniform(0.8, 1.4)
+    labels = np.array([f"{prefix}{rng.choice(_WORDS)}{k}" for k in range(n_values)], dtype=object)
+    return labels[rng.choice(n_values, size=n_rows, p=weights / weights.sum())]
+
+
+def make_mixed_table(n_rows: int = 5000, n_numeric: int = 15, n_text: int = 5, missing_rate: float = 0.02,
+                     seed: int = 0, target: str = "outcome") -> pd.DataFrame:
+    """A raw table of ``n_numeric`` numeric and ``n_text`` text columns plus a binary ``target``.
+
+    Among the numeric columns: a row identifier (``id``, unique per row), continuous measurements that
+    are nearly unique per row, integer counts, and scores with a few hundred values; among the text
+    columns: a unique customer code (an identifier too), a free-text note almost unique per row, and
+    categories of 2 to a few hundred skewed values. Some numeric and text columns miss ``missing_rate``
+    of their values. The target depends on a few columns through a short rule list, with 10% noise.
+    """
+    rng = np.random.default_rng(seed)
+    columns: dict[str, np.ndarray] = {}
+    numeric_makers = [
+        lambda: np.arange(1, n_rows + 1),  # identifier
+        lambda: rng.integers(18, 90, n_rows),  # age
+        lambda: np.round(rng.lognormal(10, 0.8, n_rows), 2),  # income: nearly unique
+        lambda: np.round(rng.normal(1500, 3000, n_rows), 2),  # balance
+        lambda: rng.poisson(rng.uniform(0.5, 4), n_rows),  # counts
+        lambda: rng.integers(300, 851, n_rows),  # score
+        lambda: np.round(rng.uniform(0, 1, n_rows), 4),  # ratio
+        lambda: rng.integers(0, 3000, n_rows),  # days
+        lambda: np.round(rng.gamma(2.0, 15.0, n_rows), 1),  # duration
+        lambda: rng.binomial(1, rng.uniform(0.1, 0.5), n_rows),  # flag
+    ]
+    for j in range(n_numeric):
+        name = "id" if j == 0 else f"num{j}"
+        maker = numeric_makers[0] if j == 0 else numeric_makers[1 + (j - 1) % (len(numeric_makers) - 1)]
+        columns[name] = maker().astype(np.float64) if j and j % 3 == 0 else maker()
+    text_makers = [
+        lambda: np.array([f"C{v:07d}" for v in rng.permutation(10**6)[:n_rows]], dtype=object),  # identifier
+        lambda: np.array([f"{rng.choice(_WORDS)} {rng.choice(_WORDS)} {rng.integers(10**5)}" for _ in range(n_rows)],
+                         dtype=object),  # free text
+        lambda: _zipf_labels(rng, n_rows, 2, "g"),
+        lambda: _zipf_labels(rng, n_rows, int(rng.integers(5, 12)), "r"),
+        lambda: _zipf_labels(rng, n_rows, int(rng.integers(30, 60)), "o"),
+        lambda: _zipf_labels(rng, n_rows, int(rng.integers(150, 400)), "c"),
+    ]
+    for j in range(n_text):
+        name = ("code", "note")[j] if j < 2 else f"text{j}"
+        maker = text_makers[j] if j < len(text_makers) else text_makers[2 + (j - 2) % (len(text_makers) - 2)]
+        columns[name] = maker()
+    frame = pd.DataFrame(columns)
+    # a short hidden rule list decides the target
+    score = np.zeros(n_rows)
+    numeric_names = [c for c in frame.columns if c != "id" and pd.api.types.is_numeric_dtype(frame[c])]
+    for name in rng.choice(numeric_names, size=min(3, len(numeric_names)), replace=False):
+        values = frame[name].to_numpy(dtype=np.float64)
+        score += (values > np.quantile(values, rng.uniform(0.3, 0.8))) * rng.uniform(0.5, 1.5)
+    text_names = [c for c in frame.columns if c.startswith("text")]
+    if text_names:
+        column = frame[text_names[0]]
+        score += (column == column.mode()[0]).to_numpy() * 1.0
+    positive = score > np.quantile(score, 0.6)
+    flip = rng.random(n_rows) < 0.1
+    frame[target] = np.where(positive ^ flip, "yes", "no")
+    for name in list(frame.columns)[1:-1:4]:  # a few columns miss values
+        mask = rng.random(n_rows) < missing_rate
+        if pd.api.types.is_integer_dtype(frame[name]):
+            frame[name] = frame[name].astype("float64")
+        frame.loc[mask, name] = np.nan
+    return frame
