@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .data.binarize import Binarizer
@@ -32,16 +35,48 @@ examples:
 Run 'optrules COMMAND --help' for the options of one command.
 """
 
+#: seconds a fit may take unless --time-limit says otherwise (the whole fit: reading the file included)
+DEFAULT_TIME_LIMIT = 60.0
+_UNSET = object()  # --time-limit not given (argparse converts string defaults, not this)
 
-def _read_table(path: str, sep: str | None = None) -> pd.DataFrame:
-    if not Path(path).exists():
+
+def _read_table(path: str, sep: str | None = None, encoding: str = "utf-8", header: bool = True) -> pd.DataFrame:
+    """A CSV or Parquet file as a DataFrame, or a one-line error saying what is wrong with it."""
+    file = Path(path)
+    if not file.exists():
         raise SystemExit(f"error: no such file: {path}")
+    if file.is_dir():
+        raise SystemExit(f"error: {path} is a folder, not a data file")
+    if file.stat().st_size == 0:
+        raise SystemExit(f"error: {path} is empty (0 bytes)")
     if path.endswith(".parquet"):
-        return pd.read_parquet(path)
+        try:
+            return pd.read_parquet(path)
+        except Exception as error:  # pyarrow raises several types for a broken file
+            raise SystemExit(f"error: {path} is not a readable Parquet file ({type(error).__name__}: {error})") from None
+    with open(path, "rb") as handle:
+        head = handle.read(8192)
+    if b"\x00" in head:
+        raise SystemExit(f"error: {path} is not a CSV file (it holds binary data)")
     try:
-        return pd.read_csv(path, sep=sep, engine="python" if sep is None else "c")
-    except (UnicodeDecodeError, pd.errors.ParserError) as error:
-        raise SystemExit(f"error: {path} is not a readable CSV file ({error})") from None
+        return pd.read_csv(path, sep=sep, engine="python" if sep is None else "c", encoding=encoding,
+                           header=0 if header else None, skipinitialspace=True)
+    except UnicodeDecodeError as error:
+        raise SystemExit(f"error: {path} is not {encoding} text (byte {error.object[error.start:error.start + 1]!r} "
+                         f"at position {error.start}): pass its encoding, e.g. --encoding latin-1") from None
+    except LookupError:
+        raise SystemExit(f"error: unknown encoding {encoding!r}") from None
+    except pd.errors.EmptyDataError:
+        raise SystemExit(f"error: {path} has no columns (is it empty?)") from None
+    except (pd.errors.ParserError, csv_errors()) as error:
+        message = " ".join(str(error).split())
+        raise SystemExit(f"error: {path} is not a readable CSV file: {message}") from None
+
+
+def csv_errors():
+    import csv
+
+    return csv.Error
 
 
 def _write_table(frame: pd.DataFrame, path: str) -> None:
@@ -51,24 +86,47 @@ def _write_table(frame: pd.DataFrame, path: str) -> None:
         frame.to_csv(path, index=False)
 
 
+def _check_output(path: str | None) -> None:
+    """Refuse an output path that cannot be written, before any long work."""
+    if not path:
+        return
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise SystemExit(f"error: the output {path} is a folder")
+    if not folder.is_dir():
+        raise SystemExit(f"error: cannot write {path}: no folder {folder}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise SystemExit(f"error: cannot write {path}: permission denied")
+
+
 def _load_xy(args):
     """Features, target, sample weights (or None) and a description, from ``--dataset NAME`` or from a
-    CSV/Parquet file with ``--target`` (and ``--weight-column``)."""
+    CSV/Parquet file with ``--target`` (and ``--weight-column``, ``--drop``)."""
     if args.dataset:
         data = load_dataset(args.dataset)
         return data.X, data.y, None, data.description
     if not args.data or not args.target:
         raise SystemExit("error: give a data file and --target COLUMN, or --dataset NAME (see 'optrules info')")
-    frame = _read_table(args.data, args.sep)
-    for column in [args.target, getattr(args, "weight_column", None)]:
+    frame = _read_table(args.data, args.sep, args.encoding, not args.no_header)
+    frame.columns = [str(c) for c in frame.columns]
+    named = [args.target, getattr(args, "weight_column", None), *(args.drop or [])]
+    for column in named:
         if column is not None and column not in frame.columns:
-            raise SystemExit(f"error: no column {column!r} in {args.data}; columns: {list(frame.columns)}")
+            shown = ", ".join(frame.columns[:30]) + (" ..." if frame.shape[1] > 30 else "")
+            raise SystemExit(f"error: no column {column!r} in {args.data}; columns: {shown}"
+                             + ("" if not args.no_header else " (--no-header: columns are numbered from 0)"))
     weights = None
-    drop = [args.target]
+    drop = [args.target, *(args.drop or [])]
     if getattr(args, "weight_column", None):
-        weights = frame[args.weight_column].to_numpy(dtype=np.float64)
+        try:
+            weights = frame[args.weight_column].to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise SystemExit(f"error: the weight column {args.weight_column!r} must hold numbers") from None
         drop.append(args.weight_column)
-    return frame.drop(columns=drop), frame[args.target], weights, args.data
+    if frame.shape[1] <= len(set(drop)):
+        raise SystemExit(f"error: {args.data} has no feature column besides the target")
+    return frame.drop(columns=list(dict.fromkeys(drop))), frame[args.target], weights, args.data
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None = None) -> None:
@@ -78,6 +136,12 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     parser.add_argument("--dataset", help=f"a bundled dataset instead of a file: {', '.join(DATASETS)}"
                                           " (compas-B: with race)")
     parser.add_argument("--sep", default=None, help="CSV separator (default: detected)")
+    parser.add_argument("--encoding", default="utf-8", help="text encoding of the CSV (default utf-8; e.g. latin-1)")
+    parser.add_argument("--no-header", action="store_true",
+                        help="the CSV has no header line: columns are named 0, 1, 2, ... (--target 8)")
+    parser.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out of the features")
+    parser.add_argument("--keep-identifiers", action="store_true",
+                        help="use columns that look like row identifiers (left out by default, with a warning)")
     parser.add_argument("--max-card", type=int, default=2, help="features per antecedent, at most (default 2)")
     parser.add_argument("--negations", action="store_true", help="also use negated features ('not x=v')")
     parser.add_argument(
@@ -86,12 +150,18 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     )
 
 
+def _identifiers(args) -> str:
+    return "keep" if getattr(args, "keep_identifiers", False) else "drop"
+
+
 def _binarize_and_mine(args, X, y, min_support: float):
     check_target(y, len(X))
-    binarizer = Binarizer(negations=args.negations, missing=args.missing).fit(X)
+    binarizer = Binarizer(negations=args.negations, missing=args.missing, identifiers=_identifiers(args),
+                          min_category_count=max(1, int(np.ceil(min_support * len(X) - 1e-9)))).fit(X)
     features = binarizer.transform(X)
     antecedents = mine_antecedents(
-        features, binarizer.feature_names_, binarizer.groups_, max_card=args.max_card, min_support=min_support
+        features, binarizer.feature_names_, binarizer.groups_, max_card=args.max_card, min_support=min_support,
+        max_antecedents=args.max_antecedents,
     )
     return binarizer, antecedents
 
@@ -127,6 +197,7 @@ def cmd_mine(args, console: Console) -> int:
     for i, (name, count) in enumerate(zip(antecedents.names, antecedents.support)):
         table.add_row(str(i), name, str(int(count)), f"{count / antecedents.n_samples:.3f}")
     console.print(table)
+    _print(console, antecedents.report)
     console.print(f"binarized and mined in {elapsed:.3f} s")
     return 0
 
@@ -136,36 +207,69 @@ def _show_progress(args) -> bool:
     return bool(args.verbose or (sys.stderr.isatty() and not args.quiet))
 
 
+def _check_fit_arguments(args) -> None:
+    """Refuse combinations that would silently do something else, before any data is read."""
+    if args.weight_column and args.model != "rulelist":
+        raise SystemExit(f"error: --weight-column works with --model rulelist only: --model {args.model} takes no "
+                         "sample weights (rule sets take --class-weight balanced)")
+    if args.class_weight and args.model == "frl":
+        raise SystemExit("error: --class-weight does not apply to --model frl: set the weight of a positive with --w")
+    if args.cv and args.model != "rulelist":
+        raise SystemExit(f"error: --cv chooses lambda for --model rulelist only, not --model {args.model}")
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
+    if args.max_memory is not None and not args.max_memory > 0:
+        raise SystemExit(f"error: --max-memory must be positive MB, got {args.max_memory}")
+    _check_output(getattr(args, "output", None))
+
+
+def _time_left(args, started: float) -> float | None:
+    """What is left of --time-limit after reading the data (the budget covers the whole command)."""
+    if args.time_limit is None:
+        return None
+    return max(args.time_limit - (time.perf_counter() - started), 0.01)
+
+
+def _budget_text(args) -> str:
+    if args.time_limit is None:
+        return "no time limit"
+    default = " (default; --time-limit SECONDS or none to change)" if args.time_limit_default else ""
+    return f"time budget {args.time_limit:g} s{default}"
+
+
 def _fit_model(args, console: Console):
     """Fit what the arguments ask for; returns ``(estimator, X, y, weights, source, summary line)``."""
     from .estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
 
+    started = time.perf_counter()
+    _check_fit_arguments(args)
     X, y, weights, source = _load_xy(args)
     progress = _show_progress(args)
     lambdas = args.regularization
+    memory = None if args.max_memory is None else int(args.max_memory * 2**20)
+    common = dict(time_limit=_time_left(args, started), negations=args.negations, missing=args.missing,
+                  identifiers=_identifiers(args), max_memory=memory, verbose=progress and not args.cv)
     if args.model == "frl":
         model = FallingRuleListClassifier(
             w=args.w, C=args.C, C1=args.C1, soft=args.soft, method=args.method, iterations=args.iterations,
-            random_state=args.seed, max_nodes=args.max_nodes, time_limit=args.time_limit, verbose=progress,
-            min_class_support=args.min_class_support, max_card=args.max_card, negations=args.negations,
-            missing=args.missing,
+            random_state=args.seed, max_nodes=args.max_nodes, min_class_support=args.min_class_support,
+            max_card=args.max_card, max_antecedents=args.max_antecedents, **common,
         ).fit(X, y)
         summary = (f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, w = {args.w}, C = {args.C}"
-                   + (f", C1 = {args.C1}" if args.soft else ""))
+                   + (f", C1 = {args.C1}" if args.soft else "") + f"; {_budget_text(args)}")
         return model, X, y, weights, source, summary
     if args.model == "ruleset":
         model = RuleSetClassifier(
             complexity=args.complexity, max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
-            class_weight=args.class_weight, time_limit=args.time_limit or 120.0, verbose=progress, negations=True,
-            missing=args.missing,
+            class_weight=args.class_weight, **{**common, "negations": True},
         ).fit(X, y)
         summary = (f"{source}: {len(X)} samples, {len(model.binarizer_.feature_names_)} features, "
-                   f"complexity <= {args.complexity}")
+                   f"complexity <= {args.complexity}; {_budget_text(args)}")
         return model, X, y, weights, source, summary
     estimator = RuleListClassifier(
-        regularization=lambdas[0], max_card=args.max_card, min_support=args.min_support, negations=args.negations,
-        missing=args.missing, verbose=progress and not args.cv, class_weight=args.class_weight, policy=args.policy,
-        map_type=args.map_type, max_nodes=args.max_nodes, time_limit=args.time_limit,
+        regularization=lambdas[0], max_card=args.max_card, min_support=args.min_support, class_weight=args.class_weight,
+        policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes, max_antecedents=args.max_antecedents,
+        **common,
     )
     if args.cv:
         from .model_selection import RuleListCV
@@ -186,7 +290,8 @@ def _fit_model(args, console: Console):
         raise SystemExit("error: several --regularization values need --cv K to choose among them")
     else:
         model = estimator.fit(X, y, sample_weight=weights)
-    summary = f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, lambda = {lambdas[0]:g}"
+    summary = (f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, lambda = {lambdas[0]:g}; "
+               f"{_budget_text(args)}" + (" per fold" if args.cv else ""))
     return model, X, y, weights, source, summary
 
 
@@ -194,7 +299,10 @@ def cmd_fit(args, console: Console) -> int:
     if args.reference_out:
         return _fit_reference(args, console)
     model, X, y, weights, _, summary = _fit_model(args, console)
-    console.print(f"[dim]{summary}[/]")
+    console.print(f"[dim]{escape(summary)}[/]")
+    report = getattr(getattr(model, "antecedents_", None), "report", None)
+    if report is not None and report.notes:
+        console.print(f"[dim]{escape(str(report))}[/]")
     _print(console, model.rule_list_)
     console.print()
     certificate = getattr(model, "certificate_", None)
@@ -231,7 +339,10 @@ def _save(args, model, certificate, console: Console) -> int:
         data = model.to_dict()
         if certificate is not None:
             data["certificate"] = certificate.to_dict()
-        Path(args.output).write_text(json.dumps(data, indent=2, default=float))
+        try:
+            Path(args.output).write_text(json.dumps(data, indent=2, default=float))
+        except OSError as error:
+            raise SystemExit(f"error: cannot write {args.output}: {error.strerror}") from None
         console.print(f"model written to {args.output}")
     return 0
 
@@ -240,17 +351,25 @@ def _save(args, model, certificate, console: Console) -> int:
 def _load_saved(path: str):
     from .models import load_model
 
-    if not Path(path).exists():
+    if not Path(path).is_file():
         raise SystemExit(f"error: no such model file: {path}")
     try:
-        return load_model(Path(path).read_text())
+        return load_model(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise SystemExit(f"error: {path} is not a saved optrules model (not UTF-8 text)") from None
     except json.JSONDecodeError as error:
         raise SystemExit(f"error: {path} is not a saved optrules model (invalid JSON: {error})") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        detail = f"missing entry {error}" if isinstance(error, KeyError) else str(error)
+        raise SystemExit(f"error: {path} is not a valid optrules model ({detail}); save models with "
+                         "'optrules fit ... -o FILE'") from None
 
 
 def cmd_predict(args, console: Console) -> int:
+    _check_output(args.output)
     model = _load_saved(args.model_file)
-    frame = _read_table(args.data, args.sep)
+    frame = _read_table(args.data, args.sep, args.encoding, not args.no_header)
+    frame.columns = [str(c) for c in frame.columns]
     target = None
     if args.target:
         if args.target not in frame.columns:
@@ -281,10 +400,18 @@ def cmd_trace(args, console: Console) -> int:
     from .certificate import Certificate
 
     if args.data and args.data.endswith(".json"):
-        data = json.loads(Path(args.data).read_text())
-        if "certificate" not in data:
+        if not Path(args.data).is_file():
+            raise SystemExit(f"error: no such model file: {args.data}")
+        try:
+            data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise SystemExit(f"error: {args.data} is not a saved optrules model ({error})") from None
+        if not isinstance(data, dict) or "certificate" not in data:
             raise SystemExit(f"error: {args.data} has no certificate: save it with 'optrules fit ... -o FILE'")
-        certificate = Certificate.from_dict(data["certificate"])
+        try:
+            certificate = Certificate.from_dict(data["certificate"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise SystemExit(f"error: {args.data} has an invalid certificate ({error})") from None
         title = args.data
     else:
         model, *_, summary = _fit_model(args, console)
@@ -400,10 +527,39 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     search.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"],
                         help="symmetry-aware map (default prefix)")
     search.add_argument("--max-nodes", type=int, default=None, help="stop after expanding this many prefixes")
-    search.add_argument("--time-limit", type=float, default=None,
-                        help="stop after this many seconds (the best model found is returned with its gap)")
+    search.add_argument("--time-limit", type=_seconds, default=_UNSET,
+                        help=f"seconds for the whole fit, reading the file included (default {DEFAULT_TIME_LIMIT:g}; "
+                             "'none': no limit); the best model found is returned with its certified gap")
+    search.add_argument("--max-memory", type=float, default=None, metavar="MB",
+                        help="memory the fit may hold, MB (default 1024 or half the machine's)")
+    search.add_argument("--max-antecedents", type=_antecedent_bound, default="auto", metavar="N",
+                        help="mine at most N antecedents ('auto', the default: 2,000, fewer for very many rows; "
+                             "'none': no bound); the support floor of the longest conjunctions rises to fit")
     search.add_argument("--verbose", "-v", action="store_true", help="show live progress (default: on a terminal)")
     search.add_argument("--quiet", "-q", action="store_true", help="no live progress")
+
+
+def _seconds(text: str) -> float | None:
+    if text.strip().lower() in ("none", "inf", "no", "off"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds or 'none', got {text!r}") from None
+
+
+def _antecedent_bound(text: str):
+    if text.strip().lower() in ("auto",):
+        return "auto"
+    if text.strip().lower() in ("none", "inf", "no", "off"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of antecedents, 'auto' or 'none', got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("the number of antecedents must be >= 1")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -420,6 +576,8 @@ def build_parser() -> argparse.ArgumentParser:
     mine = commands.add_parser("mine", help="binarize a table and list the mined antecedents with their support")
     _add_data_arguments(mine)
     mine.add_argument("--min-support", type=float, default=0.01, help="minimum support share (default 0.01)")
+    mine.add_argument("--max-antecedents", type=_antecedent_bound, default="auto", metavar="N",
+                      help="at most N antecedents ('auto', the default, or 'none')")
     mine.set_defaults(handler=cmd_mine)
 
     fit = commands.add_parser(
@@ -448,6 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--explain", action="store_true", help="add the rule that decided each row (rule lists)")
     predict.add_argument("--target", help="a column of true labels to drop from the input and score against")
     predict.add_argument("--sep", default=None, help="CSV separator (default: detected)")
+    predict.add_argument("--encoding", default="utf-8", help="text encoding of the CSV (default utf-8)")
+    predict.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
     predict.set_defaults(handler=cmd_predict)
 
     trace = commands.add_parser(
@@ -490,16 +650,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "time_limit", None) is _UNSET:
+        args.time_limit, args.time_limit_default = DEFAULT_TIME_LIMIT, True
+    else:
+        args.time_limit_default = False
     console = Console()
     if not console.is_terminal:  # piped or captured: room for the tables rather than 80 columns
         console = Console(width=160)
-    try:
-        return args.handler(args, console)
-    except ValueError as error:
-        from rich.markup import escape
+    errors = Console(stderr=True, width=None if console.is_terminal else 160)
 
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        errors.print(f"[bold yellow]warning:[/] {escape(str(message))}", highlight=False)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = show_warning
+            return args.handler(args, console)
+    except (ValueError, MemoryError) as error:
         console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         return 2
+    except KeyboardInterrupt:
+        errors.print("interrupted")
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,288 @@
+"""A user's own raw table: identifiers, numbers stored as text, unseen categories, and budgets that hold
+for every family (checked on statuses and counters, never on timing)."""
+
+import os
+import signal
+import threading
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+from optrules.budget import Budget
+from optrules.data.binarize import Binarizer
+from optrules.data.synthetic import make_mixed_table
+
+FAMILIES = {
+    "rulelist": lambda **kw: RuleListClassifier(regularization=0.002, **kw),
+    "frl": lambda **kw: FallingRuleListClassifier(w=7, C=1e-6, min_class_support=0.01, **kw),
+    "ruleset": lambda **kw: RuleSetClassifier(complexity=40, **kw),
+}
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    frame = make_mixed_table(n_rows=1500, seed=3)
+    return frame.drop(columns="outcome"), frame["outcome"]
+
+
+def titanic_like(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["male", "female"], n)
+    klass = rng.choice([1, 2, 3], n)
+    survived = ((sex == "female") ^ (rng.random(n) < 0.15)).astype(int)
+    return pd.DataFrame({
+        "PassengerId": np.arange(1, n + 1),
+        "Name": [f"Passenger {i}, Mr. {rng.choice(['A', 'B', 'C'])}" for i in range(n)],
+        "Ticket": [f"{rng.choice(['A/5 ', 'PC ', 'STON/O2. ', ''])}{rng.integers(1000, 400000)}" for _ in range(n)],
+        "Sex": sex, "Pclass": klass, "Age": rng.integers(1, 80, n).astype(float),
+    }), survived
+
+
+# -- the binarizer on raw columns ------------------------------------------------------------------------
+def test_identifier_columns_are_left_out_with_a_warning():
+    X, y = titanic_like()
+    with pytest.warns(UserWarning, match="row identifiers: 'PassengerId'.*'Name'.*'Ticket'"):
+        model = RuleListClassifier(regularization=0.01).fit(X, y)
+    used = " ".join(" ".join(rule.conditions) for rule in model.rule_list_.rules)
+    assert "Sex=" in used and not any(c in used for c in ("PassengerId", "Name", "Ticket"))
+    assert set(model.binarizer_.dropped_columns_) == {"PassengerId", "Name", "Ticket"}
+    assert model.predict(X).shape == (len(X),)  # the left-out columns are still accepted at predict time
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = Binarizer(identifiers="keep").fit(X)
+    assert any(name.startswith("Ticket=") for name in kept.feature_names_)
+
+
+def test_integer_columns_that_are_not_identifiers_stay():
+    rng = np.random.default_rng(1)
+    ages = pd.DataFrame({"age": rng.permutation(30) + 20})  # a small table: distinct ages are not ids
+    incomes = pd.DataFrame({"income": rng.permutation(500) * 37 + 1000})  # unique, neither consecutive nor named
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Binarizer().fit(ages).dropped_columns_ == {}
+        assert Binarizer().fit(incomes).dropped_columns_ == {}
+    with pytest.warns(UserWarning, match="customer_id"):
+        Binarizer().fit(pd.DataFrame({"customer_id": rng.permutation(500) * 37, "x": rng.random(500)}))
+
+
+def test_numbers_stored_as_text_are_numeric():
+    frame = pd.DataFrame({"a": np.array([str(v) for v in np.linspace(0, 1, 40)], dtype=object),
+                          "b": ["1.5", "?", "2.5", "3"] * 10})
+    b = Binarizer(missing="category").fit(frame)
+    assert b.numeric_text_columns_ == ["a", "b"]
+    assert all(f.kind in ("le", "gt", "missing") for f in b.features_)
+    assert "b=missing" in b.feature_names_
+    Z = b.transform_frame(frame)
+    np.testing.assert_array_equal(Z["b=missing"], frame["b"] == "?")
+    with pytest.raises(ValueError, match="'b' has 10 missing"):
+        Binarizer().fit(frame)
+
+
+def test_object_column_of_floats_returns_with_defaults():
+    # scikit-learn's check_dtype_object: 40 floats stored as objects were 40 categories each, and the
+    # search over their conjunctions did not return
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 10)).astype(object)
+    y = (X[:, 0] > 0.5).astype(int)
+    model = RuleListClassifier().fit(X, y)
+    assert model.certificate_.is_optimal
+    assert all(f.kind in ("le", "gt") for f in model.binarizer_.features_)
+
+
+def test_rare_categories_get_no_feature_and_unseen_ones_warn():
+    X = pd.DataFrame({"city": ["a"] * 50 + ["b"] * 45 + ["c", "d", "e", "f", "g"]})
+    y = np.r_[np.ones(50), np.zeros(50)].astype(int)
+    model = RuleListClassifier(regularization=0.02).fit(X, y)
+    assert model.binarizer_.feature_names_ == ["city=a", "city=b"]  # c..g are rarer than lambda * N
+    with pytest.warns(UserWarning, match="not seen at fit time.*'city': 2 row"):
+        model.predict(pd.DataFrame({"city": ["a", "zz", "yy"]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(pd.DataFrame({"city": ["a", "c"]}))  # rare but seen: no warning
+
+
+def test_text_categories_survive_a_file_that_reads_them_as_numbers():
+    X = pd.DataFrame({"level": ["0", ">0", "0", ">0"] * 10})
+    y = np.array([0, 1, 0, 1] * 10)
+    model = RuleListClassifier(regularization=0.01).fit(X, y)
+    as_numbers = pd.DataFrame({"level": [0, 0]})  # a CSV of only "0" rows reads integers
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(as_numbers), [0, 0])
+
+
+# -- budgets that hold ------------------------------------------------------------------------------------
+def test_twenty_thousand_antecedents_stop_on_a_small_memory_budget():
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame(rng.random((2000, 205)) < 0.5, columns=[f"f{j}" for j in range(205)]).astype(int)
+    y = (X["f0"] ^ X["f1"] ^ (rng.random(2000) < 0.2)).astype(int)
+    budget = 200 << 20
+    model = RuleListClassifier(regularization=0.0005, min_support=0.05, max_antecedents=None,
+                               max_memory=budget).fit(X, y)
+    certificate = model.certificate_
+    assert len(model.antecedents_) >= 20_000
+    assert certificate.status == "memory budget"
+    assert certificate.counters["memory_bytes"] <= budget
+    assert certificate.lower_bound <= certificate.objective
+
+
+def test_default_antecedent_bound_reports_why():
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.random((1000, 120)) < 0.5, columns=[f"f{j}" for j in range(120)]).astype(int)
+    y = (X["f0"] | X["f1"]).astype(int)
+    model = RuleListClassifier(regularization=0.01, time_limit=5).fit(X, y)
+    assert len(model.antecedents_) <= 2000
+    assert "support floor raised" in str(model.antecedents_.report)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_time_limit_covers_preparation(mixed, family):
+    # a budget already spent when the search would start: every family still returns a model whose
+    # certificate holds, stopped on the time budget
+    X, y = mixed
+    model = FAMILIES[family](time_limit=1e-3, missing="category").fit(X, y)
+    certificate = model.certificate_
+    assert certificate.status == "time budget"
+    assert certificate.lower_bound <= certificate.objective + 1e-12
+    assert certificate.counters["fit_time"] >= 1e-3
+    if family == "ruleset":
+        assert certificate.counters["columns"] == 0  # no clause was generated after the deadline
+    else:
+        assert model.antecedents_.report.stopped  # mining itself was cut short by the deadline
+    assert model.predict(X).shape == (len(X),)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cancel_from_the_progress_callback_stops_every_family(mixed, family):
+    X, y = mixed
+    calls = []
+
+    def cancel_after_a_few(trace, counters):
+        calls.append(len(trace))
+        if len(calls) >= 3:
+            raise KeyboardInterrupt
+
+    model = FAMILIES[family](time_limit=120, missing="category", verbose=cancel_after_a_few).fit(X, y)
+    assert model.certificate_.status == "interrupted"
+    assert model.certificate_.lower_bound <= model.certificate_.objective + 1e-12
+    assert model.predict(X).shape == (len(X),)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_ctrl_c_returns_the_best_model(mixed, family):
+    X, y = mixed
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        model = FAMILIES[family](time_limit=120, missing="category").fit(X, y)
+    finally:
+        timer.cancel()
+    assert model.certificate_.status == "interrupted"
+    assert model.certificate_.counters["fit_time"] < 100  # stopped by the interrupt, not by the limit
+
+
+@pytest.mark.parametrize("family", ["frl", "ruleset"])
+def test_memory_budget_for_every_family(mixed, family):
+    X, y = mixed
+    if family == "ruleset":  # the pricing matrices alone pass 1 MB: a clear error before any work
+        with pytest.raises(MemoryError, match="memory budget"):
+            FAMILIES[family](max_memory=1 << 20, missing="category").fit(X, y)
+        return
+    model = FAMILIES[family](max_memory=40 << 20, time_limit=120, missing="category").fit(X, y)
+    assert model.certificate_.status == "memory budget"
+    assert model.certificate_.counters["memory_bytes"] <= 40 << 20
+
+
+def test_budget_accounting():
+    budget = Budget(max_memory=1000)
+    budget.charge("a", 600)
+    assert budget.fits(400) and not budget.fits(401)
+    assert budget.fits(900, replacing="a")
+    with pytest.raises(MemoryError, match="needs 0 MB"):
+        budget.require("b", 500, "b's table")
+    budget.release("a")
+    budget.require("b", 500, "b's table")
+    assert budget.used == 500
+    with pytest.raises(ValueError, match="time_limit"):
+        Budget(time_limit=0)
+    with pytest.raises(ValueError, match="max_memory"):
+        Budget(max_memory=-1)
+
+
+# -- the command line on a user's files -------------------------------------------------------------------
+def _cli(args):
+    from optrules.cli import main
+
+    return main([str(a) for a in args])
+
+
+def test_cli_bad_files_give_one_line_errors(tmp_path, capsys):
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    with pytest.raises(SystemExit, match="empty"):
+        _cli(["fit", empty, "--target", "y"])
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("city,y\n" .encode() + "Montr\xe9al,1\nParis,0\n".encode("latin-1") * 20)
+    with pytest.raises(SystemExit, match="not utf-8 text.*--encoding latin-1"):
+        _cli(["fit", latin, "--target", "y"])
+    assert _cli(["fit", latin, "--target", "y", "--encoding", "latin-1", "-r", "0.1", "-q"]) == 0
+    assert "Montréal" in capsys.readouterr().out
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(b"\x00\x01\x02" * 100)
+    with pytest.raises(SystemExit, match="binary data"):
+        _cli(["fit", binary, "--target", "y"])
+
+
+def test_cli_checks_the_output_path_before_fitting(tmp_path, monkeypatch):
+    X, y = titanic_like(100)
+    path = tmp_path / "t.csv"
+    X.assign(Survived=y).to_csv(path, index=False)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fit must not start")
+
+    monkeypatch.setattr(RuleListClassifier, "fit", no_fit)
+    with pytest.raises(SystemExit, match="no folder"):
+        _cli(["fit", path, "--target", "Survived", "-o", tmp_path / "nowhere" / "m.json"])
+    with pytest.raises(SystemExit, match="is a folder"):
+        _cli(["fit", path, "--target", "Survived", "-o", tmp_path])
+
+
+def test_cli_refuses_weights_a_family_cannot_use(tmp_path):
+    path = tmp_path / "w.csv"
+    pd.DataFrame({"x": [0, 1] * 20, "cost": [1.0, 2.0] * 20, "y": [0, 1] * 20}).to_csv(path, index=False)
+    for model in ("frl", "ruleset"):
+        with pytest.raises(SystemExit, match="--weight-column works with --model rulelist only"):
+            _cli(["fit", path, "--target", "y", "--weight-column", "cost", "--model", model])
+
+
+def test_cli_hand_edited_model_files(tmp_path, capsys):
+    X, y = titanic_like(120)
+    data = tmp_path / "t.csv"
+    X.assign(Survived=y).to_csv(data, index=False)
+    model = tmp_path / "m.json"
+    assert _cli(["fit", data, "--target", "Survived", "-r", "0.05", "-o", model, "-q"]) == 0
+    text = model.read_text()
+    broken = tmp_path / "broken.json"
+    for edit in (text.replace('"rules"', '"rulez"'), text.replace('"format": "optrules.RuleList"', '"format": 3'),
+                 text[: len(text) // 2], '["a list"]'):
+        broken.write_text(edit)
+        with pytest.raises(SystemExit, match="not a (valid|saved) optrules model"):
+            _cli(["predict", broken, data])
+
+
+def test_cli_headerless_file_drop_and_default_budget(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({0: rng.integers(0, 5, 300), 1: rng.choice(["a", "b", "c"], 300), 2: rng.random(300)})
+    frame[3] = ((frame[0] > 2) | (frame[1] == "a")).astype(int)
+    path = tmp_path / "raw.data"
+    frame.to_csv(path, index=False, header=False)
+    assert _cli(["fit", path, "--no-header", "--target", "3", "--drop", "2", "-r", "0.02", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "time budget 60 s (default" in out
+    assert "certified optimal" in out and "2<=" not in out and "2>" not in out
+    with pytest.raises(SystemExit, match="no column 'label'.*numbered from 0"):
+        _cli(["fit", path, "--no-header", "--target", "label"])
