@@ -1,0 +1,165 @@
+"""Every family on raw tables, as a user meets them: the files in ``../shared/data`` read as they are (IDs,
+text, numbers with '?' markers, no headers) and a generated 5,000 x 20 mixed table.
+
+For each table and family, two fits in fresh processes: the estimator's defaults, and ``time_limit=30``.
+Each reads the raw file with the command line's reader (its time counts against the budget, as in
+``optrules fit``), fits on a stratified 70% and scores the other 30%. Reported: wall time of read + fit
+against the budget, peak resident memory of the process, antecedents (or binary features for rule
+sets), status and gap, test accuracy. Targets (issue 13): every fit within its budget + max(1 s, 5%),
+peak memory <= 2 GB, no crash.
+
+Run by hand: ``python benchmarks/raw_data.py [--quick]``; writes ``benchmarks/results/raw_data.json``
+and the table in ``BENCHMARKS.md``. Needs ``../shared`` beside the repository (or ``OPTRULES_SHARED``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from benchmarks_md import stamp, write_block
+
+HERE = Path(__file__).resolve().parent
+SHARED = Path(os.environ.get("OPTRULES_SHARED", HERE.parent.parent / "shared"))
+RESULTS = HERE / "results" / "raw_data.json"
+OUTER_TIMEOUT = 900  # seconds: a run past this is reported as not returning
+
+COMPAS_LEAKS = ["is_recid", "is_violent_recid", "r_case_number", "r_charge_degree", "r_days_from_arrest",
+                "r_offense_date", "r_charge_desc", "r_jail_in", "r_jail_out", "violent_recid", "vr_case_number",
+                "vr_charge_degree", "vr_offense_date", "vr_charge_desc", "decile_score", "decile_score.1",
+                "score_text", "v_decile_score", "v_score_text", "event", "end", "start", "type_of_assessment",
+                "v_type_of_assessment"]
+
+TABLES = {
+    "bank-full": dict(path="bank_marketing/bank-full.csv", sep=";", target="y"),
+    "compas (raw)": dict(path="compas/compas-scores-two-years.csv", target="two_year_recid", drop=COMPAS_LEAKS),
+    "heart": dict(path="heart_cleveland/processed.cleveland.data", header=False, target="13", positive_above=0),
+    "ionosphere": dict(path="ionosphere/ionosphere.csv", header=False, target="34"),
+    "pima": dict(path="pima/diabetes.csv", header=False, target="8"),
+    "mushroom": dict(path="mushroom/agaricus-lepiota.data", header=False, target="0"),
+    "mixed 5000x20": dict(generated=True, target="outcome"),
+}
+FAMILIES = ("rulelist", "frl", "ruleset")
+
+
+def read(name: str):
+    from optrules.cli import _read_table
+
+    spec = TABLES[name]
+    if spec.get("generated"):
+        from optrules.data.synthetic import make_mixed_table
+
+        frame = make_mixed_table(n_rows=5000, seed=11)
+    else:
+        frame = _read_table(str(SHARED / "data" / spec["path"]), spec.get("sep"), "utf-8", spec.get("header", True))
+        frame.columns = [str(c) for c in frame.columns]
+    y = frame[spec["target"]]
+    if "positive_above" in spec:
+        y = (y > spec["positive_above"]).astype(int)
+    X = frame.drop(columns=[spec["target"], *spec.get("drop", [])])
+    return X, y
+
+
+def run_one(name: str, family: str, time_limit: float | None) -> dict:
+    from sklearn.model_selection import train_test_split
+
+    from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+
+    estimator = {"rulelist": RuleListClassifier, "frl": FallingRuleListClassifier, "ruleset": RuleSetClassifier}[family]
+    options = {"missing": "category"}
+    if time_limit is not None:
+        options["time_limit"] = time_limit
+    start = time.perf_counter()
+    X, y = read(name)
+    read_s = time.perf_counter() - start
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    if time_limit is not None:  # the reading counts, as in `optrules fit`
+        options["time_limit"] = max(time_limit - (time.perf_counter() - start), 0.01)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = estimator(**options).fit(X_train, y_train)
+    wall = time.perf_counter() - start
+    certificate = model.certificate_
+    antecedents = getattr(model, "antecedents_", None)
+    return {
+        "table": name, "family": family, "budget_s": time_limit, "rows": len(X), "columns": X.shape[1],
+        "read_s": read_s, "wall_s": wall, "status": certificate.status, "objective": certificate.objective,
+        "gap": certificate.gap, "antecedents": len(antecedents) if antecedents is not None else None,
+        "features": len(model.binarizer_.feature_names_),
+        "dropped": sorted(model.binarizer_.dropped_columns_),
+        "report": str(antecedents.report) if antecedents is not None else "",
+        "test_accuracy": float(model.score(X_test, y_test)), "rules": len(model.rule_list_),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "warnings": sorted({str(w.message)[:120] for w in caught}),
+    }
+
+
+def within(row) -> str:
+    if row.get("error"):
+        return "no"
+    if row["budget_s"] is None:
+        return ""
+    allowed = row["budget_s"] + max(1.0, 0.05 * row["budget_s"])
+    return "yes" if row["wall_s"] <= allowed else "no"
+
+
+def table(results) -> str:
+    lines = ["| table | rows x cols | family | budget s | read+fit s | within | peak MB | antecedents (features) | "
+             "status | gap | test acc | rules |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        if r.get("error"):
+            lines.append(f"| {r['table']} |  | {r['family']} | {r['budget_s'] or 'default'} |  | no |  |  | "
+                         f"{r['error']} |  |  |  |")
+            continue
+        size = f"{r['antecedents']:,} ({r['features']:,})" if r["antecedents"] is not None else f"({r['features']:,})"
+        lines.append(
+            f"| {r['table']} | {r['rows']:,} x {r['columns']} | {r['family']} | {r['budget_s'] or 'default'} | "
+            f"{r['wall_s']:.1f} | {within(r)} | {r['peak_mb']:.0f} | {size} | {r['status']} | {r['gap']:.4f} | "
+            f"{r['test_accuracy']:.3f} | {r['rules']} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="time_limit=30 only, no defaults runs")
+    parser.add_argument("--tables", nargs="+", default=list(TABLES))
+    parser.add_argument("--families", nargs="+", default=list(FAMILIES))
+    parser.add_argument("--one", nargs=3, metavar=("TABLE", "FAMILY", "BUDGET"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        name, family, budget = args.one
+        print(json.dumps(run_one(name, family, None if budget == "default" else float(budget))))
+        return
+    budgets = [30.0] if args.quick else [None, 30.0]
+    results = []
+    for name in args.tables:
+        for family in args.families:
+            for budget in budgets:
+                command = [sys.executable, __file__, "--one", name, family, "default" if budget is None else str(budget)]
+                try:
+                    done = subprocess.run(command, capture_output=True, text=True, timeout=OUTER_TIMEOUT)
+                    lines = done.stdout.strip().splitlines()
+                    row = json.loads(lines[-1]) if done.returncode == 0 and lines else {
+                        "table": name, "family": family, "budget_s": budget,
+                        "error": (done.stderr.strip().splitlines() or ["crashed"])[-1][:150]}
+                except subprocess.TimeoutExpired:
+                    row = {"table": name, "family": family, "budget_s": budget,
+                           "error": f"did not return in {OUTER_TIMEOUT} s"}
+                results.append(row)
+                print(json.dumps({k: v for k, v in row.items() if k not in ("report", "warnings")}), flush=True)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2))
+    write_block("raw_data", stamp("python benchmarks/raw_data.py") + "\n\n" + table(results),
+                "Raw tables, every family, defaults and a 30 s budget")
+
+
+if __name__ == "__main__":
+    main()
