@@ -96,18 +96,6 @@ class Budget:
         """Should the current stage stop? (time is up, or a stop was asked for)."""
         return self.cancelled() or self.expired()
 
-    def status(self) -> str | None:
-        """Why the fit stopped early: ``interrupted``, ``memory budget``, ``time budget``, or None."""
-        from .certificate import INTERRUPTED, MEMORY_BUDGET, TIME_BUDGET
-
-        if self.interrupted:
-            return INTERRUPTED
-        if self.memory_exceeded:
-            return MEMORY_BUDGET
-        if self.expired():
-            return TIME_BUDGET
-        return None
-
     @contextlib.contextmanager
     def catch_interrupt(self):
         """Turn Ctrl-C (SIGINT) into a stop request while the block runs: the stages see it through

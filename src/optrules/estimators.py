@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .budget import Budget, check_budget_values
-from .certificate import Certificate, Trace
+from .certificate import Trace
 from .corels.prefix import rule_list_from_prefix
 from .corels.problem import Problem, check_regularization, check_sample_weight
 from .corels.search import Ablation, search
@@ -65,7 +65,7 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
         )
         if budget is not None:
             budget.release("features")
-        if len(antecedents) == 0 and not antecedents.report.stopped:
+        if len(antecedents) == 0:
             raise ValueError(
                 f"no antecedent has support in [{min_support}, {1 - min_support}]"
                 + (f" and {min_class_support} of a class" if min_class_support else "")
@@ -263,8 +263,6 @@ class RuleListClassifier(_RuleModelEstimator):
         progress = self._progress() if own_progress else progress
         try:
             budget = budget if budget is not None else self._budget(progress)
-            if len(self.antecedents_) == 0:  # the budget ran out before any antecedent was mined
-                return self._default_only(codes, weights, budget)
             budget.require("captures", 2 * len(self.antecedents_) * len(codes),
                            "grouping the samples (antecedents x samples bytes, twice)")
             problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
@@ -297,17 +295,6 @@ class RuleListClassifier(_RuleModelEstimator):
         return rule_list_from_prefix(rows, codes, range(len(prefix)), conditions, self.classes_, self.binarizer_,
                                      sample_weight=weights)
 
-    def _default_only(self, codes, weights, budget: Budget):
-        """The list with the default rule alone, when no antecedent was mined in time; its lower bound is
-        0 (no list has a negative objective)."""
-        self.rule_list_ = self._rule_list(codes, weights, ())
-        self.antecedent_indices_ = ()
-        total = len(codes) if weights is None else float(weights.sum())
-        objective = _default_mistakes(self.rule_list_.default) / total
-        self.certificate_ = Certificate(budget.status() or "time budget", float(objective), 0.0,
-                                        {"antecedents": 0, "fit_time": budget.elapsed(), "nodes_expanded": 0})
-        return self
-
     def _sample_weights(self, codes, sample_weight):
         """Per-sample weights (``sample_weight`` x class weight), or None for unit weights."""
         if sample_weight is None and self.class_weight is None:
@@ -323,13 +310,6 @@ class RuleListClassifier(_RuleModelEstimator):
         if weights is None:
             return regularization
         return regularization * float(weights.sum()) / (len(weights) * float(weights.max()))
-
-
-def _default_mistakes(rule) -> float:
-    """Weighted mistakes of a rule that predicts the majority of what it captures."""
-    totals = (np.asarray(rule.class_totals) if rule.class_totals is not None
-              else np.array([rule.n_captured - rule.n_positive, rule.n_positive], dtype=np.float64))
-    return float(totals.sum() - totals.max())
 
 
 class FallingRuleListClassifier(_RuleModelEstimator):
@@ -437,34 +417,23 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
         features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget)
         self._mine(features, y01, 0.0, self.min_class_support, budget)
-        if len(self.antecedents_):
-            budget.require("captures", len(self.antecedents_) * len(y01), "the antecedents' capture vectors")
-            captures = self.antecedents_.capture_matrix()
-        else:  # the budget ran out before any antecedent was mined: the else clause alone
-            captures = np.zeros((0, len(y01)), bool)
-        prefix, self.certificate_ = (), None
-        if len(captures):
-            problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions())
-            # the warm start of the certified search gets at most a tenth of the time left
-            warm = montecarlo_search(
-                problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
-                self.prob_terminate, self.curiosity_weight, self.random_state,
-                time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
-            )
-            prefix = warm.prefix
-            if self.method == "certified":
-                result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=warm.prefix,
-                                          progress=progress, budget=budget)
-                prefix, self.certificate_ = result.prefix, result.certificate
-                self.certificate_.counters["antecedents"] = len(self.antecedents_)
-                self.certificate_.counters["fit_time"] = budget.elapsed()
-            self.objective_ = problem.objective(prefix, self.soft)
-        else:
-            positives = int(y01.sum())
-            self.objective_ = min(self.w * positives, float(len(y01) - positives)) / len(y01)
-            if self.method == "certified":
-                self.certificate_ = Certificate(budget.status() or "time budget", self.objective_, 0.0,
-                                                {"antecedents": 0, "fit_time": budget.elapsed(), "nodes_expanded": 0})
+        budget.require("captures", len(self.antecedents_) * len(y01), "the antecedents' capture vectors")
+        captures = self.antecedents_.capture_matrix()
+        problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions())
+        # the warm start of the certified search gets at most a tenth of the time left
+        warm = montecarlo_search(
+            problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
+            self.prob_terminate, self.curiosity_weight, self.random_state,
+            time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
+        )
+        prefix, self.certificate_ = warm.prefix, None
+        if self.method == "certified":
+            result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=warm.prefix,
+                                      progress=progress, budget=budget)
+            prefix, self.certificate_ = result.prefix, result.certificate
+            self.certificate_.counters["antecedents"] = len(self.antecedents_)
+            self.certificate_.counters["fit_time"] = budget.elapsed()
+        self.objective_ = problem.objective(prefix, self.soft)
         self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
                                             self.classes_, self.binarizer_)
 

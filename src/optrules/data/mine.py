@@ -169,12 +169,12 @@ def mine_antecedents(
             report.notes.append(f"conjunctions of {card} or more features not mined: the bound of {cap:,} "
                                 "antecedents was reached")
             break
+        # single features are always mined (one popcount each): a fit whose time ran out still has them
         level = _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room,
-                            extend=card < max_card, budget=budget)
+                            extend=card < max_card, budget=budget if card > 1 else None)
         if level is None:
             report.stopped = True
-            report.notes.append(f"mining stopped by the budget before conjunctions of {card} features were done"
-                                + ("" if card > 1 else ": no antecedent"))
+            report.notes.append(f"mining stopped by the budget before conjunctions of {card} features were done")
             break
         items, bits, floor, candidates, next_combos, next_bits = level
         kept_items.append(items)
