@@ -101,6 +101,33 @@ def run_one(name: str, family: str, time_limit: float | None) -> dict:
     }
 
 
+def cancel_one(name: str, family: str, after: float) -> dict:
+    """Ctrl-C (SIGINT) ``after`` seconds into a fit with a 300 s budget: how long until it returns."""
+    import signal
+    import threading
+
+    from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+
+    estimator = {"rulelist": RuleListClassifier, "frl": FallingRuleListClassifier, "ruleset": RuleSetClassifier}[family]
+    X, y = read(name)
+    sent = {}
+
+    def interrupt():
+        sent["at"] = time.perf_counter()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(after, interrupt)
+    start = time.perf_counter()
+    timer.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = estimator(missing="category", time_limit=300).fit(X, y)
+    end = time.perf_counter()
+    timer.cancel()
+    return {"table": name, "family": family, "after_s": after, "status": model.certificate_.status,
+            "latency_s": end - sent["at"] if "at" in sent else None, "fit_s": end - start}
+
+
 def within(row) -> str:
     if row.get("error"):
         return "no"
@@ -127,16 +154,48 @@ def table(results) -> str:
     return "\n".join(lines)
 
 
+def measure_cancel(tables, families) -> None:
+    rows = []
+    for name in tables:
+        for family in families:
+            for after in (0.5, 2.0, 6.0):
+                command = [sys.executable, __file__, "--cancel-one", name, family, str(after)]
+                done = subprocess.run(command, capture_output=True, text=True, timeout=OUTER_TIMEOUT)
+                lines = done.stdout.strip().splitlines()
+                row = json.loads(lines[-1]) if done.returncode == 0 and lines else {
+                    "table": name, "family": family, "after_s": after, "status": "crashed",
+                    "latency_s": None, "error": (done.stderr.strip().splitlines() or [""])[-1][:150]}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    (HERE / "results").mkdir(exist_ok=True)
+    (HERE / "results" / "raw_data_cancel.json").write_text(json.dumps(rows, indent=2))
+    lines = ["| table | family | Ctrl-C after s | status | returned after s |", "|---|---|---|---|---|"]
+    for r in rows:
+        latency = "" if r.get("latency_s") is None else f"{r['latency_s']:.2f}"
+        lines.append(f"| {r['table']} | {r['family']} | {r['after_s']:g} | {r['status']} | {latency} |")
+    write_block("raw_data_cancel", stamp("python benchmarks/raw_data.py --cancel") + "\n\n" + "\n".join(lines),
+                "Ctrl-C on raw tables: time from the signal to the returned model")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="time_limit=30 only, no defaults runs")
     parser.add_argument("--tables", nargs="+", default=list(TABLES))
     parser.add_argument("--families", nargs="+", default=list(FAMILIES))
     parser.add_argument("--one", nargs=3, metavar=("TABLE", "FAMILY", "BUDGET"), help=argparse.SUPPRESS)
+    parser.add_argument("--cancel", action="store_true", help="measure how fast Ctrl-C stops each family")
+    parser.add_argument("--cancel-one", nargs=3, metavar=("TABLE", "FAMILY", "AFTER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         name, family, budget = args.one
         print(json.dumps(run_one(name, family, None if budget == "default" else float(budget))))
+        return
+    if args.cancel_one:
+        name, family, after = args.cancel_one
+        print(json.dumps(cancel_one(name, family, float(after))))
+        return
+    if args.cancel:
+        measure_cancel(args.tables, args.families)
         return
     budgets = [30.0] if args.quick else [None, 30.0]
     results = []

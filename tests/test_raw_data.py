@@ -81,6 +81,30 @@ def test_numbers_stored_as_text_are_numeric():
         Binarizer().fit(frame)
 
 
+def test_dates_are_compared_as_dates():
+    rng = np.random.default_rng(4)
+    days = pd.Timestamp("2013-01-01") + pd.to_timedelta(rng.integers(0, 700, 300), unit="D")
+    frame = pd.DataFrame({"offense": days.strftime("%Y-%m-%d"), "month": rng.choice(["jan", "may", "dec"], 300)})
+    frame.loc[3, "offense"] = None
+    b = Binarizer(missing="category").fit(frame)
+    assert b.date_columns_ == ["offense"] and "month=may" in b.feature_names_  # month names are no dates
+    name = next(n for n in b.feature_names_ if n.startswith("offense<="))
+    cut = pd.Timestamp(name.split("<=")[1])
+    expected = (pd.to_datetime(frame["offense"]) <= cut).to_numpy()
+    np.testing.assert_array_equal(b.transform_frame(frame)[name], expected)
+    restored = Binarizer.from_dict(b.to_dict())
+    np.testing.assert_array_equal(restored.transform(frame), b.transform(frame))
+
+
+def test_rule_sets_skip_rare_categories_of_raw_text():
+    X, y = titanic_like(1000)
+    X["first"] = [f"name{i % 400}" for i in range(1000)]  # 400 first names, 2-3 rows each: not an identifier
+    model = RuleSetClassifier(complexity=10, time_limit=20).fit(X, y)
+    assert not any(n.startswith("first=") for n in model.binarizer_.feature_names_)
+    every = RuleSetClassifier(complexity=10, min_support=0, time_limit=2).fit(X, y)
+    assert sum(n.startswith("first=") for n in every.binarizer_.feature_names_) == 400
+
+
 def test_object_column_of_floats_returns_with_defaults():
     # scikit-learn's check_dtype_object: 40 floats stored as objects were 40 categories each, and the
     # search over their conjunctions did not return

@@ -455,6 +455,9 @@ class RuleSetClassifier(_RuleModelEstimator):
         final MIP; None: no limit) and per exact pricing call.
     max_memory : bytes the fit may hold (binarized table, pricing matrices, the master's columns;
         default 1 GiB or half the machine's): column generation stops there, status ``memory budget``.
+    min_support : a category must hold for at least this share of the training rows to become a
+        feature (a rarer one describes a handful of rows, and a raw table's names or dates can have
+        thousands of them).
     beam_width : width of the pricing beam search.
     exact_pricing : when the beam finds nothing, price exactly (needed to prove the LP bound): ``True``
         or ``"enumeration"`` (branch-and-bound over conjunctions, the default), ``"ip"`` (the pricing IP
@@ -494,6 +497,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         missing: str = "error",
         identifiers: str = "drop",
         max_memory: int | None = None,
+        min_support: float = 0.005,
     ):
         self.complexity = complexity
         self.max_degree = max_degree
@@ -515,6 +519,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         self.missing = missing
         self.identifiers = identifiers
         self.max_memory = max_memory
+        self.min_support = min_support
 
     def fit(self, X, y):
         from .models import RuleSet
@@ -526,13 +531,15 @@ class RuleSetClassifier(_RuleModelEstimator):
             raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
         if self.penalty < 0 or not self.pricing_time_limit > 0:
             raise ValueError("penalty must be >= 0 and pricing_time_limit positive")
+        if not 0.0 <= self.min_support < 0.5:
+            raise ValueError(f"min_support must lie in [0, 0.5), got {self.min_support}")
         check_budget_values(self.time_limit, self.max_memory)
         progress = self._progress()
         try:
             budget = self._budget(progress)
             with budget.catch_interrupt():
                 frame, y01 = self._target(X, y)
-                features = self._binarize(frame, 1, budget)
+                features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget)
                 names = list(self.binarizer_.feature_names_)
                 negative_weight, positive_weight = self._class_weights(y01)
                 target = y01.astype(bool)

@@ -14,7 +14,8 @@ a warning names the column.
 A raw table needs three more decisions, each announced by a warning or kept in ``dropped_columns_``:
 
 * a text column whose values are all numbers (``"12.5"``, or numbers with missing markers such as ``?``)
-  is numeric;
+  is numeric; one whose values are all dates (``2013-08-14``, ``2013-08-14 06:00``, ``14/08/2013``) is
+  compared with thresholds too, named as dates (``c_offense_date<=2013-05-02``);
 * a column that identifies rows (a text column with a distinct value in at least half of its rows, or
   an integer column unique per row that numbers the rows of a table of 100 rows or more, or is named
   like an identifier: ``id``, ``customer_id``, ``PassengerId``) is left out, unless ``identifiers="keep"``: a rule ``Ticket=1601``
@@ -45,6 +46,8 @@ MISSING_MARKERS = ("?", "-", "--", ".", "na", "n/a", "nan", "null", "none", "mis
 IDENTIFIER_SHARE = 0.5
 #: ... and at least this many distinct values (a small table's text column is not an identifier)
 IDENTIFIER_MIN_VALUES = 20
+_DATE = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
+_EPOCH = pd.Timestamp("1970-01-01")
 _IDENTIFIER_NAME = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid)$|[a-z]Id$|ID$", re.IGNORECASE)
 
 
@@ -203,6 +206,33 @@ def numbers_in_text(series: pd.Series) -> pd.Series | None:
     return out
 
 
+def dates_in_text(series: pd.Series) -> pd.Series | None:
+    """The column as days since 1970-01-01 (float) if every non-missing value of a text column is a
+    date, else None."""
+    if not _is_text(series) or isinstance(series.dtype, pd.CategoricalDtype):
+        return None
+    present = series.dropna()
+    if present.empty or not all(isinstance(v, str) for v in present.iloc[:1000]):
+        return None
+    text = present.astype(str).str.strip()
+    if not text.str.match(_DATE).all():
+        return None
+    return _days(series)
+
+
+def _days(series: pd.Series) -> pd.Series:
+    """Days since 1970-01-01 of each date (NaN where a value is not a date)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' format inference notes
+        stamps = pd.to_datetime(series.astype("string").str.strip(), errors="coerce", format="mixed", dayfirst=False)
+    return ((stamps - _EPOCH) / pd.Timedelta(days=1)).astype("float64").rename(series.name)
+
+
+def _format_date(days: float) -> str:
+    stamp = _EPOCH + pd.Timedelta(days=float(days))
+    return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.strftime("%Y-%m-%d %H:%M")
+
+
 def identifier_reason(column: str, series: pd.Series) -> str | None:
     """Why ``series`` looks like a row identifier, or None (see the module docstring)."""
     present = series.dropna()
@@ -250,7 +280,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     features_, feature_names_ : the binary features.
     columns_ : every column seen at fit time (all are needed at predict time).
     dropped_columns_ : ``{column: reason}`` of the columns left out as identifiers.
-    numeric_text_columns_ : text columns read as numbers.
+    numeric_text_columns_, date_columns_ : text columns read as numbers, and as dates.
     categories_ : ``{column: values seen at fit time}`` of the one-hot encoded columns.
     """
 
@@ -296,6 +326,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.numeric_text_columns_ = [
             c for c in frame.columns if c not in categorical and numbers_in_text(frame[c]) is not None
         ]
+        self.date_columns_ = [c for c in frame.columns if c not in categorical and c not in self.numeric_text_columns_
+                              and dates_in_text(frame[c]) is not None]
         frame = self._numbers_from_text(frame)
         self.dropped_columns_ = {}
         if self.identifiers == "drop":
@@ -365,6 +397,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 if numbers is None:  # new data with text where fit saw numbers: unparseable values are NaN
                     numbers = _coerce_numbers(frame[column])
                 converted[column] = numbers
+        for column in getattr(self, "date_columns_", []):
+            if column in frame.columns and _is_text(frame[column]):
+                converted[column] = _days(frame[column])
         return frame.assign(**converted) if converted else frame
 
     def _check_missing(self, column: str, series: pd.Series) -> None:
@@ -406,9 +441,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
         thresholds = thresholds[thresholds < values.max()]
         features = []
+        dates = column in getattr(self, "date_columns_", ())
         for t in thresholds:
             t = float(t)
-            text = _format_number(t)
+            text = _format_date(t) if dates else _format_number(t)
             features.append(Feature(f"{column}<={text}", column, "le", t))
             features.append(Feature(f"{column}>{text}", column, "gt", t))
         return features
@@ -482,6 +518,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             "features": [_feature_to_dict(f) for f in self.features_],
             "dropped_columns": dict(self.dropped_columns_),
             "numeric_text_columns": list(self.numeric_text_columns_),
+            "date_columns": list(self.date_columns_),
             "categories": {c: [_plain_value(v) for v in values] for c, values in self.categories_.items()},
         }
 
@@ -495,6 +532,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         binarizer.feature_names_in_ = np.asarray(binarizer.columns_, dtype=object)
         binarizer.dropped_columns_ = dict(data.get("dropped_columns", {}))
         binarizer.numeric_text_columns_ = list(data.get("numeric_text_columns", []))
+        binarizer.date_columns_ = list(data.get("date_columns", []))
         binarizer.categories_ = {c: list(v) for c, v in data.get("categories", {}).items()}
         return binarizer
 

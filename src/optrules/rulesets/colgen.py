@@ -83,13 +83,14 @@ def column_generation(
     rng = np.random.default_rng(random_state)
     sample = _pricing_sample(y, max_pricing_samples, rng)
     n_priced = len(y) if sample is None else len(sample)
-    budget.require("pricing", 8 * features.shape[1] * (len(y) + (0 if sample is None else n_priced)),
-                   "the pricing matrices (samples x features x 8 bytes)")
+    budget.require("pricing", features.shape[1] * (len(y) + 4 * n_priced),
+                   "the pricing matrices (samples x features: 1 byte each, 4 more for the beam's samples)")
     full = PricingData.from_features(features, y, negative_weight)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
     master = MasterProblem(n_pos, complexity, positive_weight, seed=random_state, should_stop=budget.cancelled)
-    priced = PricingData.from_features(features[sample], y[sample], negative_weight) if sample is not None else full
+    priced = (full if sample is None else PricingData.from_features(features[sample], y[sample], negative_weight))
+    priced = priced.as_floats()
 
     def time_left() -> float:
         left = budget.remaining()

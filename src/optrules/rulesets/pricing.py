@@ -18,17 +18,28 @@ from .master import INF, highspy, interrupt_when
 
 @dataclass(frozen=True)
 class PricingData:
-    """Features of the positive and negative samples (float 0/1 matrices, for BLAS products)."""
+    """Features of the positive and negative samples: boolean (one byte a cell) for exact pricing and
+    re-scoring, or float32 0/1 (BLAS products) for the beam search."""
 
     positive: np.ndarray  # (|P|, J)
     negative: np.ndarray  # (|Z|, J)
     z_weight: float = 1.0
 
     @classmethod
-    def from_features(cls, features, y, z_weight: float = 1.0) -> "PricingData":
+    def from_features(cls, features, y, z_weight: float = 1.0, dtype=bool) -> "PricingData":
         features = np.asarray(features, dtype=bool)
         y = np.asarray(y).astype(bool)
-        return cls(features[y].astype(np.float64), features[~y].astype(np.float64), z_weight)
+        return cls(features[y].astype(dtype), features[~y].astype(dtype), z_weight)
+
+    def as_floats(self) -> "PricingData":
+        """The same data as float32 0/1 matrices (for the beam search's matrix products)."""
+        if self.positive.dtype == np.float32:
+            return self
+        return PricingData(self.positive.astype(np.float32), self.negative.astype(np.float32), self.z_weight)
+
+    @property
+    def nbytes(self) -> int:
+        return self.positive.nbytes + self.negative.nbytes
 
     def reduced_cost(self, clause, mu, unit_price: float) -> float:
         covered_p = self.positive[:, list(clause)].all(axis=1) if clause else np.ones(len(self.positive), bool)
@@ -44,7 +55,8 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
     best distinct extensions form the next beam. An extension can only lose covered positives, so a
     clause whose ``unit_price * (2 + |k|) - (mu-weight covered)`` is >= 0 is not extended.
     """
-    mu = np.asarray(mu, dtype=np.float64)
+    data = data.as_floats()  # products in float32: the beam only ranks; every clause is re-scored exactly
+    mu = np.asarray(mu, dtype=np.float32)
     n_features = data.positive.shape[1]
     beam = [((), np.ones(len(mu), bool), np.ones(len(data.negative), bool))]
     found: dict[frozenset, tuple[float, tuple]] = {}
@@ -52,7 +64,7 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
         candidates: dict[frozenset, tuple[float, tuple, np.ndarray, np.ndarray, float]] = {}
         for clause, covered_p, covered_z in beam:
             gain = (mu * covered_p) @ data.positive  # mu-weight still covered after adding feature j
-            z_count = covered_z.astype(np.float64) @ data.negative
+            z_count = covered_z.astype(np.float32) @ data.negative
             scores = data.z_weight * z_count - gain + unit_price * (1 + degree)
             order = np.argsort(scores, kind="stable")
             taken = 0
