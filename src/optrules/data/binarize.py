@@ -407,7 +407,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if n_missing and self.missing == "error":
             raise ValueError(
                 f"column {column!r} has {n_missing} missing value(s) (NaN/None); drop or impute them, "
-                "or pass missing='category' to treat missing as its own category"
+                "or pass missing='category' (command line: --missing category) to treat missing as its own category"
             )
         check_no_infinite(column, series)
 
