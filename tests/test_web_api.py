@@ -246,3 +246,18 @@ def test_old_uploads_are_dropped():
             manager.table(keys[0])
     finally:
         manager.shutdown()
+
+
+def test_a_raw_table_run_says_what_was_left_out(client):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"id": np.arange(1, 301), "group": rng.choice(["a", "b", "c"], 300)})
+    frame["label"] = np.where((frame["group"] == "a") ^ (rng.random(300) < 0.1), "yes", "no")
+    key = upload(client, csv_bytes(frame)).json()["key"]
+    run = client.post("/api/runs", json={"table": key, "target": "label", "model": "rulelist",
+                                         "params": {"regularization": 0.01, "time_limit": 20}}).json()
+    done = wait(client, run["id"])
+    assert done["status"] == "done"
+    text = done["result"]["certificate_text"]
+    assert "left out as row identifiers: id" in text and "antecedents from" in text
+    model_text = done["result"]["text"]
+    assert "group=a" in model_text and "id<=" not in model_text and "id>" not in model_text

@@ -279,10 +279,12 @@ class RunManager:
                 "nodes_expanded": certificate.counters.get("nodes_expanded", certificate.counters.get("iterations", 0)),
                 "queue": sum(certificate.trace.queue_by_length[-1])}))
         model = estimator.rule_list_
+        notes = _data_notes(estimator)
         run.result = {
             "text": str(model),
             "certificate": certificate.to_dict() if certificate is not None else None,
-            "certificate_text": str(certificate) if certificate is not None else "not certified (Monte-Carlo search)",
+            "certificate_text": (str(certificate) if certificate is not None else "not certified (Monte-Carlo search)")
+                                + ("\n\n" + notes if notes else ""),
             "training_accuracy": float(estimator.score(run.X, run.y)),
             "n_rules": len(model),
             "classes": [str(c) for c in estimator.classes_],
@@ -296,6 +298,18 @@ class RunManager:
         elif certificate is not None:
             run.message = ("certified optimal" if certificate.is_optimal
                            else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible")
+
+
+def _data_notes(estimator) -> str:
+    """What the fit decided about the data: columns left out as identifiers, how antecedents were mined."""
+    lines = []
+    dropped = getattr(estimator.binarizer_, "dropped_columns_", {})
+    if dropped:
+        lines.append("left out as row identifiers: " + "; ".join(f"{c} ({why})" for c, why in dropped.items()))
+    report = getattr(getattr(estimator, "antecedents_", None), "report", None)
+    if report is not None:
+        lines.append(str(report))
+    return "\n".join(lines)
 
 
 def _point(trace, i: int, counters: dict) -> dict:
