@@ -79,7 +79,7 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
         if progress is not None:
             def hook():
                 progress(Trace(), {"nodes_expanded": 0, "queue": 0})
-        return Budget(self.time_limit, getattr(self, "max_memory", None), hook)
+        return Budget(self.time_limit, self.max_memory, hook)
 
     def _progress(self):
         """The search's progress callback: ``verbose`` itself when callable, a terminal display when true."""

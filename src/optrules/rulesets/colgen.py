@@ -13,7 +13,7 @@ on the minimum reduced cost) (every clause has complexity >= 2, so at most C/2 c
 the gap is the rule set's objective minus that bound.
 
 Budgets (a :class:`~optrules.budget.Budget`, or ``time_limit`` alone): the loop stops early enough to
-leave the final MIP a share of the time (a tenth, at least a second, at most a quarter), HiGHS's
+leave the final MIP a share of the time (a twentieth, at least a second, at most a quarter), HiGHS's
 solves and the exact pricing are interrupted by Ctrl-C or a cancel, and the master's columns and the
 pricing matrices are charged to the memory account (generation stops, status ``memory budget``, when
 more would not fit). A MIP cut short without an integer solution falls back to a greedy choice among
@@ -77,7 +77,7 @@ def column_generation(
     budget = as_budget(budget, time_limit)
     start = time.perf_counter()
     limit = budget.remaining()  # the time this stage has, or None
-    reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.1 * limit))  # for the final MIP
+    reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.05 * limit))  # for the final MIP
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
     rng = np.random.default_rng(random_state)
