@@ -11,6 +11,8 @@ are added as columns to the live HiGHS model, and each LP re-solve starts from t
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 try:
@@ -45,7 +47,9 @@ class MasterProblem:
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
         self.highs.setOptionValue("random_seed", int(seed))
-        interrupt_when(self.highs, should_stop)
+        self._stop_at = None  # a solve's own deadline: HiGHS's time_limit alone can overrun by seconds
+        interrupt_when(self.highs, lambda: (self._stop_at is not None and time.perf_counter() >= self._stop_at)
+                       or (should_stop is not None and should_stop()))
         self.nnz = n_positive
         self.n_positive = n_positive
         bound = INF if complexity_bound is None or not np.isfinite(complexity_bound) else float(complexity_bound)
@@ -76,8 +80,7 @@ class MasterProblem:
         """``(objective, mu, lambda)`` of the restricted master LP; None when the time limit or an
         interrupt stopped the solve first."""
         self._integrality(highspy.HighsVarType.kContinuous)
-        self.highs.setOptionValue("time_limit", INF if time_limit is None else float(max(time_limit, 0.01)))
-        self.highs.run()
+        self._run(time_limit, 0.01)
         status = self.highs.getModelStatus()
         if status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt):
             return None
@@ -90,8 +93,7 @@ class MasterProblem:
     def solve_mip(self, time_limit: float):
         """``(objective, selected clause indices, dual bound, proven optimal)`` of the restricted MIP."""
         self._integrality(highspy.HighsVarType.kInteger)
-        self.highs.setOptionValue("time_limit", float(max(time_limit, 0.05)))
-        self.highs.run()
+        self._run(time_limit, 0.05)
         status = self.highs.getModelStatus()
         info = self.highs.getInfo()
         values = np.asarray(self.highs.getSolution().col_value)
@@ -99,6 +101,15 @@ class MasterProblem:
             return np.inf, [], -np.inf, False
         selected = [k for k, col in enumerate(self.clause_columns) if values[col] > 0.5]
         return info.objective_function_value, selected, info.mip_dual_bound, status == highspy.HighsModelStatus.kOptimal
+
+    def _run(self, time_limit: float | None, at_least: float) -> None:
+        seconds = None if time_limit is None or not np.isfinite(time_limit) else max(float(time_limit), at_least)
+        self.highs.setOptionValue("time_limit", INF if seconds is None else seconds)
+        self._stop_at = None if seconds is None else time.perf_counter() + seconds
+        try:
+            self.highs.run()
+        finally:
+            self._stop_at = None
 
     def _integrality(self, kind) -> None:
         if self.clause_columns:
