@@ -214,3 +214,25 @@ def test_penalty_and_class_weights(rng):
     heavy = RuleSetClassifier(complexity=30, class_weight={1: 5.0, 0: 1.0}, time_limit=20).fit(X, y)
     assert recall(heavy) >= recall(free) - 1e-12
     assert heavy.certificate_.lower_bound <= heavy.certificate_.objective
+
+
+def test_greedy_selection_stays_within_the_bound_and_only_improves():
+    from optrules.rulesets.colgen import _greedy_selection, _objective
+
+    rng = np.random.default_rng(12)
+    for _ in range(30):
+        features = rng.random((60, 6)) < 0.5
+        y = rng.random(60) < 0.4
+        clauses = [tuple(sorted(rng.choice(6, size=rng.integers(1, 3), replace=False).tolist())) for _ in range(8)]
+        clauses = list(dict.fromkeys(clauses))
+        complexity = int(rng.integers(2, 9))
+        chosen = _greedy_selection(features, y, clauses, complexity, 1.0, 1.0, 0.0)
+        assert sum(1 + len(c) for c in chosen) <= complexity
+        assert len(set(chosen)) == len(chosen)
+        value = _objective(features, y, chosen, 1.0, 1.0, 0.0)
+        assert value <= _objective(features, y, [], 1.0, 1.0, 0.0)
+        # no single remaining clause that fits would lower the objective further (greedy's stopping rule)
+        used = sum(1 + len(c) for c in chosen)
+        for clause in clauses:
+            if clause not in chosen and used + 1 + len(clause) <= complexity:
+                assert _objective(features, y, chosen + [clause], 1.0, 1.0, 0.0) >= value
