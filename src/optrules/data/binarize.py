@@ -340,7 +340,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                                  "pass identifiers='keep' to use them")
             if self.dropped_columns_:
                 warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
-                              "to use them", UserWarning, stacklevel=2)
+                              "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=2)
         features: list[Feature] = []
         next_group = 0
         for column in frame.columns:
