@@ -19,6 +19,11 @@ from .data.mine import mine_antecedents
 from .data.validation import as_frame, check_target
 
 
+#: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
+#: its model by then returns it with its gap (``time_limit=None``: no limit)
+DEFAULT_TIME_LIMIT = 120.0
+
+
 class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
     """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
 
@@ -149,8 +154,8 @@ class RuleListClassifier(_RuleModelEstimator):
         samples; None: no bound); when more qualify, the support floor of the longest conjunctions is
         raised (the most frequent are kept) and ``antecedents_.report`` says so.
     max_nodes, time_limit, max_memory : budgets (prefixes expanded; seconds for the whole fit, from
-        binarizing to the end of the search; bytes of everything the fit holds: binarized table,
-        antecedents, queue, maps, trace; memory defaults to 1 GiB or half the machine's). On any, and on
+        binarizing to the end of the search, default 120, None for no limit; bytes of everything the fit
+        holds: binarized table, antecedents, queue, maps, trace; default 1 GiB or half the machine's). On any, and on
         Ctrl-C, the best list found is returned and ``certificate_`` says how far from optimal it can be.
     verbose : show live progress; or a callable ``(trace, counters)`` called after each slice of the
         search, and with an empty trace between the stages before it (raising ``KeyboardInterrupt`` in
@@ -179,7 +184,7 @@ class RuleListClassifier(_RuleModelEstimator):
         policy: str = "lower_bound",
         map_type: str = "prefix",
         max_nodes: int | None = None,
-        time_limit: float | None = None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
         max_memory: int | None = None,
         verbose: bool = False,
         warm_start: bool = True,
@@ -325,8 +330,8 @@ class FallingRuleListClassifier(_RuleModelEstimator):
     method : ``certified`` (branch-and-bound, optimal with a certificate, the default) or
         ``montecarlo`` (the paper's randomized search: ``iterations``, ``prob_terminate``,
         ``curiosity_weight``, ``random_state``). ``certified`` starts from a short Monte-Carlo run.
-    max_nodes, time_limit, max_memory, verbose : budgets (the time limit covers the whole fit, the
-        Monte-Carlo warm start included) and progress, as for rule lists.
+    max_nodes, time_limit, max_memory, verbose : budgets (the time limit, 120 s by default, covers the
+        whole fit, the Monte-Carlo warm start included) and progress, as for rule lists.
     min_class_support : antecedents must hold for at least this share of the positives or of the
         negatives (the paper: 10%); ``max_card``: items per antecedent; ``max_antecedents``: at most this
         many (``"auto"``, as for rule lists).
@@ -353,7 +358,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         curiosity_weight: float = 0.8,
         random_state=None,
         max_nodes: int | None = None,
-        time_limit: float | None = None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
         max_memory: int | None = None,
         verbose: bool = False,
         min_class_support: float = 0.1,
@@ -482,7 +487,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         cnf: bool = False,
         penalty: float = 0.0,
         class_weight=None,
-        time_limit: float = 120.0,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
         pricing_time_limit: float = 30.0,
         beam_width: int = 10,
         exact_pricing: bool | str = True,
