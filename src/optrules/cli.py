@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import sys
@@ -68,15 +69,9 @@ def _read_table(path: str, sep: str | None = None, encoding: str = "utf-8", head
         raise SystemExit(f"error: unknown encoding {encoding!r}") from None
     except pd.errors.EmptyDataError:
         raise SystemExit(f"error: {path} has no columns (is it empty?)") from None
-    except (pd.errors.ParserError, csv_errors()) as error:
+    except (pd.errors.ParserError, csv.Error) as error:
         message = " ".join(str(error).split())
         raise SystemExit(f"error: {path} is not a readable CSV file: {message}") from None
-
-
-def csv_errors():
-    import csv
-
-    return csv.Error
 
 
 def _write_table(frame: pd.DataFrame, path: str) -> None:
