@@ -64,6 +64,7 @@ def test_integer_columns_that_are_not_identifiers_stay():
         warnings.simplefilter("error")
         assert Binarizer().fit(ages).dropped_columns_ == {}
         assert Binarizer().fit(incomes).dropped_columns_ == {}
+        assert Binarizer().fit(incomes.rename(columns={"income": "paid"})).dropped_columns_ == {}  # not "...Id"
     with pytest.warns(UserWarning, match="customer_id"):
         Binarizer().fit(pd.DataFrame({"customer_id": rng.permutation(500) * 37, "x": rng.random(500)}))
 

@@ -48,7 +48,8 @@ IDENTIFIER_SHARE = 0.5
 IDENTIFIER_MIN_VALUES = 20
 _DATE = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
 _EPOCH = pd.Timestamp("1970-01-01")
-_IDENTIFIER_NAME = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid)$|[a-z]Id$|ID$", re.IGNORECASE)
+_IDENTIFIER_WORD = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid)$", re.IGNORECASE)  # id, customer_id, Key
+_IDENTIFIER_CAMEL = re.compile(r"[a-z](Id|ID)$")  # PassengerId, userID (but not "paid")
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ def identifier_reason(column: str, series: pd.Series) -> str | None:
     # consecutive integers say little in a small table (ages of 30 people may be all distinct)
     if n >= 5 * IDENTIFIER_MIN_VALUES and values.max() - values.min() + 1 <= 1.05 * n:
         return f"{n:,} distinct integers in {n:,} rows, numbering the rows"
-    if _IDENTIFIER_NAME.search(str(column)):
+    if _IDENTIFIER_WORD.search(str(column)) or _IDENTIFIER_CAMEL.search(str(column)):
         return f"{n:,} distinct integers in {n:,} rows and an identifier's name"
     return None
 
