@@ -82,3 +82,23 @@ def test_plot_trace(tmp_path):
     fig.savefig(tmp_path / "trace.png")
     assert (tmp_path / "trace.png").stat().st_size > 1000
     assert len(fig.axes) == 3
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_a_budget_spent_before_the_search_still_certifies_a_true_bound(seed):
+    """Time ran out (or Ctrl-C came) before the search began: the incumbent comes back with Thm 20's bound
+    at the root, which never passes the true optimum (brute force), also with weights."""
+    from optrules.budget import Budget
+
+    rng = np.random.default_rng(seed)
+    captures = rng.random((5, 40)) < rng.uniform(0.2, 0.6)
+    y = (rng.random(40) < 0.5).astype(int)
+    weights = rng.uniform(0.5, 2.0, 40) if seed % 2 else None
+    problem = Problem.from_captures(captures, y, 0.02, sample_weight=weights)
+    budget = Budget()
+    budget.interrupt()
+    cert = search(problem, budget=budget).certificate
+    optimum = brute_force(captures, y, 0.02, sample_weight=weights).objective
+    assert cert.status == INTERRUPTED and cert.counters["nodes_expanded"] == 0
+    assert cert.lower_bound <= optimum + 1e-12 <= cert.objective + 1e-12
+    assert cert.lower_bound > 0 or problem.minor.sum() == 0

@@ -114,6 +114,13 @@ class SearchState:
         }
 
 
+def unsearched_counters(prefix_length: int) -> dict:
+    """The counters of a search that never started (its budget ran out before it)."""
+    return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,
+            "queue_insertions": 0, "max_queue_size": 0, "max_prefix_length": 0, "memory_bytes": 0,
+            "optimal_prefix_length": prefix_length, "compile_time": 0.0}
+
+
 @dataclass
 class Outcome:
     status: str

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, check_budgets, drive
+from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, check_budgets, drive, unsearched_counters
 from ..budget import Budget, as_budget
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
@@ -104,6 +104,10 @@ def search(
 
     n, m = problem.total_weight, problem.n_antecedents
     lambda_n = problem.lambda_n
+    # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
+    root_b0 = float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points else 0.0
+    if budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
+        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type)
     budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
     groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
                            problem.class_weights() if problem.weighted else None)
@@ -119,8 +123,7 @@ def search(
     incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget)
     state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
     # the root: the empty prefix
-    minority_weight = problem.class_weights().sum(axis=1) @ problem.minor
-    state.node_b0[0] = minority_weight if ablation.equivalent_points else 0
+    state.node_b0[0] = root_b0
     state.push_root()
 
     flags = ablation.flags()
@@ -160,6 +163,20 @@ def search(
     }
     certificate = Certificate(status, best_objective, lower_bound, counters, trace)
     return SearchResult(prefix, mistakes, best_objective, certificate)
+
+
+def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: float, policy, map_type):
+    """The best of the empty list and the given prefixes, with the root's bound (Thm 20) as the
+    certified lower bound: what a fit returns when its budget ran out before the search began."""
+    from ..certificate import INTERRUPTED, TIME_BUDGET
+
+    prefix = _initial_incumbent(problem, False, initial_prefix, budget)
+    mistakes = problem.mistakes(prefix)
+    best = objective(mistakes, len(prefix), problem.total_weight, problem.regularization)
+    counters = {**unsearched_counters(len(prefix)), "policy": policy, "map_type": map_type}
+    status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+    return SearchResult(prefix, mistakes, best, Certificate(status, best, min(best, root_b0 / problem.total_weight),
+                                                            counters, Trace()))
 
 
 def _queue_lower_bound(state: SearchState, lambda_n: float, summary=None) -> float:

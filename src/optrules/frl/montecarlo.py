@@ -50,7 +50,7 @@ def montecarlo_search(
     budget=None,
 ) -> MonteCarloResult:
     """Best list found by the paper's randomized search (no optimality certificate); stops after
-    ``time_limit`` seconds or when the fit's ``budget`` says so, with at least one round done."""
+    ``time_limit`` seconds (at least one round done) or when the fit's ``budget`` says so."""
     _check(iterations, prob_terminate, curiosity_weight)
     rng = np.random.default_rng(random_state)
     n, m = problem.n_samples, problem.n_antecedents
@@ -65,8 +65,8 @@ def montecarlo_search(
     start = time.perf_counter()
     done = 0
     for t in range(int(iterations)):
-        if done and ((time_limit is not None and time.perf_counter() - start >= time_limit)
-                     or (budget is not None and budget.stopped())):
+        if (done and time_limit is not None and time.perf_counter() - start >= time_limit) or (
+                budget is not None and budget.stopped()):
             break
         done += 1
         rest_pos_bits, rest_neg_bits = all_pos.copy(), all_neg.copy()

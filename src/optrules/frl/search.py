@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, check_budgets, drive
+from ..bnb import EXPANDED, HEAP_SIZE, SearchState, check_budgets, drive, unsearched_counters
 from ..budget import Budget, as_budget
-from ..certificate import OPTIMAL, Certificate, Trace
+from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
 from .objective import is_falling, list_counts, objective
@@ -94,13 +94,9 @@ def certified_search(
     check_budgets(max_nodes, time_limit, max_memory)
     budget = as_budget(budget, time_limit, max_memory)
     n, m = problem.n_samples, problem.n_antecedents
-    groups = group_samples(problem.captures, problem.y, None, counting)
-    budget.charge("groups", groups.nbytes)
     w, c_n, c1_n = float(problem.w), problem.C * n, problem.C1 * n
-
-    state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.int32, "node_ref_count": np.int32})
     positives = int(problem.y.sum())
-    state.set_incumbent(min(w * positives, float(n - positives)), ())  # the else clause alone
+    incumbent, incumbent_value = (), min(w * positives, float(n - positives))  # the else clause alone
     if initial_prefix is not None:
         prefix = tuple(int(a) for a in initial_prefix)
         counts = problem.counts(prefix)
@@ -109,8 +105,18 @@ def certified_search(
         if not soft and not is_falling(counts):
             raise ValueError("initial_prefix is not a falling list")
         value = problem.objective(prefix, soft) * n
-        if value < state.floats[0]:
-            state.set_incumbent(value, prefix)
+        if value < incumbent_value:
+            incumbent, incumbent_value = prefix, value
+    if budget.stopped():  # time or a stop request ran out before the search: 0 bounds every objective
+        counters = {**unsearched_counters(len(incumbent)), "groups": 0}
+        best = problem.objective(incumbent, soft)
+        status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+        return FRLResult(incumbent, best, Certificate(status, best, 0.0, counters, Trace()))
+    groups = group_samples(problem.captures, problem.y, None, counting)
+    budget.charge("groups", groups.nbytes)
+
+    state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.int32, "node_ref_count": np.int32})
+    state.set_incumbent(incumbent_value, incumbent)
     state.node_ref_p[0] = 1  # alpha_{-1} = 1
     state.node_ref_count[0] = 1
     state.push_root()
