@@ -24,6 +24,8 @@ def greedy_prefix(problem: Problem, max_length: int | None = None, budget=None) 
     warm start takes at most a tenth of the time left and stops with the list it has.
     """
     deadline = None
+    if budget is not None and budget.stopped():
+        return ()
     if budget is not None and budget.remaining() is not None:
         deadline = budget.deadline - 0.9 * budget.remaining()
     captures = problem.captures()

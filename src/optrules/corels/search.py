@@ -113,6 +113,8 @@ def search(
                            problem.class_weights() if problem.weighted else None)
     budget.release("captures")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
+    if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
+        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type)
     no_classes = np.zeros((0, 1))
     class_weights = groups.class_weights if problem.weighted else no_classes
     minority_weights = groups.minority_weights if problem.weighted else no_classes[:, 0]
@@ -121,6 +123,8 @@ def search(
     # b0 is a count of samples (int32 is exact and small) unless samples carry real weights
     state = SearchState(m, {"node_lb": np.float64, "node_b0": np.float64 if problem.weighted else np.int32})
     incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget)
+    if budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
+        return _before_search(problem, [incumbent], budget, root_b0, policy, map_type)
     state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
     # the root: the empty prefix
     state.node_b0[0] = root_b0
