@@ -199,7 +199,13 @@ def measure_cancel(tables, families) -> None:
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "raw_data_cancel.json").write_text(json.dumps(rows, indent=2))
+    path = HERE / "results" / "raw_data_cancel.json"
+    done = {(r["table"], r["family"], r["after_s"]) for r in rows}
+    earlier = json.loads(path.read_text()) if path.exists() else []
+    rows = [r for r in earlier if (r["table"], r["family"], r["after_s"]) not in done] + rows
+    order = {name: i for i, name in enumerate(TABLES)}
+    rows.sort(key=lambda r: (order.get(r["table"], 99), FAMILIES.index(r["family"]), r["after_s"]))
+    path.write_text(json.dumps(rows, indent=2))
     lines = ["| table | family | Ctrl-C after s | status | returned after s |", "|---|---|---|---|---|"]
     for r in rows:
         latency = "" if r.get("latency_s") is None else f"{r['latency_s']:.2f}"

@@ -188,34 +188,38 @@ def _is_text(series: pd.Series) -> bool:
     return not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series))
 
 
+def _distinct_text(series: pd.Series) -> pd.Series | None:
+    """The distinct non-missing values of a text column, stripped (None if some value is not text or a
+    number); checks run on these, which a raw column repeats many times."""
+    if not _is_text(series) or isinstance(series.dtype, pd.CategoricalDtype):
+        return None
+    distinct = pd.Series(pd.unique(series.dropna()))
+    if distinct.empty or not all(isinstance(v, (str, int, float, np.number)) and not isinstance(v, bool)
+                                 for v in distinct.iloc[:1000]):
+        return None
+    return distinct.astype(str).str.strip()
+
+
 def numbers_in_text(series: pd.Series) -> pd.Series | None:
     """The column as float numbers if every non-missing value of a text column is a number (markers of
     missing values such as ``?`` become NaN), else None."""
-    if not _is_text(series) or isinstance(series.dtype, pd.CategoricalDtype):
+    text = _distinct_text(series)
+    if text is None:
         return None
-    present = series.dropna()
-    if present.empty or not all(isinstance(v, (str, int, float, np.number)) and not isinstance(v, bool)
-                                for v in present.iloc[:1000]):
+    text = text[~(text.str.lower().isin(MISSING_MARKERS) | (text == ""))]
+    if text.empty or pd.to_numeric(text.iloc[:100], errors="coerce").isna().any():  # most text fails here, fast
         return None
-    text = present.astype(str).str.strip()
-    marker = text.str.lower().isin(MISSING_MARKERS) | (text == "")
-    numbers = pd.to_numeric(text[~marker], errors="coerce")
-    if numbers.empty or numbers.isna().any():
+    if pd.to_numeric(text, errors="coerce").isna().any():
         return None
-    out = pd.Series(np.nan, index=series.index, dtype="float64", name=series.name)
-    out[numbers.index] = numbers.to_numpy(dtype="float64")
-    return out
+    return _coerce_numbers(series)
 
 
 def dates_in_text(series: pd.Series) -> pd.Series | None:
     """The column as days since 1970-01-01 (float) if every non-missing value of a text column is a
     date, else None."""
-    if not _is_text(series) or isinstance(series.dtype, pd.CategoricalDtype):
+    text = _distinct_text(series)
+    if text is None or not all(isinstance(v, str) for v in series.dropna().iloc[:1000]):
         return None
-    present = series.dropna()
-    if present.empty or not all(isinstance(v, str) for v in present.iloc[:1000]):
-        return None
-    text = present.astype(str).str.strip()
     if not text.str.match(_DATE).all():
         return None
     return _days(series)
@@ -539,8 +543,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 
 def _coerce_numbers(series: pd.Series) -> pd.Series:
+    """Numbers of a text column; markers of missing values and anything else that is no number: NaN."""
     text = series.astype("string").str.strip()
-    return pd.to_numeric(text, errors="coerce").astype("float64")
+    return pd.to_numeric(text, errors="coerce").astype("float64").rename(series.name)
 
 
 def _plain_value(value):
