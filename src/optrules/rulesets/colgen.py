@@ -20,7 +20,7 @@ solve is interrupted at its own deadline (HiGHS's ``time_limit`` alone overran b
 and, like the exact pricing, by Ctrl-C or a cancel; the master's columns and the pricing matrices are
 charged to the memory account (generation stops, status ``memory budget``, when more would not fit).
 When the MIP is cut short, a greedy choice among the generated clauses is kept if the MIP has no
-solution or a worse one.
+solution or a worse one; after Ctrl-C or a cancel the MIP is skipped and the greedy choice returned.
 """
 
 from __future__ import annotations
@@ -161,7 +161,10 @@ def column_generation(
     elif stopped_by:
         status = stopped_by
     left = budget.remaining()
-    mip_value, selected, mip_bound, mip_proven = master.solve_mip(np.inf if left is None else max(left, 0.05))
+    if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
+        mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
+    else:
+        mip_value, selected, mip_bound, mip_proven = master.solve_mip(np.inf if left is None else max(left, 0.05))
     chosen = [clauses[k] for k in selected]
     if not mip_proven and clauses:  # a MIP cut short may have no solution, or a poor one: keep the better
         greedy = _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty)

@@ -33,6 +33,7 @@ from ..data import bitset
 drop_stale_cache(__file__, ["../_numba.py"])
 
 _NODES_PER_CALL = 200_000
+_WORDS_PER_CALL = 50_000_000  # about 50 ms of work between two looks at the clock
 
 
 @njit(inline="always", cache=True)
@@ -156,6 +157,8 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     best_clause = np.zeros(max_degree, np.int64)
     depth_state = np.zeros(1, np.int64)
     unexplored = np.inf
+    # a slice visits fewer nodes when each costs more words, so the time limit and a stop are seen often
+    nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // (pos_bits.shape[1] + neg_bits.shape[1]))))
     for root in range(n_features):
         if root_bounds[order[root]] >= best:
             break  # roots are sorted by their bound: none of the rest can win
@@ -167,7 +170,7 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
                 break
             best, length, _, finished, _ = search_root(
                 root, order, pos_bits, neg_bits, mu_padded, float(data.z_weight), float(unit_price),
-                int(max_degree), best, _NODES_PER_CALL, best_clause, stack_p, stack_z, next_pos, chosen, depth_state)
+                int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state)
             if length > 0:
                 found.append((best, tuple(sorted(int(j) for j in best_clause[:length]))))
         if not finished:
