@@ -48,6 +48,7 @@ class MasterProblem:
         self.highs.setOptionValue("output_flag", False)
         self.highs.setOptionValue("random_seed", int(seed))
         self._stop_at = None  # a solve's own deadline: HiGHS's time_limit alone can overrun by seconds
+        self._kind = highspy.HighsVarType.kContinuous
         interrupt_when(self.highs, lambda: (self._stop_at is not None and time.perf_counter() >= self._stop_at)
                        or (should_stop is not None and should_stop()))
         self.nnz = n_positive
@@ -112,6 +113,11 @@ class MasterProblem:
             self._stop_at = None
 
     def _integrality(self, kind) -> None:
+        # Switching between the LP and the MIP starts HiGHS afresh: HiGHS 1.16.0 solving the MIP right
+        # after the LP on one model reported optimum 2 for a set of value 4 (below the LP bound of 4)
+        if kind != self._kind:
+            self.highs.clearSolver()
+            self._kind = kind
         if self.clause_columns:
             columns = np.asarray(self.clause_columns, np.int32)
             self.highs.changeColsIntegrality(len(columns), columns, np.array([kind] * len(columns)))
