@@ -19,8 +19,8 @@ from optrules.web.runs import RunManager  # noqa: E402
 
 @pytest.fixture
 def client():
-    app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20))
-    with TestClient(app) as client:
+    app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20), allowed_hosts=["testserver"])
+    with TestClient(app, headers={"Origin": "http://testserver"}) as client:  # what the app's own page sends
         yield client
 
 
@@ -171,7 +171,8 @@ def test_bad_runs_get_a_message(client):
     assert "binary" in submit(target="label", model="frl", params={"missing_as_category": True}).json()["error"]
     assert "regularization" in submit(target="label", params={"regularization": 3}).json()["error"]
     assert "unknown model" in submit(target="label", model="forest").json()["error"]
-    assert client.post("/api/runs", content=b"not json").json()["error"].startswith("the request body")
+    assert client.post("/api/runs", content=b"not json",
+                       headers={"Content-Type": "application/json"}).json()["error"].startswith("the request body")
     assert client.get("/api/runs/999").status_code == 404
     assert client.get("/api/runs/999/model.json").status_code == 404
     assert client.get("/api/tables/upload-999").status_code == 404
@@ -261,3 +262,32 @@ def test_a_raw_table_run_says_what_was_left_out(client):
     assert "left out as row identifiers: id" in text and "antecedents from" in text
     model_text = done["result"]["text"]
     assert "group=a" in model_text and "id<=" not in model_text and "id>" not in model_text
+
+
+def test_other_sites_are_refused(client):
+    """A page on another origin cannot start, cancel or upload; a rebound host name cannot even read."""
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist", "params": {"time_limit": 1}}
+    evil = {"Origin": "http://evil.example"}
+    assert client.post("/api/runs", json=body, headers=evil).status_code == 403
+    assert client.post("/api/runs", content=json.dumps(body), headers={"Content-Type": "text/plain"}).status_code == 415
+    assert client.post("/api/runs/1/cancel", headers=evil).status_code == 403
+    assert upload_with(client, {"Origin": "null"}).status_code == 403
+    no_origin = TestClient(client.app)
+    assert no_origin.post("/api/runs", json=body).status_code == 403
+    rebound = client.get("/api/datasets", headers={"Host": "attacker.example:8765"})
+    assert rebound.status_code == 403 and "not this server" in rebound.json()["error"]
+    assert client.get("/api/datasets").status_code == 200
+    assert client.get("/api/runs").json() == []  # nothing was started
+
+
+def upload_with(client, headers):
+    return client.post("/api/uploads", files={"file": ("x.csv", io.BytesIO(b"a,b\n1,2\n3,4\n"), "text/csv")},
+                       headers=headers)
+
+
+def test_host_names():
+    from optrules.web.app import _hostname
+
+    assert _hostname("127.0.0.1:8000") == "127.0.0.1"
+    assert _hostname("[::1]:8000") == "::1"
+    assert _hostname("LOCALHOST") == "localhost"

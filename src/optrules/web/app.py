@@ -27,6 +27,52 @@ from starlette.staticfiles import StaticFiles
 from .runs import FINISHED, InputError, RunManager
 
 PREVIEW_ROWS = 8
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def _hostname(value: str) -> str:
+    """``127.0.0.1`` of ``127.0.0.1:8000``, ``::1`` of ``[::1]:8000``."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class RefuseOtherSites:
+    """What another web site can make a browser send is refused (as Jupyter does for its local server):
+
+    * a ``Host`` header that does not name this server (DNS rebinding: a foreign name resolving to
+      127.0.0.1) gets 403, on every request, reads included;
+    * a state-changing request (POST, ...) needs an ``Origin`` header naming this very server
+      (scheme, host and port): a page on another origin, or a form posted from one, gets 403;
+    * a run is submitted as ``application/json`` only (415 otherwise): a cross-site ``text/plain``
+      body is a "simple" request that browsers send without asking.
+    """
+
+    def __init__(self, app, allowed_hosts):
+        self.app = app
+        self.allowed_hosts = {h.lower().strip("[]") for h in allowed_hosts}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        problem = None
+        if _hostname(host) not in self.allowed_hosts:
+            problem = (403, f"host {host!r} is not this server's: open the app at its own address")
+        elif scope["method"] in STATE_CHANGING:
+            origin = headers.get("origin", "")
+            expected = {f"{scheme}://{host}".lower() for scheme in ("http", "https")}
+            if origin.lower() not in expected:
+                problem = (403, "requests that change something must come from the app's own page "
+                                f"(Origin {origin or 'missing'})")
+            elif scope["path"] == "/api/runs" and not headers.get("content-type", "").startswith("application/json"):
+                problem = (415, "runs are submitted as application/json")
+        if problem is None:
+            return await self.app(scope, receive, send)
+        await _error(problem[1], problem[0])(scope, receive, send)
 
 
 def _error(message: str, status: int = 400) -> JSONResponse:
@@ -54,8 +100,10 @@ def _table_info(key: str, table) -> dict:
     }
 
 
-def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_mb: float = 50.0) -> Starlette:
-    """The app; ``manager`` (runs and tables) is created if not given and shut down with the app."""
+def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_mb: float = 50.0,
+               allowed_hosts=LOOPBACK_NAMES) -> Starlette:
+    """The app; ``manager`` (runs and tables) is created if not given and shut down with the app.
+    ``allowed_hosts``: the names a request's ``Host`` may carry (see :class:`RefuseOtherSites`)."""
     manager = manager or RunManager(workers=workers, max_upload_bytes=int(max_upload_mb * 2**20))
     static = resources.files("optrules.web").joinpath("static")
 
@@ -182,6 +230,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.manager = manager
+    app.add_middleware(RefuseOtherSites, allowed_hosts=allowed_hosts)
     return app
 
 
@@ -189,4 +238,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_uploa
     """Run the app with uvicorn (blocking) on ``host``:``port``; loopback only unless told otherwise."""
     import uvicorn
 
-    uvicorn.run(create_app(workers=workers, max_upload_mb=max_upload_mb), host=host, port=port, log_level="info")
+    app = create_app(workers=workers, max_upload_mb=max_upload_mb, allowed_hosts=(*LOOPBACK_NAMES, host))
+    uvicorn.run(app, host=host, port=port, log_level="info")
