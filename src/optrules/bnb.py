@@ -129,10 +129,6 @@ class Outcome:
     compile_time: float
 
 
-def check_budgets(max_nodes, time_limit, max_memory=None) -> None:
-    check_budget_values(time_limit, max_memory, max_nodes)
-
-
 STATE = "search state"  # the budget's name for the node arrays, heap and map
 
 
@@ -148,7 +144,7 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
     """
-    check_budgets(max_nodes, None)
+    check_budget_values(max_nodes=max_nodes)
     budget.charge(STATE, state.nbytes)
     # compiling (or loading from numba's cache) is charged to the fit's clock, but not to the search time
     compile_start = time.perf_counter()
@@ -177,7 +173,6 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
                 time_to_optimum = now - start
             if code == NEED_ROOM:
                 if not budget.fits(int(state.nbytes * SearchState.GROWTH), replacing=STATE):
-                    budget.memory_exceeded = True
                     status = MEMORY_BUDGET
                     break
                 state.make_room()

@@ -46,21 +46,17 @@ def check_budget_values(time_limit=None, max_memory=None, max_nodes=None) -> Non
 class Budget:
     """Deadline, memory account and stop request of one fit.
 
-    ``time_limit`` (seconds from ``start``, default now) and ``max_memory`` (bytes, default
-    :func:`default_memory_budget`); ``hook`` is called by :meth:`stopped` and may raise
+    ``time_limit`` (seconds from now) and ``max_memory`` (bytes, default :func:`default_memory_budget`); ``hook`` is called by :meth:`stopped` and may raise
     ``KeyboardInterrupt`` to ask for a stop (the web app's cancel does).
     """
 
-    def __init__(self, time_limit: float | None = None, max_memory: int | None = None, hook=None,
-                 start: float | None = None):
+    def __init__(self, time_limit: float | None = None, max_memory: int | None = None, hook=None):
         check_budget_values(time_limit, max_memory)
-        self.start = time.perf_counter() if start is None else start
-        self.time_limit = None if time_limit is None else float(time_limit)
+        self.start = time.perf_counter()
         self.deadline = None if time_limit is None else self.start + float(time_limit)
         self.max_memory = default_memory_budget() if max_memory is None else int(max_memory)
         self.hook = hook
         self.interrupted = False
-        self.memory_exceeded = False
         self._charges: dict[str, int] = {}
 
     # -- time --------------------------------------------------------------------------------------
@@ -74,10 +70,10 @@ class Budget:
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
-    def share(self, fraction: float, at_least: float = 0.0) -> float | None:
-        """``fraction`` of the time left (but ``at_least``), or None without a time limit."""
+    def share(self, fraction: float) -> float | None:
+        """``fraction`` of the time left (0 when none is left), or None without a time limit."""
         left = self.remaining()
-        return None if left is None else max(at_least, fraction * left)
+        return None if left is None else max(0.0, fraction * left)
 
     # -- stopping ----------------------------------------------------------------------------------
     def interrupt(self) -> None:

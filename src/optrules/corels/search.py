@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, check_budgets, drive, unsearched_counters
-from ..budget import Budget, as_budget
+from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, drive, unsearched_counters
+from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
@@ -99,7 +99,7 @@ def search(
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
     if map_type not in K.MAP_TYPES:
         raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
-    check_budgets(max_nodes, time_limit, max_memory)
+    check_budget_values(time_limit, max_memory, max_nodes)
     budget = as_budget(budget, time_limit, max_memory)
 
     n, m = problem.total_weight, problem.n_antecedents

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, check_budgets, drive, unsearched_counters
-from ..budget import Budget, as_budget
+from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, unsearched_counters
+from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
@@ -91,7 +91,7 @@ def certified_search(
     the falling problem. Budgets as for :func:`optrules.corels.search`: ``max_nodes``, ``time_limit``,
     ``max_memory`` (bytes of search state), or a fit's ``budget``.
     """
-    check_budgets(max_nodes, time_limit, max_memory)
+    check_budget_values(time_limit, max_memory, max_nodes)
     budget = as_budget(budget, time_limit, max_memory)
     n, m = problem.n_samples, problem.n_antecedents
     w, c_n, c1_n = float(problem.w), problem.C * n, problem.C1 * n

@@ -144,7 +144,6 @@ def column_generation(
                 seen.add(key)
                 covered_positives = np.flatnonzero(covered[positives])
                 if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
-                    budget.memory_exceeded = True
                     stopped_by = MEMORY_BUDGET
                     break
                 cost = negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
@@ -166,12 +165,12 @@ def column_generation(
     else:
         mip_value, selected, mip_bound, mip_proven = master.solve_mip(np.inf if left is None else max(left, 0.05))
     chosen = [clauses[k] for k in selected]
-    if not mip_proven and clauses:  # a MIP cut short may have no solution, or a poor one: keep the better
-        greedy = _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty)
-        if (not np.isfinite(mip_value) or _objective(features, y, greedy, positive_weight, negative_weight, penalty)
-                < _objective(features, y, chosen, positive_weight, negative_weight, penalty)):
-            chosen = greedy
     objective = _objective(features, y, chosen, positive_weight, negative_weight, penalty)
+    if not mip_proven and clauses:  # a MIP cut short may have no solution (none chosen), or a poor one
+        greedy = _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty)
+        greedy_objective = _objective(features, y, greedy, positive_weight, negative_weight, penalty)
+        if greedy_objective < objective:
+            chosen, objective = greedy, greedy_objective
     integral = _integral(positive_weight, negative_weight, penalty)
     lower = lp_bound
     if integral and np.isfinite(lower):
