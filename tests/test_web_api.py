@@ -199,10 +199,13 @@ def test_a_failing_run_does_not_stop_the_server(client, monkeypatch):
     assert wait(client, ok)["status"] == "done"
 
 
-def test_optrules_serve_binds_to_loopback_by_default():
+def test_optrules_serve_binds_to_loopback_and_needs_its_token():
+    import os
+    import re
     import socket
     import subprocess
     import sys
+    import urllib.error
     import urllib.request
 
     from optrules.cli import build_parser
@@ -212,19 +215,43 @@ def test_optrules_serve_binds_to_loopback_by_default():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen([sys.executable, "-m", "optrules.cli", "serve", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
+        first = server.stdout.readline()
+        link = re.search(r"http://127\.0\.0\.1:\d+/\?token=(\S+)", first)
+        assert link, first
+        token = link.group(1)
+        base = f"http://127.0.0.1:{port}"
+
+        def get(path, **headers):
+            request = urllib.request.Request(base + path, headers=headers)
+            with urllib.request.urlopen(request, timeout=2) as response:
+                return response.status, response.read()
+
         deadline = time.time() + 30
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/datasets", timeout=2) as response:
-                    names = [d["name"] for d in json.loads(response.read())]
+                status, body = get("/api/datasets", Authorization=f"token {token}")
                 break
+            except urllib.error.HTTPError:
+                raise
             except OSError:
                 if time.time() > deadline or server.poll() is not None:
                     raise
                 time.sleep(0.2)
-        assert names == ["compas", "bank", "car"]
+        assert [d["name"] for d in json.loads(body)] == ["compas", "bank", "car"]
+        # without the token (another user of this machine), or with a wrong one: 401
+        for headers in ({}, {"Authorization": "token wrong"}, {"Cookie": f"optrules-token-{port}=wrong"}):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                get("/api/datasets", **headers)
+            assert refused.value.code == 401 and b"access token" in refused.value.read()
+        # the printed link sets a cookie that the page's requests then carry
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(base + f"/?token={token}", timeout=2) as page:
+            assert page.url == base + "/" and b"optrules" in page.read()
+        with opener.open(base + "/api/datasets", timeout=2) as response:
+            assert response.status == 200
         # listening on loopback only: the port is not open on the machine's other addresses
         others = {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)} - {"127.0.0.1"}
         for address in others:
@@ -233,20 +260,140 @@ def test_optrules_serve_binds_to_loopback_by_default():
                 assert probe.connect_ex((address, port)) != 0
     finally:
         server.terminate()
-        output = server.communicate(timeout=10)[0]
-    assert f"http://127.0.0.1:{port}/" in output
+        server.communicate(timeout=10)
 
 
-def test_old_uploads_are_dropped():
+def test_uploads_live_on_disk_in_a_private_folder():
     manager = RunManager(workers=1, max_uploads_kept=2)
+    app = create_app(manager, allowed_hosts=["testserver"])
+    with TestClient(app, headers={"Origin": "http://testserver"}) as client:
+        folder = manager.uploads.folder
+        assert folder.stat().st_mode & 0o777 == 0o700  # other users of the machine cannot read them
+        frames = [pd.DataFrame({"a": [i, 2, 3], "y": [0, 1, 0]}) for i in range(4)]
+        keys = [upload(client, csv_bytes(frame), f"f{i}.csv").json()["key"] for i, frame in enumerate(frames)]
+        assert sorted(p.name for p in folder.iterdir()) == [f"{k}.csv" for k in keys[2:]]
+        assert client.get(f"/api/tables/{keys[0]}").status_code == 404
+        assert len(manager._parsed) <= 2
+        # a table that left memory is read again from disk, the same
+        manager._parsed.clear()
+        assert client.get(f"/api/tables/{keys[3]}").json()["preview"][0] == [3, 0]
+        pd.testing.assert_frame_equal(manager.table(keys[3]).frame, frames[3])
+    assert not folder.exists()  # the server's stop deletes the uploads
+
+
+def test_a_chunked_upload_is_refused_before_it_is_read_whole():
+    """No Content-Length: the limit is counted as the body streams, and reading stops at 413."""
+    import asyncio
+
+    limit = 1 << 20
+    manager = RunManager(workers=1, max_upload_bytes=limit)
+    app = create_app(manager, allowed_hosts=["testserver"])
+    chunk = b"a,b\n" + b"1,2\n" * 16383  # 64 KB
+    sent = {"bytes": 0}
+    answer = {}
+
+    head = b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\n\r\n'
+
+    async def receive():  # a well-formed form whose file part never ends
+        if sent["bytes"] >= 300 * 2**20:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        body = chunk if sent["bytes"] else head + chunk
+        sent["bytes"] += len(body)
+        return {"type": "http.request", "body": body, "more_body": True}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+        elif message["type"] == "http.response.body":
+            answer["body"] = answer.get("body", b"") + message.get("body", b"")
+
+    scope = {"type": "http", "method": "POST", "path": "/api/uploads", "raw_path": b"/api/uploads",
+             "query_string": b"", "root_path": "", "scheme": "http", "http_version": "1.1",
+             "server": ("testserver", 80), "client": ("127.0.0.1", 5000),
+             "headers": [(b"host", b"testserver"), (b"origin", b"http://testserver"),
+                         (b"content-type", b"multipart/form-data; boundary=xyz"), (b"transfer-encoding", b"chunked")]}
     try:
-        content = csv_bytes(pd.DataFrame({"a": [1, 2, 3], "y": [0, 1, 0]}))
-        keys = [manager.add_upload(f"f{i}.csv", content)[0] for i in range(4)]
-        assert [k for k in manager.tables if k.startswith("upload-")] == keys[2:]
-        with pytest.raises(ValueError, match="no such table"):
-            manager.table(keys[0])
+        asyncio.run(app(scope, receive, send))
+        assert answer["status"] == 413 and b"over the limit" in answer["body"]
+        assert sent["bytes"] <= limit + 64 * 1024 + 2 * len(chunk)  # not 300 MB
+        assert list(manager.uploads.folder.iterdir()) == []  # the partial file is gone
     finally:
         manager.shutdown()
+
+
+def test_the_upload_folder_has_a_total_cap():
+    import asyncio
+
+    from optrules.web.uploads import UploadRefused, UploadStore
+
+    store = UploadStore(max_file_bytes=100_000, max_total_bytes=250_000, max_files=10)
+    removed = []
+
+    def body(size, field="file", boundary="b0undary"):
+        content = b"x,y\n" + b"1" * (size - 4)
+        return (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"t.csv\"\r\n"
+                f"Content-Type: text/csv\r\n\r\n").encode() + content + f"\r\n--{boundary}--\r\n".encode()
+
+    def receive(size, pinned=(), field="file", content_type="multipart/form-data; boundary=b0undary"):
+        async def chunks():
+            data = body(size, field)
+            for start in range(0, len(data), 8192):
+                yield data[start:start + 8192]
+        return asyncio.run(store.receive(content_type, chunks(), lambda: pinned, removed.append))
+
+    try:
+        keys = [receive(90_000)[0] for _ in range(2)]
+        assert receive(90_000, pinned=[keys[0]])[2] == 90_000
+        assert removed == [keys[1]]  # the oldest unpinned upload made room; the pinned one stayed
+        with pytest.raises(UploadRefused, match="keeps at most") as full:
+            receive(90_000, pinned=store.keys())  # every kept upload is needed: refused, none deleted
+        assert full.value.status == 413 and len(store.keys()) == 2
+        assert store.total_bytes == 180_000 == sum(store.path(k).stat().st_size for k in store.keys())
+        with pytest.raises(UploadRefused, match="over the limit"):
+            receive(150_000)
+        with pytest.raises(UploadRefused, match="no file"):
+            receive(10, field="comment")
+        with pytest.raises(UploadRefused, match="multipart") as wrong_type:
+            receive(10, content_type="text/csv")
+        assert wrong_type.value.status == 415
+        assert sorted(p.name for p in store.folder.iterdir()) == sorted(f"{k}.csv" for k in store.keys())
+    finally:
+        store.close()
+    assert not store.folder.exists()
+
+
+@pytest.mark.parametrize("body", [
+    {"params": "abc"}, {"params": [1, 2]}, {"params": {"time_limit": "abc"}}, {"params": {"time_limit": [1]}},
+    {"params": {"time_limit": True}}, {"params": {"time_limit": 0}}, {"params": {"time_limit": 1e9}},
+    {"params": {"max_card": 2.5}}, {"params": {"max_card": "two"}}, {"params": {"missing_as_category": "yes"}},
+    {"params": {"max_memory": 1}}, {"params": {"max_memory": {"mb": 5}}}, {"params": {"w": 3}},
+    {"params": {"regularization": None}}, {"params": {"class_weight": {"0": 1}}}, {"params": {"foo": 1}},
+    {"target": 5}, {"table": None}, {"model": ["rulelist"]}, {"model": "frl", "params": {"soft": 1}},
+    {"model": "ruleset", "params": {"max_degree": -1}}, {"model": "ruleset", "params": {"complexity": "inf"}},
+])
+def test_every_bad_parameter_is_a_400(client, body):
+    run = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist", "params": {}, **body}
+    response = client.post("/api/runs", json=run)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]
+    assert client.get("/api/runs").json() == []
+
+
+def test_non_finite_numbers_in_the_body_are_a_400(client):
+    body = b'{"table": "dataset:compas", "target": "two_year_recid", "params": {"time_limit": Infinity}}'
+    response = client.post("/api/runs", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and "finite" in response.json()["error"]
+    for raw in (b"[]", b'"x"', b"null"):
+        assert client.post("/api/runs", content=raw, headers={"Content-Type": "application/json"}).status_code == 400
+
+
+def test_limits_are_published(client):
+    from optrules.budget import default_memory_budget
+
+    limits = client.get("/api/limits").json()
+    assert limits["time_limit"]["default"] == 60
+    assert limits["max_memory_mb"]["default"] == round(default_memory_budget() / 2**20)
+    assert limits["max_upload_mb"] == 2 and limits["max_upload_total_mb"] == 20
 
 
 def test_a_raw_table_run_says_what_was_left_out(client):
@@ -291,3 +438,11 @@ def test_host_names():
     assert _hostname("127.0.0.1:8000") == "127.0.0.1"
     assert _hostname("[::1]:8000") == "::1"
     assert _hostname("LOCALHOST") == "localhost"
+
+
+def test_a_preview_with_infinities_and_gaps_is_strict_json(client):
+    content = b"a,b,when,y\ninf,1,2024-01-02,yes\n-inf,,2024-02-03,no\n1.5,2,,yes\n"
+    response = upload(client, content)
+    assert response.status_code == 200, response.text
+    assert strict_json(response.text)["preview"] == [["inf", 1.0, "2024-01-02", "yes"], ["-inf", None, "2024-02-03", "no"],
+                                                      [1.5, 2.0, None, "yes"]]

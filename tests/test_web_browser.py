@@ -31,21 +31,50 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
-    uvicorn = pytest.importorskip("uvicorn")
-    from optrules.web.app import create_app
+class Recorder:
+    """The app, with a log of what reached it: (method, path, status)."""
 
-    port = free_port()
-    config = uvicorn.Config(create_app(max_upload_mb=5), host="127.0.0.1", port=port, log_level="warning")
-    instance = uvicorn.Server(config)
+    def __init__(self, app):
+        self.app, self.log = app, []
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def recording_send(message):
+            if message["type"] == "http.response.start":
+                self.log.append((scope["method"], scope["path"], message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, recording_send)
+
+
+def start_in_thread(app, port):
+    uvicorn = pytest.importorskip("uvicorn")
+    instance = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
     deadline = time.time() + 20
     while not instance.started and time.time() < deadline:
         time.sleep(0.05)
     assert instance.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
+    return instance, thread
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app as ``optrules serve`` runs it: with an access token, opened through its link."""
+    from types import SimpleNamespace
+
+    from optrules.web.app import create_app, new_token
+    from optrules.web.runs import RunManager
+
+    port, token = free_port(), new_token()
+    manager = RunManager(max_upload_bytes=5 * 2**20)
+    app = Recorder(create_app(manager, token=token))
+    instance, thread = start_in_thread(app, port)
+    yield SimpleNamespace(url=f"http://127.0.0.1:{port}", link=f"http://127.0.0.1:{port}/?token={token}",
+                          manager=manager, log=app.log)
     instance.should_exit = True
     thread.join(10)
 
@@ -95,8 +124,12 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     csv = tmp_path / "compas.csv"
     data.X.assign(two_year_recid=np.where(data.y == 1, "yes", "no")).to_csv(csv, index=False)
 
-    browser.get(server + "/")
+    browser.get(server.url + "/")  # without the token the page says what to open
+    assert "access token" in wait_for(lambda: browser.find_element(By.ID, "message").text, 20, "the token message")
+    browser.get(server.link)  # the link 'optrules serve' prints: one click
+    assert browser.current_url == server.url + "/"  # the token went into a cookie, out of the address
     assert "optrules" in browser.title
+    assert "default 60 s" in wait_for(lambda: browser.find_element(By.ID, "limits").text, 20, "the limits")
     wait_for(lambda: len(Select(browser.find_element(By.ID, "dataset")).options) > 1, 20, "the dataset list")
 
     # a bad upload gets a message on the page
@@ -156,3 +189,70 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     assert browser.find_element(By.ID, "s-remaining").text == "nothing left"
     browser.execute_script("document.getElementById('run').scrollIntoView()")
     browser.save_screenshot(str(shots / "web_certified.png"))
+
+
+ATTACK_PAGE = """<!doctype html><html><head><title>a page on another origin</title></head><body>
+<iframe name="sink"></iframe>
+<form id="form" method="POST" enctype="text/plain" target="sink" action="APP/api/runs">
+  <input name='{"table": "dataset:compas", "target": "two_year_recid", "params": {"time_limit": 86400}, "x": "' value='"}'>
+</form>
+<script>
+const app = "APP";
+const run = JSON.stringify({table: "dataset:compas", target: "two_year_recid", params: {time_limit: 86400}});
+const outcomes = {};
+async function attempt(name, path, options) {
+  try { const r = await fetch(app + path, {credentials: "include", ...options}); outcomes[name] = r.type + " " + r.status; }
+  catch (e) { outcomes[name] = "failed: " + e.message; }
+}
+(async () => {
+  await attempt("run as text", "/api/runs", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: run});
+  await attempt("run as json", "/api/runs", {method: "POST", headers: {"Content-Type": "application/json"}, body: run});
+  await attempt("cancel", "/api/runs/1/cancel", {method: "POST", mode: "no-cors"});
+  const form = new FormData();
+  form.append("file", new Blob(["a,b\\n1,2\\n3,4\\n"], {type: "text/csv"}), "x.csv");
+  await attempt("upload", "/api/uploads", {method: "POST", mode: "no-cors", body: form});
+  await attempt("read runs", "/api/runs", {});
+  document.getElementById("form").submit();
+  window.outcomes = outcomes;
+})();
+</script></body></html>"""
+
+
+def test_a_page_from_another_origin_cannot_drive_the_app(server, browser, tmp_path):
+    """The browser holds the app's token cookie (cookies ignore ports, so a page on another port of
+    127.0.0.1 is the same *site* and the cookie rides along): only the Origin check stands between
+    the page and the app, and every request it makes must be refused."""
+    import http.server
+    import json
+
+    browser.get(server.link)
+    runs_before, uploads_before = len(server.manager.runs), server.manager.uploads.keys()
+    page = ATTACK_PAGE.replace("APP", server.url).encode()
+
+    class Attacker(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    attacker = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Attacker)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    logged = len(server.log)
+    try:
+        browser.get(f"http://127.0.0.1:{attacker.server_address[1]}/")
+        outcomes = wait_for(lambda: browser.execute_script("return window.outcomes"), 20, "the attacks")
+        posts = wait_for(lambda: [entry for entry in server.log[logged:] if entry[0] == "POST"]
+                         if sum(entry[0] == "POST" for entry in server.log[logged:]) >= 4 else None,
+                         20, "the form post")
+    finally:
+        attacker.shutdown()
+    # the requests reached the server (the test would see an attack that worked) and were refused
+    assert {path for _, path, _ in posts} >= {"/api/runs", "/api/runs/1/cancel", "/api/uploads"}, posts
+    assert all(status == 403 for _, _, status in posts), posts
+    assert outcomes["run as json"].startswith("failed"), json.dumps(outcomes)  # no CORS: the preflight fails
+    assert outcomes["read runs"].startswith("failed"), json.dumps(outcomes)  # and nothing can be read
+    assert len(server.manager.runs) == runs_before and server.manager.uploads.keys() == uploads_before

@@ -476,13 +476,23 @@ def cmd_bench(args, console: Console) -> int:
 
 # -- serve ----------------------------------------------------------------------------------------------
 def cmd_serve(args, console: Console) -> int:
-    from .web.app import serve
+    from urllib.parse import quote
 
+    from .web.app import new_token, serve
+
+    if args.max_upload_mb <= 0 or (args.max_upload_total_mb is not None and args.max_upload_total_mb < args.max_upload_mb):
+        raise ValueError("--max-upload-mb must be positive and --max-upload-total-mb at least as large")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        console.print(f"[bold yellow]warning:[/] serving on {args.host}: anyone who reaches this machine can "
-                      "upload data and start searches")
-    console.print(f"optrules web app on http://{args.host}:{args.port}/  (Ctrl-C to stop)")
-    serve(args.host, args.port, args.workers, args.max_upload_mb)
+        console.print(f"[bold yellow]warning:[/] serving on {args.host}: anyone who reaches this machine "
+                      + ("can upload data and start searches" if args.no_token else "and has the link can use the app")
+                      + " (plain HTTP: the token and data cross the network unencrypted)")
+    token = None if args.no_token else (args.token or new_token())
+    if args.no_token:
+        console.print("[bold yellow]warning:[/] no access token: every user of this machine can use the app")
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    address = f"http://{host}:{args.port}/" + (f"?token={quote(token)}" if token else "")
+    console.print(f"optrules web app: open {address}  (Ctrl-C to stop)", soft_wrap=True)
+    serve(args.host, args.port, args.workers, args.max_upload_mb, token, args.max_upload_total_mb)
     return 0
 
 
@@ -639,6 +649,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--workers", type=int, default=1, help="runs fitted at the same time (default 1; others queue)")
     serve.add_argument("--max-upload-mb", type=float, default=50.0, help="largest CSV accepted, MB (default 50)")
+    serve.add_argument("--max-upload-total-mb", type=float, default=None,
+                       help="uploads kept on disk at most, MB (default 10 x --max-upload-mb); the oldest go first")
+    access = serve.add_mutually_exclusive_group()
+    access.add_argument("--token", default=None,
+                        help="the access token the page and API need (default: a new random one at each start)")
+    access.add_argument("--no-token", action="store_true",
+                        help="no access token: anyone who can reach the port (other users of this machine "
+                             "included) can use the app")
     serve.set_defaults(handler=cmd_serve)
     return parser
 

@@ -2,6 +2,7 @@
 
 API (all JSON unless said):
 
+* ``GET /api/limits``: what a run and an upload may use (defaults and most);
 * ``GET /api/datasets``: the bundled datasets;
 * ``POST /api/uploads`` (multipart ``file``): store a CSV; returns its key, columns and a preview;
 * ``GET /api/tables/{key}``: columns and preview of an upload or ``dataset:NAME``;
@@ -16,17 +17,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
+from http.cookies import CookieError, SimpleCookie
 from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .runs import FINISHED, InputError, RunManager
+from .runs import DEFAULT_TIME_LIMIT, FINISHED, MAX_TIME_LIMIT, InputError, RunManager, memory_limits_mb
+from .uploads import UploadRefused
 
-PREVIEW_ROWS = 8
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -44,35 +47,66 @@ class RefuseOtherSites:
 
     * a ``Host`` header that does not name this server (DNS rebinding: a foreign name resolving to
       127.0.0.1) gets 403, on every request, reads included;
-    * a state-changing request (POST, ...) needs an ``Origin`` header naming this very server
-      (scheme, host and port): a page on another origin, or a form posted from one, gets 403;
+    * with an access ``token`` (``optrules serve`` makes one per start), every ``/api/`` request must
+      carry it, in the cookie that opening the printed link sets or in an ``Authorization: token ...``
+      header (for scripts); 401 otherwise. It keeps out other users of this machine, who can reach
+      127.0.0.1 too;
+    * a state-changing request (POST, ...) needs an ``Origin`` header naming this very server (scheme,
+      host and port): a page on another origin, or a form posted from one, gets 403. A request whose
+      ``Authorization`` header carries the token is exempt: a page cannot set that header on another
+      origin without a CORS preflight, which this server never grants;
     * a run is submitted as ``application/json`` only (415 otherwise): a cross-site ``text/plain``
       body is a "simple" request that browsers send without asking.
     """
 
-    def __init__(self, app, allowed_hosts):
+    def __init__(self, app, allowed_hosts, token: str | None = None):
         self.app = app
         self.allowed_hosts = {h.lower().strip("[]") for h in allowed_hosts}
+        self.token = token
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        host = headers.get("host", "")
-        problem = None
-        if _hostname(host) not in self.allowed_hosts:
-            problem = (403, f"host {host!r} is not this server's: open the app at its own address")
-        elif scope["method"] in STATE_CHANGING:
-            origin = headers.get("origin", "")
-            expected = {f"{scheme}://{host}".lower() for scheme in ("http", "https")}
-            if origin.lower() not in expected:
-                problem = (403, "requests that change something must come from the app's own page "
-                                f"(Origin {origin or 'missing'})")
-            elif scope["path"] == "/api/runs" and not headers.get("content-type", "").startswith("application/json"):
-                problem = (415, "runs are submitted as application/json")
+        problem = self.problem(scope)
         if problem is None:
             return await self.app(scope, receive, send)
         await _error(problem[1], problem[0])(scope, receive, send)
+
+    def problem(self, scope) -> tuple[int, str] | None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if _hostname(host) not in self.allowed_hosts:
+            return 403, f"host {host!r} is not this server's: open the app at its own address"
+        by_header = self.token is not None and _same(headers.get("authorization", "").partition(" ")[2], self.token)
+        if self.token is not None and scope["path"].startswith("/api/") and not by_header:
+            if not _same(_cookie(headers.get("cookie", ""), token_cookie(scope)), self.token):
+                return 401, ("this server needs its access token: open the link that 'optrules serve' printed "
+                             "(http://.../?token=...)")
+        if scope["method"] in STATE_CHANGING and not by_header:
+            origin = headers.get("origin", "")
+            if origin.lower() not in {f"{scheme}://{host}".lower() for scheme in ("http", "https")}:
+                return 403, f"requests that change something must come from the app's own page (Origin {origin or 'missing'})"
+        if (scope["method"] in STATE_CHANGING and scope["path"] == "/api/runs"
+                and not headers.get("content-type", "").startswith("application/json")):
+            return 415, "runs are submitted as application/json"
+        return None
+
+
+def _same(given: str, token: str) -> bool:
+    return bool(given) and secrets.compare_digest(given.encode(), token.encode())
+
+
+def _cookie(header: str, name: str) -> str:
+    cookies = SimpleCookie()
+    with contextlib.suppress(CookieError):
+        cookies.load(header)
+    return cookies[name].value if name in cookies else ""
+
+
+def token_cookie(scope) -> str:
+    """The cookie's name carries the port: cookies are shared by every port of a host."""
+    server = scope.get("server") or ("", 0)
+    return f"optrules-token-{server[1] or 0}"
 
 
 def _error(message: str, status: int = 400) -> JSONResponse:
@@ -90,25 +124,37 @@ def _plain(value):
     return str(value)
 
 
-def _table_info(key: str, table) -> dict:
-    frame = table.frame
-    preview = frame.head(PREVIEW_ROWS).astype(object).where(frame.head(PREVIEW_ROWS).notna(), None)
-    return {
-        "key": key, "name": table.name, "n_rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns],
-        "missing": {str(c): int(n) for c, n in frame.isna().sum().items() if n},
-        "preview": preview.values.tolist(),
-    }
-
-
 def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_mb: float = 50.0,
-               allowed_hosts=LOOPBACK_NAMES) -> Starlette:
+               allowed_hosts=LOOPBACK_NAMES, token: str | None = None,
+               max_upload_total_mb: float | None = None) -> Starlette:
     """The app; ``manager`` (runs and tables) is created if not given and shut down with the app.
-    ``allowed_hosts``: the names a request's ``Host`` may carry (see :class:`RefuseOtherSites`)."""
-    manager = manager or RunManager(workers=workers, max_upload_bytes=int(max_upload_mb * 2**20))
+    ``allowed_hosts``: the names a request's ``Host`` may carry; ``token``: the access token every API
+    request needs (None: none; see :class:`RefuseOtherSites`)."""
+    manager = manager or RunManager(
+        workers=workers, max_upload_bytes=int(max_upload_mb * 2**20),
+        max_upload_total_bytes=None if max_upload_total_mb is None else int(max_upload_total_mb * 2**20))
     static = resources.files("optrules.web").joinpath("static")
 
     async def index(request: Request) -> Response:
-        return Response(static.joinpath("index.html").read_text(), media_type="text/html")
+        given = request.query_params.get("token")
+        if given is not None:  # the printed link: keep the token in a cookie, and take it out of the address
+            if token is None or not _same(given, token):
+                return Response("wrong access token: open the link that 'optrules serve' printed", 401,
+                                media_type="text/plain")
+            response = RedirectResponse("/", 303)
+            response.set_cookie(token_cookie(request.scope), token, httponly=True, samesite="strict")
+            return response
+        return Response(static.joinpath("index.html").read_text(), media_type="text/html",
+                        headers={"Cache-Control": "no-store"})
+
+    async def limits(request: Request) -> Response:
+        default_mb, most_mb = memory_limits_mb()
+        return _json({
+            "time_limit": {"default": DEFAULT_TIME_LIMIT, "max": MAX_TIME_LIMIT},
+            "max_memory_mb": {"default": round(default_mb), "max": round(most_mb)},
+            "max_upload_mb": manager.uploads.max_file_bytes / 2**20,
+            "max_upload_total_mb": manager.uploads.max_total_bytes / 2**20,
+        })
 
     async def datasets(request: Request) -> Response:
         from ..data.datasets import DATASETS
@@ -117,27 +163,22 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
                       for name, (_, description) in DATASETS.items()])
 
     async def upload(request: Request) -> Response:
-        # the size limit is checked on the raw body before parsing the form, so a huge file is refused early
-        declared = int(request.headers.get("content-length") or 0)
-        if declared > manager.max_upload_bytes + 64 * 1024:
-            return _error(f"the file is {declared / 2**20:.1f} MB, over the limit of "
+        # a declared size over the limit is refused before reading; the rest is counted as it streams
+        declared = request.headers.get("content-length") or "0"
+        if declared.isdigit() and int(declared) > manager.max_upload_bytes + 64 * 1024:
+            return _error(f"the file is {int(declared) / 2**20:.1f} MB, over the limit of "
                           f"{manager.max_upload_bytes / 2**20:.1f} MB", 413)
-        async with request.form(max_part_size=manager.max_upload_bytes + 1) as form:
-            upload = form.get("file")
-            if upload is None or not hasattr(upload, "read"):
-                return _error("no file in the upload (form field 'file')")
-            content = await upload.read()
-            name = upload.filename or "upload.csv"
         try:
-            key, table = await asyncio.to_thread(manager.add_upload, name, content)
+            info = await manager.receive_upload(request.headers.get("content-type", ""), request.stream())
+        except UploadRefused as error:
+            return _error(str(error), error.status)
         except InputError as error:
-            return _error(str(error), 413 if "over the limit" in str(error) else 400)
-        return _json(_table_info(key, table))
+            return _error(str(error))
+        return _json(info)
 
     async def table(request: Request) -> Response:
-        key = request.path_params["key"]
         try:
-            return _json(_table_info(key, await asyncio.to_thread(manager.table, key)))
+            return _json(await asyncio.to_thread(manager.table_info, request.path_params["key"]))
         except InputError as error:
             return _error(str(error), 404)
 
@@ -148,9 +189,13 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
             return _error("the request body is not JSON")
         if not isinstance(body, dict):
             return _error("the request body must be a JSON object")
+        fields = {"table": body.get("table"), "target": body.get("target"), "model": body.get("model", "rulelist")}
+        wrong = [name for name, value in fields.items() if not isinstance(value, str)]
+        if wrong:
+            return _error(f"{', '.join(wrong)} must be text (a table key, a column name, a model family)")
         try:
-            run = await asyncio.to_thread(manager.submit, str(body.get("table", "")), str(body.get("target", "")),
-                                          str(body.get("model", "rulelist")), dict(body.get("params") or {}))
+            run = await asyncio.to_thread(manager.submit, fields["table"], fields["target"], fields["model"],
+                                          body.get("params") or {})
         except InputError as error:
             return _error(str(error))
         return _json(run.summary(), 201)
@@ -212,6 +257,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
 
     routes = [
         Route("/", index),
+        Route("/api/limits", limits),
         Route("/api/datasets", datasets),
         Route("/api/uploads", upload, methods=["POST"]),
         Route("/api/tables/{key}", table),
@@ -230,13 +276,19 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.manager = manager
-    app.add_middleware(RefuseOtherSites, allowed_hosts=allowed_hosts)
+    app.add_middleware(RefuseOtherSites, allowed_hosts=allowed_hosts, token=token)
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_upload_mb: float = 50.0) -> None:
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_upload_mb: float = 50.0,
+          token: str | None = None, max_upload_total_mb: float | None = None) -> None:
     """Run the app with uvicorn (blocking) on ``host``:``port``; loopback only unless told otherwise."""
     import uvicorn
 
-    app = create_app(workers=workers, max_upload_mb=max_upload_mb, allowed_hosts=(*LOOPBACK_NAMES, host))
+    app = create_app(workers=workers, max_upload_mb=max_upload_mb, allowed_hosts=(*LOOPBACK_NAMES, host),
+                     token=token, max_upload_total_mb=max_upload_total_mb)
     uvicorn.run(app, host=host, port=port, log_level="info")

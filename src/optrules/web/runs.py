@@ -9,8 +9,8 @@ error inside a fit ends that run as ``failed`` with its message; the worker goes
 
 from __future__ import annotations
 
+import asyncio
 import csv
-import io
 import itertools
 import math
 import queue
@@ -22,10 +22,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .uploads import UploadStore
+
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 FINISHED = (DONE, FAILED, CANCELLED)
 
 MODELS = ("rulelist", "frl", "ruleset")
+PREVIEW_ROWS = 8
+PARSED_UPLOADS_KEPT = 2  # parsed tables in memory; the others are read from disk again when needed
 
 
 class InputError(ValueError):
@@ -38,28 +42,29 @@ class Table:
     frame: pd.DataFrame
 
 
-def read_csv_upload(name: str, content: bytes, max_bytes: int) -> pd.DataFrame:
-    """A DataFrame from an uploaded CSV, or an InputError saying why not."""
-    if len(content) > max_bytes:
-        raise InputError(f"{name} is {len(content) / 2**20:.1f} MB, over the limit of {max_bytes / 2**20:.1f} MB "
-                         "(start the server with a larger --max-upload-mb)")
-    if not content.strip():
+def read_csv_upload(name: str, path) -> pd.DataFrame:
+    """A DataFrame from an uploaded CSV file on disk, or an InputError saying why not."""
+    with open(path, "rb") as handle:
+        head = handle.read(65536)
+    if not head.strip():
         raise InputError(f"{name} is empty")
-    if b"\x00" in content[:8192]:
+    if b"\x00" in head[:8192]:
         raise InputError(f"{name} is not a CSV file (it looks binary)")
     try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = content.decode("latin-1")
-        except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes any byte
-            raise InputError(f"{name} is not a text file") from None
+        head.decode("utf-8-sig")
+        encoding = "utf-8-sig"
+    except UnicodeDecodeError as error:
+        # a multi-byte character cut at the end of the sample is still UTF-8
+        encoding = "utf-8-sig" if error.start >= len(head) - 3 else "latin-1"
     try:  # the separator among the usual ones; a single column gives the sniffer nothing: comma
-        sep = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|").delimiter
+        sep = csv.Sniffer().sniff(head.decode(encoding, "ignore"), delimiters=",;\t|").delimiter
     except csv.Error:
         sep = ","
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep)
+        try:
+            frame = pd.read_csv(path, sep=sep, encoding=encoding)
+        except UnicodeDecodeError:  # not UTF-8 after all, past the sample
+            frame = pd.read_csv(path, sep=sep, encoding="latin-1")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as error:
         raise InputError(f"{name} is not a readable CSV file: {error}") from None
     if frame.shape[1] < 2:
@@ -70,47 +75,105 @@ def read_csv_upload(name: str, content: bytes, max_bytes: int) -> pd.DataFrame:
     return frame
 
 
-def _number(params: dict, key: str, default, kind=float, low=None, high=None, allow_none=False):
-    value = params.get(key, default)
-    if value in (None, "") and allow_none:
+def table_info(key: str, table: Table) -> dict:
+    """What the page shows of a table: size, columns, where values are missing, the first rows."""
+    frame = table.frame
+    head = frame.head(PREVIEW_ROWS)
+    return {
+        "key": key, "name": table.name, "n_rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns],
+        "missing": {str(c): int(n) for c, n in frame.isna().sum().items() if n},
+        "preview": [[_shown(value) for value in row] for row in head.itertuples(index=False)],
+    }
+
+
+def _shown(value):
+    """A preview cell as strict JSON: missing is None, an infinite number its text."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return str(value)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+#: the parameters a run takes, by model family (the page sends its family's only); any other is refused
+COMMON_PARAMETERS = ("time_limit", "max_memory", "max_card", "missing_as_category")
+PARAMETERS = {
+    "rulelist": COMMON_PARAMETERS + ("regularization", "class_weight"),
+    "frl": COMMON_PARAMETERS + ("w", "C", "soft"),
+    "ruleset": COMMON_PARAMETERS + ("complexity", "max_degree"),
+}
+DEFAULT_TIME_LIMIT = 60.0
+MAX_TIME_LIMIT = 24 * 3600.0
+
+
+def memory_limits_mb() -> tuple[float, float]:
+    """A run's default memory budget and the largest one may ask for (MB): the estimators' default,
+    and the machine's memory."""
+    from ..budget import default_memory_budget, physical_memory
+
+    return default_memory_budget() / 2**20, physical_memory() / 2**20
+
+
+def _number(params: dict, key: str, default, kind=float, low=None, high=None):
+    value = params.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(f"{key} must be a number, got {value!r}")
     try:
-        value = kind(value)
-    except (TypeError, ValueError):
+        number = float(value)
+    except ValueError:
         raise InputError(f"{key} must be a number, got {value!r}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"{key} must be finite")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise InputError(f"{key} must lie in [{low}, {high}], got {value}")
+    if not math.isfinite(number):
+        raise InputError(f"{key} must be finite, got {value!r}")
+    if kind is int:
+        if not number.is_integer():
+            raise InputError(f"{key} must be a whole number, got {value!r}")
+        number = int(number)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise InputError(f"{key} must lie in [{low:g}, {high:g}], got {value!r}")
+    return number
+
+
+def _flag(params: dict, key: str) -> bool:
+    value = params.get(key, False)
+    if not isinstance(value, bool):
+        raise InputError(f"{key} must be true or false, got {value!r}")
     return value
 
 
-def build_estimator(model: str, params: dict, progress):
+def build_estimator(model: str, params, progress):
     """The estimator a run fits, from the form's parameters (validated here, with clear messages)."""
     from ..estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
 
     if model not in MODELS:
         raise InputError(f"unknown model family {model!r}; choose one of {', '.join(MODELS)}")
-    time_limit = _number(params, "time_limit", 60.0, float, 0.1, 24 * 3600)
-    missing = "category" if params.get("missing_as_category") else "error"
+    if not isinstance(params, dict):
+        raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
+    unknown = sorted(str(k) for k in params if k not in PARAMETERS[model])
+    if unknown:
+        raise InputError(f"{', '.join(unknown)}: not a parameter of {model} (it takes {', '.join(PARAMETERS[model])})")
+    default_mb, most_mb = memory_limits_mb()
+    budget = {
+        "time_limit": _number(params, "time_limit", DEFAULT_TIME_LIMIT, float, 0.1, MAX_TIME_LIMIT),
+        "max_memory": int(_number(params, "max_memory", round(default_mb), float, 16, round(most_mb)) * 2**20),
+        "missing": "category" if _flag(params, "missing_as_category") else "error",
+        "verbose": progress,
+    }
     max_card = _number(params, "max_card", 2, int, 1, 3)
     if model == "rulelist":
-        regularization = _number(params, "regularization", 0.01, float, 0.0, 0.999)
         class_weight = params.get("class_weight") or None
         if class_weight not in (None, "balanced"):
-            raise InputError("class_weight must be empty or 'balanced'")
-        return RuleListClassifier(regularization=regularization, max_card=max_card, time_limit=time_limit,
-                                  class_weight=class_weight, missing=missing, verbose=progress)
+            raise InputError(f"class_weight must be empty or 'balanced', got {class_weight!r}")
+        return RuleListClassifier(regularization=_number(params, "regularization", 0.01, float, 0.0, 0.999),
+                                  max_card=max_card, class_weight=class_weight, **budget)
     if model == "frl":
         return FallingRuleListClassifier(
             w=_number(params, "w", 3.0, float, 1e-6, 1e6), C=_number(params, "C", 1e-4, float, 0.0, 1.0),
-            soft=bool(params.get("soft")), time_limit=time_limit, max_card=max_card, missing=missing,
-            verbose=progress, random_state=0,
+            soft=_flag(params, "soft"), max_card=max_card, random_state=0, **budget,
         )
     return RuleSetClassifier(
         complexity=_number(params, "complexity", 20.0, float, 2.0, 1000.0),
-        max_degree=_number(params, "max_degree", 3, int, 1, 10), time_limit=time_limit,
-        pricing_time_limit=min(time_limit, 10.0), missing=missing, verbose=progress,
+        max_degree=_number(params, "max_degree", 3, int, 1, 10),
+        pricing_time_limit=min(budget["time_limit"], 10.0), **budget,
     )
 
 
@@ -125,12 +188,11 @@ class Run:
     submitted: float = field(default_factory=time.time)
     started: float | None = None
     finished: float | None = None
+    table: str = ""  # the table's key: an upload stays on disk while a run waiting or running needs it
     points: list = field(default_factory=list)  # live trace points
     message: str = ""
     result: dict | None = None
     cancel_requested: bool = False
-    X: pd.DataFrame | None = field(default=None, repr=False)
-    y: np.ndarray | None = field(default=None, repr=False)
 
     def summary(self) -> dict:
         return {
@@ -142,17 +204,23 @@ class Run:
 
 
 class RunManager:
-    """Tables, runs and the worker threads that fit them."""
+    """Tables, runs and the worker threads that fit them.
+
+    Uploads live on disk (:class:`UploadStore`, at most ``max_upload_bytes`` each and
+    ``max_upload_total_bytes`` in all, the newest ``max_uploads_kept``); the last few parsed ones stay
+    in memory. A run keeps only its table's key, so a queue of runs holds no copies of the data."""
 
     def __init__(self, workers: int = 1, max_upload_bytes: int = 50 * 2**20, max_runs_kept: int = 200,
-                 max_uploads_kept: int = 20):
-        self.max_upload_bytes = max_upload_bytes
+                 max_uploads_kept: int = 20, max_upload_total_bytes: int | None = None):
+        self.uploads = UploadStore(max_upload_bytes, max_upload_total_bytes or 10 * max_upload_bytes,
+                                   max_uploads_kept)
         self.max_runs_kept = max_runs_kept
-        self.max_uploads_kept = max_uploads_kept
-        self.tables: dict[str, Table] = {}
         self.runs: dict[int, Run] = {}
+        self._datasets: dict[str, Table] = {}
+        self._names: dict[str, str] = {}  # upload key -> the file's name
+        self._info: dict[str, dict] = {}  # table key -> what the page shows of it
+        self._parsed: dict[str, Table] = {}  # the newest parsed uploads, oldest first
         self._ids = itertools.count(1)
-        self._table_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._queue: queue.Queue[Run | None] = queue.Queue()
         self._workers = [threading.Thread(target=self._work, name=f"optrules-run-{k}", daemon=True)
@@ -160,24 +228,55 @@ class RunManager:
         for worker in self._workers:
             worker.start()
 
+    @property
+    def max_upload_bytes(self) -> int:
+        return self.uploads.max_file_bytes
+
     # -- tables ----------------------------------------------------------------------------------------
-    def add_upload(self, name: str, content: bytes) -> tuple[str, Table]:
-        frame = read_csv_upload(name, content, self.max_upload_bytes)
-        key = f"upload-{next(self._table_ids)}"
-        table = Table(name, frame)
+    async def receive_upload(self, content_type: str, chunks) -> dict:
+        """Stream an upload to disk and parse it: the table's info (InputError / UploadRefused if not)."""
+        key, name, _ = await self.uploads.receive(content_type, chunks, self._pinned, self._forget_table)
+        try:
+            table = Table(name, await asyncio.to_thread(read_csv_upload, name, self.uploads.path(key)))
+        except InputError:
+            self.uploads.remove(key)
+            raise
         with self._lock:
-            self.tables[key] = table
-            # uploads live in memory: keep the newest (a queued or running run holds its own data)
-            uploads = [k for k in self.tables if k.startswith("upload-")]
-            for old in uploads[: max(0, len(uploads) - self.max_uploads_kept)]:
-                del self.tables[old]
-        return key, table
+            self._names[key] = name
+            self._remember(key, table)
+            self._info[key] = table_info(key, table)
+            return self._info[key]
+
+    def _remember(self, key: str, table: Table) -> None:
+        self._parsed.pop(key, None)
+        self._parsed[key] = table
+        while len(self._parsed) > PARSED_UPLOADS_KEPT:
+            del self._parsed[next(iter(self._parsed))]
+
+    def _forget_table(self, key: str) -> None:
+        """An upload was deleted from disk: forget what was known of it."""
+        for known in (self._names, self._info, self._parsed):
+            known.pop(key, None)
+
+    def _pinned(self) -> set[str]:
+        return {run.table for run in list(self.runs.values()) if run.status in (QUEUED, RUNNING)}
 
     def table(self, key: str) -> Table:
+        """The table of an upload (parsed again from disk if it left memory) or of a bundled dataset."""
         from ..data.datasets import DATASETS, load_dataset
 
-        if key in self.tables:
-            return self.tables[key]
+        with self._lock:
+            if key in self._parsed:
+                table = self._parsed.pop(key)
+                self._parsed[key] = table
+                return table
+            if key in self._datasets:
+                return self._datasets[key]
+        if key in self.uploads and key in self._names:
+            table = Table(self._names[key], read_csv_upload(self._names[key], self.uploads.path(key)))
+            with self._lock:
+                self._remember(key, table)
+            return table
         if key.startswith("dataset:") and key.split(":", 1)[1] in DATASETS:
             data = load_dataset(key.split(":", 1)[1])
             labels = np.asarray(data.y)
@@ -185,9 +284,16 @@ class RunManager:
                 labels = np.asarray(data.classes, dtype=object)[labels]
             table = Table(data.description, data.X.assign(**{data.target: labels}))
             with self._lock:
-                self.tables[key] = table
+                self._datasets[key] = table
             return table
         raise InputError(f"no such table {key!r}: upload a CSV or pick a bundled dataset")
+
+    def table_info(self, key: str) -> dict:
+        if key not in self._info:
+            info = table_info(key, self.table(key))
+            with self._lock:
+                self._info[key] = info
+        return self._info[key]
 
     # -- runs ------------------------------------------------------------------------------------------
     def submit(self, source: str, target: str, model: str, params: dict) -> Run:
@@ -195,18 +301,18 @@ class RunManager:
         from ..data.binarize import Binarizer
         from ..data.validation import check_target
 
+        build_estimator(model, params, None)  # parameters first: they need no table
         table = self.table(source)
         if not target or target not in table.frame.columns:
             raise InputError(f"no column {target!r} in {table.name}; columns: {', '.join(map(str, table.frame.columns))}")
         X, y = table.frame.drop(columns=[target]), table.frame[target]
-        build_estimator(model, params, None)  # parameters
         try:
             check_target(y, len(X), binary=model != "rulelist")
             Binarizer(missing="category" if params.get("missing_as_category") else "error").fit(X)
         except ValueError as error:
             hint = " (tick 'treat missing values as a category', or clean the file)" if "missing" in str(error) else ""
             raise InputError(f"{error}{hint}") from None
-        run = Run(next(self._ids), table.name, target, model, dict(params), X=X, y=y.to_numpy())
+        run = Run(next(self._ids), table.name, target, model, dict(params), table=source)
         with self._lock:
             self.runs[run.id] = run
             self._forget_old_runs()
@@ -238,6 +344,7 @@ class RunManager:
                 self.cancel(run.id)
         for _ in self._workers:
             self._queue.put(None)
+        self.uploads.close()
 
     # -- the workers -----------------------------------------------------------------------------------
     def _work(self) -> None:
@@ -257,7 +364,6 @@ class RunManager:
                 traceback.print_exc()
             finally:
                 run.finished = time.time()
-                run.X = run.y = None  # the table stays in self.tables; the run needs no copy
 
     def _fit(self, run: Run) -> None:
         last = [0.0]
@@ -272,7 +378,9 @@ class RunManager:
             run.points.append(_point(trace, -1, counters))
 
         estimator = build_estimator(run.model, run.params, progress)
-        estimator.fit(run.X, run.y)
+        frame = self.table(run.table).frame
+        X, y = frame.drop(columns=[run.target]), frame[run.target].to_numpy()
+        estimator.fit(X, y)
         certificate = getattr(estimator, "certificate_", None)
         if certificate is not None and len(certificate.trace):
             run.points.append(_point(certificate.trace, -1, {
@@ -285,7 +393,7 @@ class RunManager:
             "certificate": certificate.to_dict() if certificate is not None else None,
             "certificate_text": (str(certificate) if certificate is not None else "not certified (Monte-Carlo search)")
                                 + ("\n\n" + notes if notes else ""),
-            "training_accuracy": float(estimator.score(run.X, run.y)),
+            "training_accuracy": float(estimator.score(X, y)),
             "n_rules": len(model),
             "classes": [str(c) for c in estimator.classes_],
             "model": model.to_dict(),

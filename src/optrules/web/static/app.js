@@ -90,14 +90,19 @@ function showFamilyFields() {
 $("model").addEventListener("change", showFamilyFields);
 
 // -- runs --------------------------------------------------------------------------------------------
+// the parameters of each family (the server refuses any other)
+const FAMILY_FIELDS = {
+  rulelist: ["regularization", "class_weight"],
+  frl: ["w", "C", "soft"],
+  ruleset: ["complexity", "max_degree"],
+};
+
 function parameters() {
-  const value = (id) => $(id).value;
-  return {
-    time_limit: value("time_limit"), max_card: value("max_card"), regularization: value("regularization"),
-    class_weight: value("class_weight"), w: value("w"), C: value("C"), soft: $("soft").checked,
-    complexity: value("complexity"), max_degree: value("max_degree"),
-    missing_as_category: $("missing_as_category").checked,
-  };
+  const params = {};
+  for (const id of ["time_limit", "max_memory", "max_card", "missing_as_category", ...FAMILY_FIELDS[$("model").value]]) {
+    params[id] = $(id).type === "checkbox" ? $(id).checked : $(id).value;
+  }
+  return params;
 }
 
 $("start").addEventListener("click", async () => {
@@ -244,10 +249,21 @@ function draw() {
 }
 
 // -- start -------------------------------------------------------------------------------------------
+async function showLimits() {
+  const limits = await api("/api/limits");
+  $("time_limit").max = limits.time_limit.max;
+  $("max_memory").value = limits.max_memory_mb.default;
+  $("max_memory").max = limits.max_memory_mb.max;
+  $("limits").textContent = `Each run stops at its time limit (default ${limits.time_limit.default} s) and keeps its ` +
+    `search within its memory limit (default ${limits.max_memory_mb.default} MB), returning the best model found ` +
+    `with its certified gap. Uploads: at most ${limits.max_upload_mb} MB each.`;
+}
+
 (async function init() {
   showFamilyFields();
   draw();
   try {
+    await showLimits();
     for (const dataset of await api("/api/datasets")) {
       const option = document.createElement("option");
       option.value = dataset.key;
