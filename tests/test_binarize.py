@@ -115,3 +115,15 @@ def test_dict_roundtrip_transforms_identically(frame):
 def test_arrays_get_positional_names():
     b = Binarizer(n_thresholds=1).fit(np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 1.0]]))
     assert b.feature_names_ == ["x0<=2", "x0>2", "x1"]
+
+
+def test_transform_of_chosen_features_matches_the_full_one(frame):
+    b = Binarizer(negations=True).fit(frame)
+    full = b.transform_frame(frame)
+    chosen = [b.feature_names_[-1], b.feature_names_[0], b.feature_names_[3]]
+    pd.testing.assert_frame_equal(b.transform_frame(frame, chosen), full[chosen])
+    assert b.transform(frame, []).shape == (len(frame), 0)
+    with pytest.raises(ValueError, match="not made by this binarizer"):
+        b.transform(frame, ["age<=1000"])
+    with pytest.raises(ValueError, match="missing columns"):  # every column is still checked
+        b.transform(frame.drop(columns=["flag"]), chosen[:1])

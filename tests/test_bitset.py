@@ -44,3 +44,12 @@ def test_operations_agree_with_numpy_booleans(bits, seed):
 def test_ones_has_exactly_n_bits():
     for n in (1, 63, 64, 65, 200):
         assert bitset.popcount(bitset.ones(n)) == n
+
+
+def test_packing_a_transposed_matrix_in_blocks_is_exact(monkeypatch):
+    rng = np.random.default_rng(3)
+    samples_by_features = rng.random((530, 37)) < 0.4
+    expected = bitset.pack(np.ascontiguousarray(samples_by_features.T))
+    monkeypatch.setattr(bitset, "BLOCK_BYTES", 100)  # several blocks of features, the last one short
+    assert np.array_equal(bitset.pack(samples_by_features.T), expected)
+    assert np.array_equal(bitset.unpack(expected, 530), samples_by_features.T)

@@ -90,8 +90,8 @@ class RuleList:
 
         from .data.validation import as_frame
 
-        if self.binarizer is not None:
-            return self.binarizer.transform_frame(X)
+        if self.binarizer is not None:  # only the features the rules use: prediction on large tables
+            return self.binarizer.transform_frame(X, sorted({c for rule in self.rules for c in rule.conditions}))
         if isinstance(X, pd.DataFrame):
             frame = as_frame(X)
             missing = sorted({c for rule in self.rules for c in rule.conditions} - set(frame.columns))

@@ -466,9 +466,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 parts.append(f"unknown columns not seen at fit time: {extra}")
             raise ValueError("; ".join(parts))
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X, features=None) -> np.ndarray:
         """Boolean matrix ``(n_samples, n_features)``, columns in the order of ``feature_names_``; warns
-        when a one-hot column holds values not seen at fit time (none of its features holds for them)."""
+        when a one-hot column holds values not seen at fit time (none of its features holds for them).
+        ``features``: only these feature names, in this order (a model evaluates only what its rules use;
+        every column is still checked)."""
         frame = as_frame(X, columns=getattr(self, "columns_", None))
         self._check_columns(frame)
         frame = self._numbers_from_text(frame)
@@ -477,10 +479,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if column not in dropped:
                 self._check_missing(column, frame[column])
         self._warn_unseen(frame)
-        out = np.empty((frame.shape[0], len(self.features_)), dtype=bool)
-        for j, feature in enumerate(self.features_):
+        chosen = self.features_ if features is None else self._features_named(features)
+        out = np.empty((frame.shape[0], len(chosen)), dtype=bool, order="F")  # written a feature at a time
+        for j, feature in enumerate(chosen):
             out[:, j] = feature.evaluate(frame[feature.column])
         return out
+
+    def _features_named(self, names) -> list:
+        by_name = {feature.name: feature for feature in self.features_}
+        unknown = [name for name in names if name not in by_name]
+        if unknown:
+            raise ValueError(f"features {unknown} are not made by this binarizer")
+        return [by_name[name] for name in names]
 
     def _warn_unseen(self, frame: pd.DataFrame) -> None:
         unseen = {}
@@ -494,10 +504,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
             warnings.warn(f"values not seen at fit time (no category feature holds for them): {shown}",
                           UserWarning, stacklevel=3)
 
-    def transform_frame(self, X) -> pd.DataFrame:
+    def transform_frame(self, X, features=None) -> pd.DataFrame:
         """Like :meth:`transform`, as a DataFrame whose columns are the feature names."""
         frame = as_frame(X, columns=getattr(self, "columns_", None))
-        return pd.DataFrame(self.transform(frame), columns=self.feature_names_, index=frame.index)
+        names = self.feature_names_ if features is None else list(features)
+        return pd.DataFrame(self.transform(frame, names if features is not None else None), columns=names,
+                            index=frame.index)
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         return np.asarray(self.feature_names_, dtype=object)
