@@ -121,7 +121,7 @@ class Server:
 
     def run_and_cancel(self, table: str, target: str, model: str, delay: float) -> dict:
         body = json.dumps({"table": table, "target": target, "model": model,
-                           "params": {**FAMILY_PARAMS[model], "time_limit": 600}})
+                           "params": {**FAMILY_PARAMS[model], "time_limit": 600, "missing_as_category": True}})
         status, run = self.request("POST", "/api/runs", body, {"Content-Type": "application/json"})
         assert status == 201, run
         while self.get(f"/api/runs/{run['id']}")["status"] == "queued":

@@ -127,3 +127,12 @@ def test_transform_of_chosen_features_matches_the_full_one(frame):
         b.transform(frame, ["age<=1000"])
     with pytest.raises(ValueError, match="missing columns"):  # every column is still checked
         b.transform(frame.drop(columns=["flag"]), chosen[:1])
+
+
+def test_a_column_with_every_value_missing(frame):
+    frame = frame.assign(empty=np.nan)
+    with pytest.raises(ValueError, match="missing"):
+        Binarizer().fit(frame)
+    b = Binarizer(missing="category").fit(frame)
+    assert [name for name in b.feature_names_ if name.startswith("empty")] == ["empty=missing"]
+    assert b.transform_frame(frame)["empty=missing"].all()

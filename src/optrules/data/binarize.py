@@ -442,6 +442,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _threshold_features(self, column: str, series: pd.Series) -> list[Feature]:
         values = series.to_numpy(dtype="float64", na_value=np.nan)
         values = values[~np.isnan(values)]
+        if values.size == 0:  # every value missing: nothing to compare (the missing feature says it all)
+            return []
         quantiles = np.arange(1, int(self.n_thresholds) + 1) / (int(self.n_thresholds) + 1)
         thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
         thresholds = thresholds[thresholds < values.max()]
