@@ -1,0 +1,160 @@
+"""The search prunes exactly as much as the paper's bounds allow: its counters are compared with a plain,
+independent re-implementation of Algorithm 2 (best first by b(d_p) + b0(d_p), first in first out among
+equals, no symmetry map, no warm start) on small random problems.
+
+Brute force (tests/test_corels_search.py) proves the optimum right; it cannot see a bound that prunes
+too little (dropping the equivalent-points term, an off-by-one in Theorem 4's length cap: the search is
+slower, the answer the same) or one that prunes too much without changing the optimum on the cases
+tried (lookahead with 2 lambda). Equal expansions, bound evaluations and queue insertions can.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+import pytest
+
+from optrules.corels.problem import Problem
+from optrules.corels.search import search
+
+
+def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float, lookahead: bool = True) -> dict:
+    """Algorithm 2 of Angelino et al. (2018) with Thms 1, 4, 10, 11, 20, 21 and Lemma 2 (``lookahead``),
+    in plain Python."""
+    m, n = captures.shape
+    lam_n = regularization * n
+    ahead = lam_n if lookahead else 0.0
+    # Thm 20: samples with the same signature are captured together; the minority of each such group is
+    # an unavoidable mistake of any list that leaves it uncaptured
+    signature = {}
+    for i in range(n):
+        signature.setdefault(captures[:, i].tobytes(), []).append(i)
+    group_minority = {}
+    for members in signature.values():
+        positives = int(y[members].sum())
+        for i in members:
+            group_minority[i] = min(positives, len(members) - positives) / len(members)
+    uncaptured_all = np.ones(n, bool)
+
+    def b0(uncaptured):  # whole groups are uncaptured: the sum of their minorities
+        return round(sum(group_minority[i] for i in np.flatnonzero(uncaptured)))
+
+    best = float(min(y.sum(), n - y.sum()))  # the empty list
+    queue = [(0.0 + b0(uncaptured_all), 0, ())]
+    bounds = {(): 0.0}
+    order = 1
+    expanded = evaluations = insertions = 0
+    while queue:
+        _, _, prefix = heapq.heappop(queue)
+        lb = bounds[prefix]
+        uncaptured = uncaptured_all.copy()
+        for a in prefix:
+            uncaptured &= ~captures[a]
+        if not lb + b0(uncaptured) + ahead < best:  # Thm 20 with Lemma 2, against today's incumbent
+            continue
+        if len(prefix) + 1 > (m if lam_n <= 0 else min(math.floor(best / lam_n), m)):  # Thm 4
+            continue
+        expanded += 1
+        n_unc = int(uncaptured.sum())
+        pos_unc = int(y[uncaptured].sum())
+        prefix_mistakes = lb - lam_n * len(prefix)
+        for a in range(m):
+            if a in prefix:
+                continue
+            evaluations += 1
+            captured = uncaptured & captures[a]
+            n_cap = int(captured.sum())
+            n_pos = int(y[captured].sum())
+            rule_correct = max(n_pos, n_cap - n_pos)
+            rest_pos, rest = pos_unc - n_pos, n_unc - n_cap
+            if n_cap <= 0 or n_cap < lam_n or rule_correct < lam_n or rest < lam_n:  # Thms 10, 11, 21
+                continue
+            child_lb = (prefix_mistakes + n_cap - rule_correct) + lam_n * (len(prefix) + 1)  # Thm 1
+            child_objective = child_lb + rest - max(rest_pos, rest - rest_pos)
+            best = min(best, child_objective)
+            if len(prefix) + 1 >= m:
+                continue
+            child_b0 = b0(uncaptured & ~captures[a])
+            if not child_lb + child_b0 + ahead < best:
+                continue
+            child = prefix + (a,)
+            bounds[child] = child_lb
+            heapq.heappush(queue, (child_lb + child_b0, order, child))
+            order += 1
+            insertions += 1
+    return {"nodes_expanded": expanded, "lower_bound_evaluations": evaluations, "queue_insertions": insertions,
+            "objective": best / n}
+
+
+def random_problem(rng, n_antecedents: int, n_samples: int, planted: bool):
+    """Few antecedents over many samples, so that signatures repeat with mixed labels (Thm 20 bites);
+    ``planted``: the labels follow a random rule list with 5% noise, so that long prefixes stay good
+    enough to reach Theorem 4's length cap."""
+    captures = rng.random((n_antecedents, n_samples)) < rng.uniform(0.15, 0.6)
+    if not planted:
+        return captures, (rng.random(n_samples) < rng.uniform(0.25, 0.75)).astype(np.int64)
+    y = np.full(n_samples, rng.integers(0, 2))
+    decided = np.zeros(n_samples, bool)
+    for a in rng.permutation(n_antecedents)[:4]:
+        fires = captures[a] & ~decided
+        y[fires] = rng.integers(0, 2)
+        decided |= fires
+    noise = rng.random(n_samples) < 0.05
+    return captures, np.where(noise, 1 - y, y).astype(np.int64)
+
+
+CASES = [(seed, m, n, lam, planted) for seed, (m, n, lam, planted) in enumerate(
+    [(m, n, lam, planted) for m in (5, 7, 9) for n in (40, 100, 120) for lam in (0.0, 0.005, 0.02, 0.05)
+     for planted in (False, True)]
+    # few samples and lambda*N whole: rules at exactly the support thresholds of Thms 10, 11 and 21
+    + [(m, 20, lam, planted) for m in (4, 6, 8) for lam in (0.05, 0.1) for planted in (False, True)])]
+
+
+def _search(captures, y, regularization, lookahead):
+    from optrules.corels.search import Ablation
+
+    problem = Problem.from_captures(captures, y, regularization)
+    return search(problem, map_type="none", warm_start=False, ablation=Ablation(lookahead=lookahead))
+
+
+@pytest.mark.parametrize("lookahead", [True, False])
+@pytest.mark.parametrize("seed, m, n, regularization, planted", CASES)
+def test_counters_match_the_plain_algorithm(seed, m, n, regularization, planted, lookahead):
+    captures, y = random_problem(np.random.default_rng(1000 + seed), m, n, planted)
+    expected = reference_counts(captures, y, regularization, lookahead)
+    result = _search(captures, y, regularization, lookahead)
+    counters = result.certificate.counters
+    assert result.certificate.status == "optimal"
+    assert result.objective == pytest.approx(expected["objective"], abs=1e-12)
+    for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions"):
+        assert counters[name] == expected[name], (name, counters[name], expected[name])
+
+
+def test_the_cases_exercise_every_bound():
+    """Each bound changes the counts on some case, so that weakening or strengthening it cannot hide:
+    the equivalent-points term and the lookahead (searched without each), and Theorem 4's cap (the
+    plain algorithm with the cap one larger; without lookahead, since Lemma 2 implies the cap)."""
+    from optrules.corels.search import Ablation
+
+    changed = {"thm20": 0, "lookahead": 0, "thm4": 0}
+    for seed, m, n, lam, planted in CASES:
+        captures, y = random_problem(np.random.default_rng(1000 + seed), m, n, planted)
+        problem = Problem.from_captures(captures, y, lam)
+        base = reference_counts(captures, y, lam)["nodes_expanded"]
+        for name, ablation in (("thm20", Ablation(equivalent_points=False)), ("lookahead", Ablation(lookahead=False))):
+            counters = search(problem, map_type="none", warm_start=False, ablation=ablation).certificate.counters
+            changed[name] += counters["nodes_expanded"] != base
+        changed["thm4"] += _cap_binds(captures, y, lam)
+    assert all(changed.values()), changed
+
+
+def _cap_binds(captures, y, lam) -> bool:
+    """Does a prefix reach Theorem 4's cap in the search without lookahead? (its deepest expansion)"""
+    if lam <= 0:
+        return False
+    result = _search(captures, y, lam, lookahead=False)
+    counters = result.certificate.counters
+    cap = math.floor(result.objective * len(y) / (lam * len(y)))
+    return counters["max_prefix_length"] >= cap
