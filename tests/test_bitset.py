@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,3 +54,32 @@ def test_packing_a_transposed_matrix_in_blocks_is_exact(monkeypatch):
     monkeypatch.setattr(bitset, "BLOCK_BYTES", 100)  # several blocks of features, the last one short
     assert np.array_equal(bitset.pack(samples_by_features.T), expected)
     assert np.array_equal(bitset.unpack(expected, 530), samples_by_features.T)
+
+
+@pytest.mark.parametrize("live_fraction", [0.0, 0.05, 0.2, 0.3, 0.7, 1.0])
+@pytest.mark.parametrize("planes", [(1, 1, 1), (3, 2, 1), (1, 1, 0)])
+def test_plane_counts_on_dense_and_sparse_words(live_fraction, planes):
+    """The kernel's child counts (sweeping every word when many are live, following the live words
+    otherwise; one fused pass for 0/1 weights) equal a plain popcount of ``u & bits[a]`` per plane."""
+    from optrules._numba import live_word_list, plane_counts, unpack_counts
+
+    rng = np.random.default_rng(int(live_fraction * 100) + 7 * sum(planes))
+    n_words = 40
+    bits = rng.integers(0, 2**63, (5, n_words), dtype=np.int64).astype(np.uint64)
+    u = rng.integers(0, 2**63, n_words, dtype=np.int64).astype(np.uint64)
+    u[rng.random(n_words) >= live_fraction] = 0
+    count, positive, minority = (rng.integers(0, 2**63, (p, n_words), dtype=np.int64).astype(np.uint64)
+                                 for p in planes)
+    live = np.empty(n_words, np.int64)
+    n_live = live_word_list(u, live)
+
+    def expected(v, stack):
+        return sum(int(bitset.popcount(v & stack[b])) << b for b in range(stack.shape[0]))
+
+    for a in range(bits.shape[0]):
+        v = u & bits[a]
+        for want_minority in (True, False):
+            got = unpack_counts(plane_counts(u, bits, a, live, n_live, np.empty(n_words, np.uint64), count, positive,
+                                             minority, want_minority))
+            assert tuple(int(x) for x in got) == (expected(v, count), expected(v, positive),
+                                                  expected(v, minority) if want_minority else 0)

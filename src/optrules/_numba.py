@@ -94,6 +94,39 @@ def plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_plane
     (Callers branch between ``packed_sum`` and this themselves: one inlined function holding both
     loops compiled ~40% slower.)
     """
+    if count_planes.shape[0] == 1 and positive_planes.shape[0] == 1 and minority_planes.shape[0] == 1:
+        # weights 0/1 (one sample per group, the usual case at large N): one fused pass, three popcounts
+        # a word, no scratch (4.6x fewer cycles than a pass per plane in the issue's measurement)
+        n_cap = np.int64(0)
+        n_pos = np.int64(0)
+        n_min = np.int64(0)
+        if 4 * n_live >= u.shape[0]:
+            # a quarter of the words live or more: a dense pass (zero words add nothing) compiles to
+            # vector popcounts, ~4-6x faster per word than following the list of live words, which
+            # wins below about a fifth (measured, 707 words)
+            for w in range(u.shape[0]):
+                x = u[w] & bits[a, w]
+                n_cap += np.int64(popcount(x & count_planes[0, w]))
+                n_pos += np.int64(popcount(x & positive_planes[0, w]))
+                n_min += np.int64(popcount(x & minority_planes[0, w]))
+        else:
+            for j in range(n_live):
+                w = live_words[j]
+                x = u[w] & bits[a, w]
+                n_cap += np.int64(popcount(x & count_planes[0, w]))
+                n_pos += np.int64(popcount(x & positive_planes[0, w]))
+                n_min += np.int64(popcount(x & minority_planes[0, w]))
+        if not want_minority:
+            n_min = 0
+        return n_cap + (n_pos << _PACK_SHIFT) + (n_min << (2 * _PACK_SHIFT))
+    if 4 * n_live >= u.shape[0]:  # dense, as above
+        for w in range(u.shape[0]):
+            v[w] = u[w] & bits[a, w]
+        acc = weighted_count(v, count_planes)
+        acc += weighted_count(v, positive_planes) << _PACK_SHIFT
+        if want_minority:
+            acc += weighted_count(v, minority_planes) << (2 * _PACK_SHIFT)
+        return acc
     any_bit = np.uint64(0)
     for j in range(n_live):
         v[j] = u[live_words[j]] & bits[a, live_words[j]]
