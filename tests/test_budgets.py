@@ -102,3 +102,18 @@ def test_a_budget_spent_before_the_search_still_certifies_a_true_bound(seed):
     assert cert.status == INTERRUPTED and cert.counters["nodes_expanded"] == 0
     assert cert.lower_bound <= optimum + 1e-12 <= cert.objective + 1e-12
     assert cert.lower_bound > 0 or problem.minor.sum() == 0
+
+
+@pytest.mark.parametrize("max_memory", [3_000_000, 7_000_000, 20_000_000])
+def test_the_memory_budget_is_used_to_its_end(hard_problem, max_memory):
+    """The last growth of the state is cut to what the budget allows instead of being refused whole:
+    the search stops with its state between 90% and 100% of what the budget leaves it (growing by 1.5
+    or not at all would stop anywhere from 67% up)."""
+    from optrules.budget import Budget
+
+    budget = Budget(max_memory=max_memory)
+    result = search(hard_problem, budget=budget)
+    assert result.certificate.status == MEMORY_BUDGET
+    state = result.certificate.counters["memory_bytes"]
+    allowance = max_memory - (budget.used - budget.charges().get("search state", 0))
+    assert 0.9 * allowance <= state <= allowance

@@ -59,24 +59,44 @@ class SearchState:
         self.best_prefix = np.zeros(n_antecedents + 1, np.int64)
         self.n_antecedents = n_antecedents
 
-    def make_room(self) -> None:
+    def make_room(self, allowance: int | None = None) -> bool:
+        """Grow what the next expansion could overflow: by ``GROWTH``, or by less when that would pass
+        ``allowance`` (the bytes the whole state may take), so that a memory budget is used to its end
+        rather than stopping a growth step early. False when even room for one expansion does not fit."""
         m = self.n_antecedents
         ints = self.ints
+        node_bytes = sum(np.dtype(d).itemsize for d in self.node_fields.values())
+        heap_bytes = self.heap_key.itemsize + self.heap_node.itemsize
+        spare = None if allowance is None else allowance - self.nbytes
+        steps = []  # (arrays, size needed, capacity, bytes per entry)
         if ints[N_NODES] + m > self.node_parent.shape[0]:
-            self._grow(list(self.node_fields), int(ints[N_NODES]) + m)
+            steps.append((list(self.node_fields), int(ints[N_NODES]) + m, self.node_parent.shape[0], node_bytes))
         if ints[HEAP_SIZE] + m > self.heap_key.shape[0]:
-            self._grow(["heap_key", "heap_node"], int(ints[HEAP_SIZE]) + m)
-        if MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + m) > MAP_LOAD_NUMERATOR * self.map_slots.shape[0]:
+            steps.append((["heap_key", "heap_node"], int(ints[HEAP_SIZE]) + m, self.heap_key.shape[0], heap_bytes))
+        grow_map = MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + m) > MAP_LOAD_NUMERATOR * self.map_slots.shape[0]
+        if spare is not None:
+            spare -= self.map_slots.nbytes if grow_map else 0
+            if spare < sum((needed - capacity) * width for _, needed, capacity, width in steps):
+                return False
+        for i, (names, needed, capacity, width) in enumerate(steps):
+            size = max(needed, int(self.GROWTH * capacity))
+            if spare is not None:  # leave the arrays grown after this one their minimum
+                later = sum((n - c) * w for _, n, c, w in steps[i + 1:])
+                size = max(needed, min(size, capacity + (spare - later) // width))
+                spare -= (size - capacity) * width
+            self._grow(names, size)
+        if grow_map:
             new = np.empty(2 * self.map_slots.shape[0], np.int32)
             map_rehash(self.map_slots, self.node_hash, new)
             self.map_slots = new
+        return True
 
-    def _grow(self, names, needed: int) -> None:
-        if needed >= np.iinfo(np.int32).max:
+    def _grow(self, names, size: int) -> None:
+        if size >= np.iinfo(np.int32).max:
             raise MemoryError("more than 2**31 prefixes: set max_nodes or time_limit")
         for name in names:  # one array at a time keeps the transient peak small
             old = getattr(self, name)
-            new = np.zeros(max(needed, int(self.GROWTH * old.shape[0])), old.dtype)
+            new = np.zeros(size, old.dtype)
             new[: old.shape[0]] = old
             setattr(self, name, new)
             del old
@@ -172,10 +192,9 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
                 state.ints[IMPROVED] = 0
                 time_to_optimum = now - start
             if code == NEED_ROOM:
-                if not budget.fits(int(state.nbytes * SearchState.GROWTH), replacing=STATE):
+                if not state.make_room(budget.allowance(STATE)):
                     status = MEMORY_BUDGET
                     break
-                state.make_room()
                 budget.charge(STATE, state.nbytes)
                 continue
             took = now - slice_start

@@ -134,6 +134,10 @@ class Budget:
         used = self.used - (self._charges.get(replacing, 0) if replacing else 0)
         return used + int(extra_bytes) <= self.max_memory
 
+    def allowance(self, name: str) -> int:
+        """The most ``name`` may be charged: ``max_memory`` less every other charge."""
+        return self.max_memory - (self.used - self._charges.get(name, 0))
+
     def require(self, name: str, nbytes: int, what: str) -> None:
         """Charge ``nbytes`` for ``name`` or raise a clear MemoryError before allocating it."""
         if not self.fits(nbytes, replacing=name):
