@@ -13,7 +13,8 @@ a fresh process with the same time limit:
   / ``run_corels_loop`` / ``run_corels_end`` and printing ``RESULT objective=... seconds=...``.
 
 Reported: status, objective, search seconds, ns per child bound (search time / bounds computed),
-expansions, queue insertions, peak memory of the process; for the reference its time, objective,
+expansions (in brackets those that queued a child, what the reference's ``num_evaluated`` counts),
+queue insertions, peak memory of the process; for the reference its time, objective,
 ``num_evaluated`` and peak memory.
 
 Run by hand: ``python benchmarks/corels_suite.py [--quick] [--time-limit S] [--only NAME]``; writes
@@ -226,7 +227,9 @@ def render(results: dict) -> str:
             both = ours["status"] == "optimal" and ref.get("status") == "optimal"
             cells += [ours["status"] if ours["status"] == "optimal" else f"{ours['status']} (gap {gap:.4f})",
                       f"{ours['objective']:.6f}", f"{ours['total_time']:.2f}", f"{ours['ns_per_bound']:.0f}",
-                      f"{ours['nodes_expanded']:,}", f"{ours['queue_insertions']:,}", f"{ours['peak_mb']:.0f}",
+                      f"{ours['nodes_expanded']:,}" + (f" ({ours['expansions_with_children']:,})"
+                                                       if "expansions_with_children" in ours else ""),
+                      f"{ours['queue_insertions']:,}", f"{ours['peak_mb']:.0f}",
                       ref.get("status", "not run"), _cell(ref.get("objective"), ".6f"), _cell(ref.get("seconds"), ".2f"),
                       _cell(ref.get("peak_mb"), ".0f"),
                       f"{ref['seconds'] / max(ours['total_time'], 1e-3):.1f}x" if both else ""]

@@ -45,7 +45,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     queue = [(0.0 + b0(uncaptured_all), 0, ())]
     bounds = {(): 0.0}
     order = 1
-    expanded = evaluations = insertions = 0
+    expanded = evaluations = insertions = kept = 0
     while queue:
         _, _, prefix = heapq.heappop(queue)
         lb = bounds[prefix]
@@ -57,6 +57,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
         if len(prefix) + 1 > (m if lam_n <= 0 else min(math.floor(best / lam_n), m)):  # Thm 4
             continue
         expanded += 1
+        inserted_before = insertions
         n_unc = int(uncaptured.sum())
         pos_unc = int(y[uncaptured].sum())
         prefix_mistakes = lb - lam_n * len(prefix)
@@ -84,8 +85,9 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             heapq.heappush(queue, (child_lb + child_b0, order, child))
             order += 1
             insertions += 1
+        kept += insertions > inserted_before
     return {"nodes_expanded": expanded, "lower_bound_evaluations": evaluations, "queue_insertions": insertions,
-            "objective": best / n}
+            "expansions_with_children": kept, "objective": best / n}
 
 
 def random_problem(rng, n_antecedents: int, n_samples: int, planted: bool):
@@ -128,7 +130,7 @@ def test_counters_match_the_plain_algorithm(seed, m, n, regularization, planted,
     counters = result.certificate.counters
     assert result.certificate.status == "optimal"
     assert result.objective == pytest.approx(expected["objective"], abs=1e-12)
-    for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions"):
+    for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions", "expansions_with_children"):
         assert counters[name] == expected[name], (name, counters[name], expected[name])
 
 
@@ -184,5 +186,5 @@ def test_counters_match_with_sparse_and_dense_words(seed, counting):
         result = search(problem, map_type="none", warm_start=False, counting=counting)
         counters = result.certificate.counters
         assert result.objective == pytest.approx(expected["objective"], abs=1e-12)
-        for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions"):
+        for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions", "expansions_with_children"):
             assert counters[name] == expected[name], (name, counters[name], expected[name])

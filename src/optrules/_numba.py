@@ -264,7 +264,8 @@ def prefix_of(node, node_parent, node_last, node_depth, out):
 # -- steps shared by the branch-and-bound kernels (state layout: optrules.bnb) -------------------------
 # slots of the integer state vector
 N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
-N_INT_STATE = 10
+KEPT_A_CHILD = 10  # expansions that queued at least one child (what the C++ reference's num_evaluated counts)
+N_INT_STATE = 11
 # kernel return codes
 QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
 # the map is grown before its load could pass 0.7

@@ -20,6 +20,7 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     EXPANDED,
     HEAP_SIZE,
     IMPROVED,
+    KEPT_A_CHILD,
     INSERTIONS,
     LB_EVALS,
     MAP_COUNT,
@@ -128,6 +129,7 @@ class SearchState:
             "nodes_expanded": int(self.ints[EXPANDED]),
             "lower_bound_evaluations": int(self.ints[LB_EVALS]),
             "queue_insertions": int(self.ints[INSERTIONS]),
+            "expansions_with_children": int(self.ints[KEPT_A_CHILD]),
             "max_queue_size": int(self.ints[MAX_QUEUE]),
             "max_prefix_length": int(self.ints[MAX_LENGTH]),
             "memory_bytes": int(self.nbytes),
@@ -137,7 +139,8 @@ class SearchState:
 def unsearched_counters(prefix_length: int) -> dict:
     """The counters of a search that never started (its budget ran out before it)."""
     return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,
-            "queue_insertions": 0, "max_queue_size": 0, "max_prefix_length": 0, "memory_bytes": 0,
+            "queue_insertions": 0, "expansions_with_children": 0, "max_queue_size": 0, "max_prefix_length": 0,
+            "memory_bytes": 0,
             "optimal_prefix_length": prefix_length, "compile_time": 0.0}
 
 

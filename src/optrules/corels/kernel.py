@@ -20,6 +20,8 @@ from numba import njit
 
 from .._numba import (
     EXPANDED,
+    INSERTIONS,
+    KEPT_A_CHILD,
     HEAP_SIZE,
     LB_EVALS,
     MAP_COUNT,
@@ -217,6 +219,7 @@ def expand(
             minor_unc = float(weighted_count(u, minority_planes)) if use_equivalent else 0.0
         prefix_mistakes = lb - lambda_n * depth
         ints[EXPANDED] += 1
+        insertions_before = ints[INSERTIONS]
         if depth + 1 > ints[MAX_LENGTH]:
             ints[MAX_LENGTH] = depth + 1
         for a in range(n_antecedents):
@@ -287,5 +290,7 @@ def expand(
                               map_slots, heap_key, heap_node, ints)
             node_lb[child] = child_lb
             node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
+        if ints[INSERTIONS] > insertions_before:
+            ints[KEPT_A_CHILD] += 1
         mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE

@@ -15,6 +15,8 @@ from numba import njit
 
 from .._numba import (
     EXPANDED,
+    INSERTIONS,
+    KEPT_A_CHILD,
     HEAP_SIZE,
     LB_EVALS,
     MAP_COUNT,
@@ -87,6 +89,7 @@ def expand(
         ref_p = node_ref_p[node]
         ref_count = node_ref_count[node]
         ints[EXPANDED] += 1
+        insertions_before = ints[INSERTIONS]
         if depth + 1 > ints[MAX_LENGTH]:
             ints[MAX_LENGTH] = depth + 1
         for a in range(n_antecedents):
@@ -154,6 +157,8 @@ def expand(
             node_value[child] = child_value
             node_ref_p[child] = child_ref_p
             node_ref_count[child] = child_ref_count
+        if ints[INSERTIONS] > insertions_before:
+            ints[KEPT_A_CHILD] += 1
         mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE
 
