@@ -43,12 +43,13 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
 
     best = float(min(y.sum(), n - y.sum()))  # the empty list
     queue = [(0.0 + b0(uncaptured_all), 0, ())]
-    bounds = {(): 0.0}
+    mistakes = {(): 0}  # of each queued prefix; its bound is mistakes + lambda N K (Thm 1)
     order = 1
     expanded = evaluations = insertions = kept = 0
     while queue:
         _, _, prefix = heapq.heappop(queue)
-        lb = bounds[prefix]
+        prefix_mistakes = mistakes[prefix]
+        lb = prefix_mistakes + lam_n * len(prefix)
         uncaptured = uncaptured_all.copy()
         for a in prefix:
             uncaptured &= ~captures[a]
@@ -60,7 +61,6 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
         inserted_before = insertions
         n_unc = int(uncaptured.sum())
         pos_unc = int(y[uncaptured].sum())
-        prefix_mistakes = lb - lam_n * len(prefix)
         for a in range(m):
             if a in prefix:
                 continue
@@ -81,7 +81,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             if not child_lb + child_b0 + ahead < best:
                 continue
             child = prefix + (a,)
-            bounds[child] = child_lb
+            mistakes[child] = prefix_mistakes + n_cap - rule_correct
             heapq.heappush(queue, (child_lb + child_b0, order, child))
             order += 1
             insertions += 1

@@ -131,7 +131,7 @@ def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
 
 
 @njit(cache=True)
-def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lambda_n, best, n_antecedents,
+def queue_summary(heap_node, size, node_dead, node_mistakes, node_b0, node_depth, lambda_n, best, n_antecedents,
                   by_length, remaining):
     """One pass over the live queue, no temporaries: returns the smallest b(d_p) + b0(d_p) (inf if
     empty) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[K, f]`` (Theorem 7's
@@ -144,12 +144,13 @@ def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lamb
         x = heap_node[i]
         if node_dead[x]:
             continue
-        bound = node_lb[x] + node_b0[x]
+        lower_bound = theorem1_hierarchical_lower_bound(node_mistakes[x], node_depth[x], lambda_n)
+        bound = lower_bound + node_b0[x]
         if bound < smallest:
             smallest = bound
         by_length[node_depth[x]] += 1
         free = n_antecedents - node_depth[x]
-        f = theorem7_extension_budget(node_lb[x], best, lambda_n, free)
+        f = theorem7_extension_budget(lower_bound, best, lambda_n, free)
         if f >= 0 and node_depth[x] < remaining.shape[0]:
             remaining[node_depth[x], min(f, remaining.shape[1] - 1)] += 1
     return smallest
@@ -160,7 +161,7 @@ def queue_summary(heap_node, size, node_dead, node_lb, node_b0, node_depth, lamb
 def expand(
     max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, class_weights,
     minority_weights, all_ones, n_samples, lambda_n, policy, map_type, flags, zobrist,
-    node_parent, node_last, node_depth, node_lb, node_b0, node_hash, node_dead,
+    node_parent, node_last, node_depth, node_mistakes, node_b0, node_hash, node_dead,
     heap_key, heap_node, map_slots, ints, floats, best_prefix,
 ):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
@@ -198,12 +199,13 @@ def expand(
         if node_dead[node]:
             continue
         best = floats[0]
-        lb = node_lb[node]
+        depth = node_depth[node]
+        prefix_mistakes = float(node_mistakes[node])
+        lb = theorem1_hierarchical_lower_bound(prefix_mistakes, depth, lambda_n)
         b0 = float(node_b0[node])
         # the incumbent may have improved since this prefix was queued
         if not _extensions_may_win(lb, b0, lambda_n, best, use_equivalent, use_lookahead):
             continue
-        depth = node_depth[node]
         if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents):
             continue
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
@@ -217,7 +219,6 @@ def expand(
             n_unc = float(weighted_count(u, count_planes))
             pos_unc = float(weighted_count(u, positive_planes))
             minor_unc = float(weighted_count(u, minority_planes)) if use_equivalent else 0.0
-        prefix_mistakes = lb - lambda_n * depth
         ints[EXPANDED] += 1
         insertions_before = ints[INSERTIONS]
         if depth + 1 > ints[MAX_LENGTH]:
@@ -280,7 +281,8 @@ def expand(
                                                      all_ones, scratch)
                 if found:
                     other = map_slots[slot]
-                    if not corollary16_permutation_dominates(child_lb, node_lb[other]):
+                    other_lb = theorem1_hierarchical_lower_bound(node_mistakes[other], node_depth[other], lambda_n)
+                    if not corollary16_permutation_dominates(child_lb, other_lb):
                         continue
                     node_dead[other] = True
                 else:
@@ -288,7 +290,8 @@ def expand(
             key = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, ints[N_NODES])
             child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
                               map_slots, heap_key, heap_node, ints)
-            node_lb[child] = child_lb
+            # the child's mistakes, not its bound: int32 (exact) for unit weights, 4 bytes a prefix fewer
+            node_mistakes[child] = prefix_mistakes + n_cap - rule_correct
             node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
         if ints[INSERTIONS] > insertions_before:
             ints[KEPT_A_CHILD] += 1

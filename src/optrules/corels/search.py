@@ -120,8 +120,9 @@ def search(
     minority_weights = groups.minority_weights if problem.weighted else no_classes[:, 0]
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
-    # b0 is a count of samples (int32 is exact and small) unless samples carry real weights
-    state = SearchState(m, {"node_lb": np.float64, "node_b0": np.float64 if problem.weighted else np.int32})
+    # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
+    count_type = np.float64 if problem.weighted else np.int32
+    state = SearchState(m, {"node_mistakes": count_type, "node_b0": count_type})
     incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget)
     if budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
         return _before_search(problem, [incumbent], budget, root_b0, policy, map_type)
@@ -137,7 +138,7 @@ def search(
         return K.expand(
             max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
             groups.packed_weights, class_weights, minority_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
-            state.node_parent, state.node_last, state.node_depth, state.node_lb, state.node_b0,
+            state.node_parent, state.node_last, state.node_depth, state.node_mistakes, state.node_b0,
             state.node_hash, state.node_dead, state.heap_key, state.heap_node,
             state.map_slots, state.ints, state.floats, state.best_prefix,
         )
@@ -198,7 +199,7 @@ def _summary(state: SearchState, lambda_n: float):
     largest_budget = m if lambda_n <= 0 else min(m, int(float(state.floats[0]) // lambda_n))
     remaining = np.zeros((longest + 1, largest_budget + 1), np.int64)
     smallest = K.queue_summary(
-        state.heap_node, int(state.ints[HEAP_SIZE]), state.node_dead, state.node_lb, state.node_b0,
+        state.heap_node, int(state.ints[HEAP_SIZE]), state.node_dead, state.node_mistakes, state.node_b0,
         state.node_depth, lambda_n, float(state.floats[0]), m, by_length, remaining,
     )
     return smallest, by_length, remaining
