@@ -62,8 +62,9 @@ class SearchState:
 
     def make_room(self, allowance: int | None = None) -> bool:
         """Grow what the next expansion could overflow: by ``GROWTH``, or by less when that would pass
-        ``allowance`` (the bytes the whole state may take), so that a memory budget is used to its end
-        rather than stopping a growth step early. False when even room for one expansion does not fit."""
+        ``allowance`` (the bytes the whole state may take, the old copy of the array being grown
+        included), so that a memory budget is used to its end rather than stopping a growth step early.
+        False when even room for one expansion does not fit."""
         m = self.n_antecedents
         ints = self.ints
         node_bytes = sum(np.dtype(d).itemsize for d in self.node_fields.values())
@@ -76,6 +77,9 @@ class SearchState:
             steps.append((["heap_key", "heap_node"], int(ints[HEAP_SIZE]) + m, self.heap_key.shape[0], heap_bytes))
         grow_map = MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + m) > MAP_LOAD_NUMERATOR * self.map_slots.shape[0]
         if spare is not None:
+            # arrays are copied one at a time: while one is, its old copy is alive too
+            copied = [getattr(self, name).nbytes for names, *_ in steps for name in names]
+            spare -= max(copied + [self.map_slots.nbytes if grow_map else 0])
             spare -= self.map_slots.nbytes if grow_map else 0
             if spare < sum((needed - capacity) * width for _, needed, capacity, width in steps):
                 return False
