@@ -46,8 +46,8 @@ RESULTS = HERE / "results" / "corels_suite.json"
 REFERENCE = os.environ.get("CORELS_REFERENCE")
 
 
-def uci(path, target, names=None, sep=",", **read):
-    frame = pd.read_csv(DATA / path, sep=sep, header=None, **read)
+def uci(path, target, sep=","):
+    frame = pd.read_csv(DATA / path, sep=sep, header=None)
     y = frame.pop(target)
     frame.columns = [f"c{c}" for c in frame.columns]
     return frame.astype(str), y

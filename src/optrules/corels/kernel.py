@@ -257,7 +257,8 @@ def expand(
                 continue
             if use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
                 continue
-            child_lb = theorem1_hierarchical_lower_bound(prefix_mistakes + n_cap - rule_correct, depth + 1, lambda_n)
+            child_mistakes = prefix_mistakes + n_cap - rule_correct
+            child_lb = theorem1_hierarchical_lower_bound(child_mistakes, depth + 1, lambda_n)
             n_rest = n_unc - n_cap
             child_objective = child_lb + n_rest - rest_correct
             if child_objective < floats[0]:
@@ -292,7 +293,7 @@ def expand(
             child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
                               map_slots, heap_key, heap_node, ints)
             # the child's mistakes, not its bound: int32 (exact) for unit weights, 4 bytes a prefix fewer
-            node_mistakes[child] = prefix_mistakes + n_cap - rule_correct
+            node_mistakes[child] = child_mistakes
             node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
         if ints[INSERTIONS] > insertions_before:
             ints[KEPT_A_CHILD] += 1

@@ -510,7 +510,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         """Like :meth:`transform`, as a DataFrame whose columns are the feature names."""
         frame = as_frame(X, columns=getattr(self, "columns_", None))
         names = self.feature_names_ if features is None else list(features)
-        return pd.DataFrame(self.transform(frame, names if features is not None else None), columns=names,
+        return pd.DataFrame(self.transform(frame, None if features is None else names), columns=names,
                             index=frame.index)
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:

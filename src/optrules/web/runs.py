@@ -75,7 +75,7 @@ def read_csv_upload(name: str, path) -> pd.DataFrame:
     return frame
 
 
-def table_info(key: str, table: Table) -> dict:
+def describe_table(key: str, table: Table) -> dict:
     """What the page shows of a table: size, columns, where values are missing, the first rows."""
     frame = table.frame
     head = frame.head(PREVIEW_ROWS)
@@ -152,7 +152,7 @@ def build_estimator(model: str, params, progress):
     if unknown:
         raise InputError(f"{', '.join(unknown)}: not a parameter of {model} (it takes {', '.join(PARAMETERS[model])})")
     default_mb, most_mb = memory_limits_mb()
-    budget = {
+    common = {  # every family: budgets, missing values, progress
         "time_limit": _number(params, "time_limit", DEFAULT_TIME_LIMIT, float, 0.1, MAX_TIME_LIMIT),
         "max_memory": int(_number(params, "max_memory", round(default_mb), float, 16, round(most_mb)) * 2**20),
         "missing": "category" if _flag(params, "missing_as_category") else "error",
@@ -164,16 +164,16 @@ def build_estimator(model: str, params, progress):
         if class_weight not in (None, "balanced"):
             raise InputError(f"class_weight must be empty or 'balanced', got {class_weight!r}")
         return RuleListClassifier(regularization=_number(params, "regularization", 0.01, float, 0.0, 0.999),
-                                  max_card=max_card, class_weight=class_weight, **budget)
+                                  max_card=max_card, class_weight=class_weight, **common)
     if model == "frl":
         return FallingRuleListClassifier(
             w=_number(params, "w", 3.0, float, 1e-6, 1e6), C=_number(params, "C", 1e-4, float, 0.0, 1.0),
-            soft=_flag(params, "soft"), max_card=max_card, random_state=0, **budget,
+            soft=_flag(params, "soft"), max_card=max_card, random_state=0, **common,
         )
     return RuleSetClassifier(
         complexity=_number(params, "complexity", 20.0, float, 2.0, 1000.0),
         max_degree=_number(params, "max_degree", 3, int, 1, 10),
-        pricing_time_limit=min(budget["time_limit"], 10.0), **budget,
+        pricing_time_limit=min(common["time_limit"], 10.0), **common,
     )
 
 
@@ -244,7 +244,7 @@ class RunManager:
         with self._lock:
             self._names[key] = name
             self._remember(key, table)
-            self._info[key] = table_info(key, table)
+            self._info[key] = describe_table(key, table)
             return self._info[key]
 
     def _remember(self, key: str, table: Table) -> None:
@@ -290,7 +290,7 @@ class RunManager:
 
     def table_info(self, key: str) -> dict:
         if key not in self._info:
-            info = table_info(key, self.table(key))
+            info = describe_table(key, self.table(key))
             with self._lock:
                 self._info[key] = info
         return self._info[key]

@@ -74,9 +74,11 @@ class UploadStore:
         """Delete the folder and everything in it."""
         self._cleanup()
 
-    def _make_room(self, needed: int, pinned: Iterable[str], on_remove: Callable[[str], None]) -> bool:
-        """Delete the oldest unpinned uploads until ``needed`` more bytes fit; False if they cannot."""
-        pinned = set(pinned)
+    def _make_room(self, needed: int, pinned: Callable[[], Iterable[str]], on_remove: Callable[[str], None]) -> bool:
+        """Delete the oldest uploads not in ``pinned()`` until ``needed`` more bytes fit; False if they cannot."""
+        if self.total_bytes + needed <= self.max_total_bytes:
+            return True
+        pinned = set(pinned())
         while self.total_bytes + needed > self.max_total_bytes:
             old = next((key for key in self._sizes if key not in pinned), None)
             if old is None:
@@ -112,7 +114,7 @@ class UploadStore:
                         raise UploadRefused(f"the upload passed {_mb(received)}, over the limit of "
                                             f"{_mb(self.max_file_bytes)} (start the server with a larger "
                                             "--max-upload-mb)", 413)
-                    if not self._make_room(0, pinned(), on_remove):
+                    if not self._make_room(0, pinned, on_remove):
                         raise UploadRefused(f"the server keeps at most {_mb(self.max_total_bytes)} of uploads and "
                                             "the runs waiting or running need them: wait for them to finish, or "
                                             "start the server with a larger --max-upload-total-mb", 413)
@@ -135,12 +137,11 @@ class UploadStore:
                 key = f"upload-{number}"
                 os.replace(chosen.actual_file_name, self.path(key))
                 self._sizes[key] = size
-                while len(self._sizes) > self.max_files:
-                    old = next((k for k in self._sizes if k != key and k not in set(pinned())), None)
-                    if old is None:
-                        break
-                    self.remove(old)
-                    on_remove(old)
+                if len(self._sizes) > self.max_files:
+                    keep = set(pinned()) | {key}
+                    for old in [k for k in self._sizes if k not in keep][: len(self._sizes) - self.max_files]:
+                        self.remove(old)
+                        on_remove(old)
             name = os.path.basename(chosen.file_name.decode("utf-8", "replace")) if chosen.file_name else "upload.csv"
             return key, name or "upload.csv", size
         finally:
