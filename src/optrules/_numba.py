@@ -239,7 +239,9 @@ def heap_pop(heap_key, heap_node, size):
 @njit(cache=True)
 def rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, out):
     """Samples not captured by the prefix ending at ``node``."""
-    out[:] = all_ones
+    # a loop, not ``out[:] = all_ones``: numba's array copy compiles a shape-mismatch message (~3 s cold)
+    for w in range(out.shape[0]):
+        out[w] = all_ones[w]
     x = node
     while x > 0:
         a = node_last[x]

@@ -214,7 +214,9 @@ def expand(
         n_live = live_word_list(u, live_words)
         if use_classes:
             minor_unc = class_sums(u, live_words, n_live, class_weights, minority_weights, unc_totals)
-            n_unc = unc_totals.sum()
+            n_unc = 0.0
+            for c in range(n_classes):  # loops, not .sum()/.max(): numba's reductions compile slowly
+                n_unc += unc_totals[c]
             pos_unc = 0.0
         else:
             n_unc = float(weighted_count(u, count_planes))
@@ -232,10 +234,12 @@ def expand(
                 for j in range(n_live):
                     v[live_words[j]] = u[live_words[j]] & bits[a, live_words[j]]
                 n_min = class_sums(v, live_words, n_live, class_weights, minority_weights, cap_totals)
-                n_cap = cap_totals.sum()
-                rule_correct = cap_totals.max()
+                n_cap = 0.0
+                rule_correct = 0.0
                 rest_correct = 0.0
                 for c in range(n_classes):
+                    n_cap += cap_totals[c]
+                    rule_correct = max(rule_correct, cap_totals[c])
                     rest_correct = max(rest_correct, unc_totals[c] - cap_totals[c])
             else:
                 if use_packed:
