@@ -188,3 +188,45 @@ def test_counters_match_with_sparse_and_dense_words(seed, counting):
         assert result.objective == pytest.approx(expected["objective"], abs=1e-12)
         for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions", "expansions_with_children"):
             assert counters[name] == expected[name], (name, counters[name], expected[name])
+
+
+def test_both_cores_count_the_children_as_one_does():
+    """A problem large enough for the parallel kernel (an expansion sweeps >= PARALLEL_MIN_WORDS words):
+    on two threads and on one the search makes the same expansions, bounds and insertions, and finds the
+    same list; three threads running searches at once finish with the same answer (numba's default
+    threading layer aborts the process when two threads start parallel loops at once)."""
+    import threading
+
+    import numba
+
+    from optrules.corels import kernel as K
+
+    rng = np.random.default_rng(7)
+    captures = rng.random((40, 120_000)) < 0.2  # no two samples alike: the words stay dense
+    y = (captures[0] & captures[1]) ^ (rng.random(120_000) < 0.3)
+    assert captures.shape[0] * (captures.shape[1] // 64) >= K.PARALLEL_MIN_WORDS
+    problem = Problem.from_captures(captures, y.astype(np.int64), 0.0005)
+    threads = numba.get_num_threads()
+    runs = {}
+    try:
+        for n_threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(n_threads)
+            result = search(problem, map_type="none", warm_start=False, max_nodes=400)
+            runs[n_threads] = (result.prefix, {k: result.certificate.counters[k] for k in
+                                               ("nodes_expanded", "lower_bound_evaluations", "queue_insertions")})
+    finally:
+        numba.set_num_threads(threads)
+    assert len(set(map(repr, runs.values()))) == 1, runs
+    assert runs[1][1]["nodes_expanded"] == 400
+
+    answers = []
+
+    def fit():
+        answers.append(search(problem, map_type="none", warm_start=False, max_nodes=100).prefix)
+
+    workers = [threading.Thread(target=fit) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(answers) == 3 and len(set(answers)) == 1

@@ -10,7 +10,9 @@ dominance map an open-addressing table of node ids (-1 empty).
 
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +39,27 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
 )
 from .budget import Budget, check_budget_values
 from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+
+
+_PARALLEL = threading.Lock()
+
+
+@contextmanager
+def parallel_region(wanted: bool = True):
+    """The number of threads this thread may start numba's parallel loops on (0: run serially).
+    numba's default threading layer (workqueue) aborts the process when two threads run parallel loops
+    at once, and the web app runs fits in threads: one thread at a time gets them, the others run
+    serially meanwhile. 0 on one core or when not ``wanted``."""
+    from numba import get_num_threads
+
+    threads = get_num_threads()
+    if not wanted or threads < 2 or not _PARALLEL.acquire(blocking=False):
+        yield 0
+        return
+    try:
+        yield threads
+    finally:
+        _PARALLEL.release()
 
 
 class SearchState:

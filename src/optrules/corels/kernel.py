@@ -17,7 +17,7 @@ search and react to Ctrl-C between calls.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .._numba import (
     EXPANDED,
@@ -157,13 +157,16 @@ def queue_summary(heap_node, size, node_dead, node_mistakes, node_b0, node_depth
     return smallest
 
 
+# below this many words to sweep per expansion, starting threads costs more than it saves (measured)
+PARALLEL_MIN_WORDS = 1 << 16
+
+
 # -- the search loop --------------------------------------------------------------------------------
-@njit(cache=True)
-def expand(
+def _expand(
     max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, class_weights,
     minority_weights, all_ones, n_samples, lambda_n, policy, map_type, flags, zobrist,
     node_parent, node_last, node_depth, node_mistakes, node_b0, node_hash, node_dead,
-    heap_key, heap_node, map_slots, ints, floats, best_prefix,
+    heap_key, heap_node, map_slots, ints, floats, best_prefix, n_chunks,
 ):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
@@ -171,6 +174,9 @@ def expand(
     counted by :func:`~optrules._numba.packed_sum` or :func:`~optrules._numba.plane_counts` (two
     classes, unit weights), or by :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
     (sample weights or several classes: a rule's correct weight is its largest class total).
+    With ``n_chunks`` > 0 (in :data:`expand_parallel` only) the children of a large prefix are first
+    counted on every core, in that many chunks; the caller makes sure no other thread is in a parallel
+    region. (A parameter: numba cannot cache a kernel that asks for its thread count.)
     """
     n_antecedents, n_words = bits.shape
     use_min_support = (flags & USE_MIN_SUPPORT) != 0
@@ -188,6 +194,7 @@ def expand(
     live_words = np.empty(n_words, dtype=np.int64)
     v = np.empty(n_words, dtype=np.uint64)
     in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
+    child_counts = np.empty(n_antecedents, dtype=np.int64)
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
@@ -226,6 +233,21 @@ def expand(
         insertions_before = ints[INSERTIONS]
         if depth + 1 > ints[MAX_LENGTH]:
             ints[MAX_LENGTH] = depth + 1
+        if not use_classes:
+            # pass 1, every child's counts: on every core when the sweep is large enough to pay for the
+            # threads, antecedents dealt round-robin to several chunks per core, each with its scratch
+            chunks = n_chunks if n_chunks > 0 and n_live * n_antecedents >= PARALLEL_MIN_WORDS else 1
+            for chunk in prange(chunks):
+                chunk_scratch = np.empty(n_words, dtype=np.uint64) if chunks > 1 else v
+                for a in range(chunk, n_antecedents, chunks):
+                    if in_prefix[a]:
+                        continue
+                    if use_packed:
+                        child_counts[a] = packed_sum(u, bits, a, live_words, n_live, packed_weights)
+                    else:
+                        child_counts[a] = plane_counts(u, bits, a, live_words, n_live, chunk_scratch, count_planes,
+                                                       positive_planes, minority_planes, use_equivalent)
+        # pass 2, each child: bounds, the incumbent, the queue
         for a in range(n_antecedents):
             if in_prefix[a]:
                 continue
@@ -242,13 +264,7 @@ def expand(
                     rule_correct = max(rule_correct, cap_totals[c])
                     rest_correct = max(rest_correct, unc_totals[c] - cap_totals[c])
             else:
-                if use_packed:
-                    acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
-                else:
-                    acc = plane_counts(
-                        u, bits, a, live_words, n_live, v, count_planes, positive_planes, minority_planes,
-                        use_equivalent,
-                    )
+                acc = child_counts[a]
                 n_cap_i, n_pos_i, n_min_i = unpack_counts(acc)
                 n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
                 rule_correct = max(n_pos, n_cap - n_pos)
@@ -303,3 +319,18 @@ def expand(
             ints[KEPT_A_CHILD] += 1
         mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE
+
+
+def _renamed(function, name: str):
+    """A copy of ``function`` named ``name``: numba's disk cache keys a function's machine code on its
+    name and signature, not on ``parallel``, so the two compilations of one source need two names."""
+    code = function.__code__.replace(co_name=name, co_qualname=name)
+    copy = type(function)(code, function.__globals__, name, function.__defaults__, function.__closure__)
+    copy.__qualname__ = name
+    return copy
+
+
+# One source, two compilations: the serial one (every search) and the parallel one, compiled only when a
+# search is large enough to use both cores (its parfors compile ~2x slower).
+expand = njit(cache=True)(_expand)
+expand_parallel = njit(cache=True, parallel=True)(_renamed(_expand, "expand_parallel"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, drive, unsearched_counters
+from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, drive, parallel_region, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
@@ -134,14 +134,19 @@ def search(
     flags = ablation.flags()
     policy_id, map_id = K.POLICIES[policy], K.MAP_TYPES[map_type]
 
+    # both cores when an expansion sweeps enough words to pay for starting threads (the whole search
+    # compiles to one kernel or the other)
+    kernel = K.expand_parallel if groups.bits.size >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
+
     def run(max_pops: int) -> int:
-        return K.expand(
-            max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
-            groups.packed_weights, class_weights, minority_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
-            state.node_parent, state.node_last, state.node_depth, state.node_mistakes, state.node_b0,
-            state.node_hash, state.node_dead, state.heap_key, state.heap_node,
-            state.map_slots, state.ints, state.floats, state.best_prefix,
-        )
+        with parallel_region(kernel is K.expand_parallel) as threads:
+            return kernel(
+                max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
+                groups.packed_weights, class_weights, minority_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
+                state.node_parent, state.node_last, state.node_depth, state.node_mistakes, state.node_b0,
+                state.node_hash, state.node_dead, state.heap_key, state.heap_node,
+                state.map_slots, state.ints, state.floats, state.best_prefix, min(m, 4 * threads),
+                )
 
     trace = Trace()
     outcome = drive(
