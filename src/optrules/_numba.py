@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
@@ -264,6 +265,48 @@ def prefix_of(node, node_parent, node_last, node_depth, out):
 
 
 # -- steps shared by the branch-and-bound kernels (state layout: optrules.bnb) -------------------------
+# The kernels take their arrays in these groups (numba compiles named tuples of arrays as plain arguments).
+class Counting(NamedTuple):
+    """The grouped samples as the kernels count them (optrules.data.groups): capture vectors, weight
+    bit planes or packed weights, and per-class weights (empty unless samples carry weights or there
+    are several classes)."""
+
+    bits: np.ndarray
+    count_planes: np.ndarray
+    positive_planes: np.ndarray
+    minority_planes: np.ndarray
+    packed_weights: np.ndarray
+    all_ones: np.ndarray
+    class_weights: np.ndarray
+    minority_weights: np.ndarray
+
+
+class Tree(NamedTuple):
+    """The node arrays every search shares: a prefix is a chain of parent pointers."""
+
+    parent: np.ndarray
+    last: np.ndarray
+    depth: np.ndarray
+    hash: np.ndarray
+    dead: np.ndarray
+
+
+class Frontier(NamedTuple):
+    """The queue (a binary heap of priorities and nodes) and the symmetry map (node ids, -1 empty)."""
+
+    heap_key: np.ndarray
+    heap_node: np.ndarray
+    map_slots: np.ndarray
+
+
+class Progress(NamedTuple):
+    """Counters (``ints``, slots below), the incumbent's objective (``floats[0]``) and its prefix."""
+
+    ints: np.ndarray
+    floats: np.ndarray
+    best_prefix: np.ndarray
+
+
 # slots of the integer state vector
 N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
 KEPT_A_CHILD = 10  # expansions that queued at least one child (what the C++ reference's num_evaluated counts)

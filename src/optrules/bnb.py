@@ -19,6 +19,9 @@ import numpy as np
 
 from ._numba import (  # noqa: F401  (the state layout, defined beside the compiled steps that use it)
     BEST_LEN,
+    Frontier,
+    Progress,
+    Tree,
     EXPANDED,
     HEAP_SIZE,
     IMPROVED,
@@ -128,6 +131,15 @@ class SearchState:
             new[: old.shape[0]] = old
             setattr(self, name, new)
             del old
+
+    def tree(self) -> Tree:
+        return Tree(self.node_parent, self.node_last, self.node_depth, self.node_hash, self.node_dead)
+
+    def frontier(self) -> Frontier:
+        return Frontier(self.heap_key, self.heap_node, self.map_slots)
+
+    def progress(self) -> Progress:
+        return Progress(self.ints, self.floats, self.best_prefix)
 
     def best(self) -> tuple[int, ...]:
         return tuple(int(a) for a in self.best_prefix[: int(self.ints[BEST_LEN])])

@@ -16,6 +16,8 @@ search and react to Ctrl-C between calls.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -62,6 +64,17 @@ from .bounds import (
 
 # numba caches this module's functions keyed on this file alone: drop them when a dependency changes
 drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
+
+
+class Settings(NamedTuple):
+    """What a search keeps fixed: N (the total weight), lambda*N, the queue's policy, the map's key,
+    the bounds in use (``USE_*`` bits)."""
+
+    n_samples: float
+    lambda_n: float
+    policy: int
+    map_type: int
+    flags: int
 
 
 # policies
@@ -162,12 +175,7 @@ PARALLEL_MIN_WORDS = 1 << 16
 
 
 # -- the search loop --------------------------------------------------------------------------------
-def _expand(
-    max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, class_weights,
-    minority_weights, all_ones, n_samples, lambda_n, policy, map_type, flags, zobrist,
-    node_parent, node_last, node_depth, node_mistakes, node_b0, node_hash, node_dead,
-    heap_key, heap_node, map_slots, ints, floats, best_prefix, n_chunks,
-):
+def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0, frontier, progress, n_chunks):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
@@ -177,7 +185,17 @@ def _expand(
     With ``n_chunks`` > 0 (in :data:`expand_parallel` only) the children of a large prefix are first
     counted on every core, in that many chunks; the caller makes sure no other thread is in a parallel
     region. (A parameter: numba cannot cache a kernel that asks for its thread count.)
+
+    ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
+    :class:`Settings`; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
+    word per antecedent, XORed into the prefix map's keys.
     """
+    (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
+     minority_weights) = counting
+    n_samples, lambda_n, policy, map_type, flags = settings
+    node_parent, node_last, node_depth, node_hash, node_dead = tree
+    heap_key, heap_node, map_slots = frontier
+    ints, floats, best_prefix = progress
     n_antecedents, n_words = bits.shape
     use_min_support = (flags & USE_MIN_SUPPORT) != 0
     use_accurate = (flags & USE_ACCURATE_SUPPORT) != 0

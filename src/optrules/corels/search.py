@@ -115,9 +115,6 @@ def search(
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type)
-    no_classes = np.zeros((0, 1))
-    class_weights = groups.class_weights if problem.weighted else no_classes
-    minority_weights = groups.minority_weights if problem.weighted else no_classes[:, 0]
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
     # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
@@ -138,15 +135,13 @@ def search(
     # compiles to one kernel or the other)
     kernel = K.expand_parallel if groups.bits.size >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
 
+    counting = groups.counting(with_classes=problem.weighted)
+    settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags)
+
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
-            return kernel(
-                max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
-                groups.packed_weights, class_weights, minority_weights, groups.all_ones, n, lambda_n, policy_id, map_id, flags, zobrist,
-                state.node_parent, state.node_last, state.node_depth, state.node_mistakes, state.node_b0,
-                state.node_hash, state.node_dead, state.heap_key, state.heap_node,
-                state.map_slots, state.ints, state.floats, state.best_prefix, min(m, 4 * threads),
-                )
+            return kernel(max_pops, counting, settings, zobrist, state.tree(), state.node_mistakes, state.node_b0,
+                          state.frontier(), state.progress(), min(m, 4 * threads))
 
     trace = Trace()
     outcome = drive(

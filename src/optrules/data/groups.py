@@ -42,6 +42,18 @@ class GroupedSamples:
     class_weights: np.ndarray | None = None  # (64 * Wg, C) weight per group and class (``classes`` mode)
     minority_weights: np.ndarray | None = None  # (64 * Wg,) weight of each group's minority members
 
+    def counting(self, with_classes: bool = False):
+        """The arrays the kernels count with (:class:`optrules._numba.Counting`); the per-class weights
+        only ``with_classes`` (else empty, and the kernels count with the planes or packed weights)."""
+        from .._numba import Counting
+
+        classes = with_classes and self.class_weights is not None
+        return Counting(
+            self.bits, self.count_planes, self.positive_planes, self.minority_planes, self.packed_weights,
+            self.all_ones, self.class_weights if classes else np.zeros((0, 1)),
+            self.minority_weights if classes else np.zeros(0),
+        )
+
     @property
     def n_groups(self) -> int:
         return int(self.sizes.shape[0])

@@ -10,6 +10,8 @@ reference allows more completions); incomparable prefixes are both kept.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -51,14 +53,29 @@ from .bounds import (
 drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 
+class Settings(NamedTuple):
+    """What a search keeps fixed: the positive weight w, C*N and C1*N (mistake units), softly falling
+    or falling, and whether the prefix map is on."""
+
+    w: float
+    c_n: float
+    c1_n: float
+    soft: bool
+    use_map: bool
+
+
 @njit(cache=True)
-def expand(
-    max_pops, bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones,
-    w, c_n, c1_n, soft, use_map,
-    node_parent, node_last, node_depth, node_hash, node_dead, node_value, node_ref_p, node_ref_count,
-    heap_key, heap_node, map_slots, ints, floats, best_prefix,
-):
-    """Pop and expand up to ``max_pops`` prefixes (see the module docstring and optrules.bnb)."""
+def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_count, frontier, progress):
+    """Pop and expand up to ``max_pops`` prefixes (see the module docstring and optrules.bnb).
+
+    ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
+    :class:`Settings`; ``node_value``, ``node_ref_p``, ``node_ref_count``: this search's node fields.
+    """
+    bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, _classes, _minority = counting
+    w, c_n, c1_n, soft, use_map = settings
+    node_parent, node_last, node_depth, node_hash, node_dead = tree
+    heap_key, heap_node, map_slots = frontier
+    ints, floats, best_prefix = progress
     n_antecedents, n_words = bits.shape
     use_packed = packed_weights.shape[0] > 0
     u = np.empty(n_words, dtype=np.uint64)

@@ -121,14 +121,12 @@ def certified_search(
     state.node_ref_count[0] = 1
     state.push_root()
 
+    counting = groups.counting()
+    settings = K.Settings(float(w), float(c_n), float(c1_n), bool(soft), bool(use_map))
+
     def run(max_pops: int) -> int:
-        return K.expand(
-            max_pops, groups.bits, groups.count_planes, groups.positive_planes, groups.minority_planes,
-            groups.packed_weights, groups.all_ones, w, c_n, c1_n, soft, use_map,
-            state.node_parent, state.node_last, state.node_depth, state.node_hash, state.node_dead,
-            state.node_value, state.node_ref_p, state.node_ref_count,
-            state.heap_key, state.heap_node, state.map_slots, state.ints, state.floats, state.best_prefix,
-        )
+        return K.expand(max_pops, counting, settings, state.tree(), state.node_value, state.node_ref_p,
+                        state.node_ref_count, state.frontier(), state.progress())
 
     trace = Trace()
     outcome = drive(run, state, lambda elapsed: _record(trace, state, elapsed, n, progress),
