@@ -77,8 +77,14 @@ def test_pricing_against_enumeration(seed):
     for score, clause in clauses:  # every clause reported is what it claims, most negative first
         assert score == pytest.approx(data.reduced_cost(clause, mu, price)) and len(clause) <= degree
     assert [score for score, _ in clauses] == sorted(score for score, _ in clauses)
-    for score, clause in beam_search(data, mu, price, degree, beam_width=3):
+    beam = beam_search(data, mu, price, degree, beam_width=3)
+    for score, clause in beam:
         assert score == pytest.approx(data.reduced_cost(clause, mu, price)) and score < 0 and len(clause) <= degree
+    # the beam's first level extends the empty clause by every feature, best first: whenever a single
+    # feature prices below zero, the beam reports it or better (the loop above may have checked nothing)
+    best_single = min(data.reduced_cost((f,), mu, price) for f in range(j))
+    if best_single < -1e-6:
+        assert beam and beam[0][0] <= best_single + 1e-5
 
 
 def dense_pricing_instance(seed):
@@ -236,3 +242,95 @@ def test_greedy_selection_stays_within_the_bound_and_only_improves():
         for clause in clauses:
             if clause not in chosen and used + 1 + len(clause) <= complexity:
                 assert _objective(features, y, chosen + [clause], 1.0, 1.0, 0.0) >= value
+
+
+def _all_clauses(n_features, max_degree):
+    return [c for d in range(1, max_degree + 1) for c in itertools.combinations(range(n_features), d)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_dual_bound_holds_for_any_duals(seed):
+    """weak_duality_bound never passes the best rule set (nor, with a complexity bound, the LP over every
+    clause), whatever duals price the clauses: the LP's own (where it is tight), and perturbed ones that
+    leave some clauses, the empty clause among them, with negative reduced cost."""
+    from optrules.rulesets.master import weak_duality_bound
+
+    rng = np.random.default_rng(3000 + seed)
+    n, j = int(rng.integers(10, 40)), int(rng.integers(2, 6))
+    features = rng.random((n, j)) < 0.5
+    y = (features[:, 0] & features[:, 1]) | (rng.random(n) < rng.uniform(0.1, 0.6))  # often mostly positive
+    if y.all():
+        y[0] = False
+    complexity = float(rng.choice([2, 3, 5, 30, np.inf]))
+    max_degree, penalty = int(rng.integers(1, 4)), float(rng.choice([0.0, 0.5]))
+    optimum, lp_optimum = full_mip_optimum(features, y, complexity, max_degree, penalty)
+    data = PricingData.from_features(features, y)
+    n_pos = int(y.sum())
+    # the LP over every clause, for its optimal duals
+    master = MasterProblem(n_pos, complexity)
+    positives = np.flatnonzero(y)
+    for clause in [()] + _all_clauses(j, max_degree):
+        covered = features[:, list(clause)].all(axis=1) if clause else np.ones(n, bool)
+        master.add_clause(int((covered & ~y).sum()) + penalty * (1 + len(clause)), 1 + len(clause),
+                          np.flatnonzero(covered[positives]))
+    lp_value, mu_star, lam_star = master.solve_lp()
+    for trial in range(8):
+        if trial == 0:
+            mu, lam = mu_star, lam_star
+        elif trial < 3:  # lambda too low: each column's reduced cost drops by its complexity times the error
+            mu, lam = mu_star, max(0.0, lam_star - rng.uniform(0.01, 0.3))
+        else:
+            mu = np.clip(mu_star + rng.normal(0, 0.4, n_pos), 0, None) * rng.choice([1.0, 1.5])
+            lam = max(0.0, lam_star + rng.normal(0, 0.5))
+        unit = penalty + lam
+        smallest = min(data.reduced_cost(c, mu, unit) for c in _all_clauses(j, max_degree))
+        empty = data.reduced_cost((), mu, unit)
+        bound = weak_duality_bound(mu, lam, complexity, 1.0, empty, smallest, max_degree, n_pos)
+        assert bound <= optimum + 1e-7
+        if np.isfinite(complexity):
+            assert bound <= lp_value + 1e-7
+        if trial == 0:  # at the LP's own duals every clause prices >= 0: the bound is the LP optimum
+            assert bound == pytest.approx(lp_value, abs=1e-6)
+
+
+def _cnf_cost(features, y, chosen, w_pos, w_neg):
+    """A CNF (clauses of feature indices) scored as the DNF learner scores its dual: each negative it
+    accepts costs w_neg, each positive w_pos for every clause it violates."""
+    satisfied = [features[:, list(c)].any(axis=1) for c in chosen]
+    accepts = np.logical_and.reduce(satisfied) if satisfied else np.ones(len(y), bool)
+    return w_neg * float((accepts & ~y).sum()) + w_pos * float(sum((~s & y).sum() for s in satisfied))
+
+
+def _cnf_optimum(features, y, complexity, max_degree, w_pos, w_neg):
+    clauses = [c for d in range(1, max_degree + 1) for c in itertools.combinations(range(features.shape[1]), d)]
+    return min(_cnf_cost(features, y, chosen, w_pos, w_neg)
+               for k in range(int(complexity // 2) + 1) for chosen in itertools.combinations(clauses, k)
+               if sum(1 + len(c) for c in chosen) <= complexity)
+
+
+def test_cnf_with_class_weights_against_enumeration():
+    """cnf=True learns the DNF of the other class over negated features, so the two classes' weights
+    must trade places: with unequal weights the certificate's objective is the learned CNF's own cost
+    under the user's weights, never below the enumerated optimum, and equal to it when certified."""
+    certified = 0
+    for seed in range(8):
+        rng = np.random.default_rng(5100 + seed)
+        n = int(rng.integers(20, 50))
+        X = pd.DataFrame({f"c{k}": rng.choice(["a", "b", "c"], n) for k in range(2)})
+        y = (((X["c0"] == "a") | (X["c1"] == "b")) ^ (rng.random(n) < 0.15)).to_numpy()
+        weights = {False: 1.0, True: float(rng.choice([2.0, 3.0]))}
+        if seed % 2:
+            weights = {False: weights[True], True: 1.0}
+        model = RuleSetClassifier(complexity=4, max_degree=2, cnf=True, class_weight=weights, negations=False,
+                                  min_support=0.0, time_limit=30).fit(X, y)
+        features = model.binarizer_.transform(X).astype(bool)
+        names = list(model.binarizer_.feature_names_)
+        chosen = [tuple(names.index(condition) for condition in clause) for clause in model.rule_set_.clauses]
+        optimum = _cnf_optimum(features, y, 4, 2, weights[True], weights[False])
+        cert = model.certificate_
+        assert cert.objective == pytest.approx(_cnf_cost(features, y, chosen, weights[True], weights[False]))
+        assert cert.lower_bound <= optimum + 1e-6 <= cert.objective + 2e-6
+        if cert.is_optimal:
+            certified += 1
+            assert cert.objective == pytest.approx(optimum)
+    assert certified >= 5

@@ -8,9 +8,11 @@
    ceil(z_MLP) bounds the optimum), or on the overall time limit.
 4. Solve the restricted MIP over the generated clauses: the rule set.
 
-Certificate: lower bound ceil(z_MLP) when the LP is solved, else z_RMLP + (C/2) * (proven lower bound
-on the minimum reduced cost) (every clause has complexity >= 2, so at most C/2 clauses are selected);
-the gap is the rule set's objective minus that bound. The beam search may run on a random subsample of
+Certificate: after each exact pricing, the dual objective of the restricted master's duals made feasible
+for every clause (:func:`~optrules.rulesets.master.weak_duality_bound`: sum(mu) - C (lambda + t), t from
+the proven lower bound on the minimum reduced cost and the empty clause's own), rounded up when the
+weights are integers; when the LP is solved this is ceil(z_MLP). The gap is the rule set's objective
+minus that bound. The beam search may run on a random subsample of
 samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
 data; clauses are always re-scored on all samples before they enter the master.
 
@@ -33,7 +35,7 @@ import numpy as np
 
 from ..budget import Budget, as_budget
 from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
-from .master import MasterProblem, highs_version
+from .master import MasterProblem, highs_version, weak_duality_bound
 from .enumeration import enumeration_pricing
 from .pricing import PricingData, beam_search, exact_pricing
 
@@ -126,12 +128,13 @@ def column_generation(
                 improving, bound, proven = _exact(method, full, mu, unit_price, max_degree, seconds, random_state,
                                                   budget.cancelled)
                 exact_calls += 1
-                if np.isfinite(complexity):
-                    lp_bound = max(lp_bound, lp_value + (complexity / 2.0) * min(bound, 0.0))
+                empty = full.reduced_cost((), mu, unit_price)
+                lp_bound = max(lp_bound, weak_duality_bound(mu, lam, complexity, positive_weight, empty, bound,
+                                                            max_degree, n_pos))
                 if improving:
                     found = improving
                 elif proven and bound >= -_TOLERANCE:
-                    lp_solved, lp_bound = True, lp_value
+                    lp_solved = True  # within the tolerance: the bound above still counts it
                     break
             if not found:
                 break  # heuristic pricing only, or the exact IP ran out of time with nothing better

@@ -23,6 +23,30 @@ except ImportError as error:  # pragma: no cover - highspy is a declared depende
 INF = highspy.kHighsInf
 
 
+def weak_duality_bound(mu, lam, complexity_bound, p_weight, empty_reduced_cost, reduced_cost_bound,
+                       max_degree, n_positive) -> float:
+    """A lower bound on the master LP over *every* clause (so on the best rule set) from any duals.
+
+    ``(mu, lam)`` (from the restricted master, say) price the clauses; exact pricing proved that every
+    clause has reduced cost >= ``reduced_cost_bound``, and the empty clause (complexity 1) has
+    ``empty_reduced_cost``. Raising lambda by t = max(0, -rc(empty), -bound / 2) makes every column
+    dual-feasible (the others have complexity >= 2; mu is clipped to [0, p_weight] for the xi columns),
+    and the dual objective sum(mu) - C (lambda + t) then bounds the LP by weak duality. Computed from the
+    duals themselves, not from the solver's objective, so it holds whatever the LP's tolerances.
+
+    Without a complexity bound (C infinite) an optimal rule set still has at most one clause per
+    positive it alone covers (dropping any other clause costs nothing), so the LP with C = (1 +
+    max_degree) |P| added still bounds it (not the LP without that row).
+    """
+    t = max(0.0, -float(empty_reduced_cost), -min(float(reduced_cost_bound), 0.0) / 2.0)
+    if not np.isfinite(t):
+        return -np.inf
+    dual_sum = float(np.clip(mu, 0.0, p_weight).sum())
+    if complexity_bound is None or not np.isfinite(complexity_bound):
+        complexity_bound = (1 + max_degree) * n_positive
+    return dual_sum - float(complexity_bound) * (lam + t)
+
+
 def highs_version() -> str:
     return highspy.Highs().version()
 
