@@ -1,4 +1,5 @@
 import pandas as pd
+import pytest
 
 from optrules.cli import main
 
@@ -71,4 +72,13 @@ def test_fit_rule_set(tmp_path, capsys):
     assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "10",
                  "--time-limit", "20", "-o", str(tmp_path / "rs.json")]) == 0
     text = capsys.readouterr().out
-    assert "IF (" in text and "training accuracy 1.0000" in text
+    assert "IF (" in text and "training accuracy 1.0000" in text and "0 training mistakes" in text
+    # --pos-label: the set describes class 0 (labels read from the file are numbers)
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "10",
+                 "--time-limit", "20", "--pos-label", "0", "-o", str(tmp_path / "rs0.json")]) == 0
+    assert "THEN predict no" in capsys.readouterr().out  # 0/1 labels read as no/yes
+    from optrules import load_model
+
+    assert load_model((tmp_path / "rs0.json").read_text()).describes == 0
+    with pytest.raises(SystemExit, match="not one of the classes"):
+        main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--pos-label", "2"])

@@ -50,6 +50,12 @@ def test_column_generation_against_the_enumerated_mip(seed):
     cert = result.certificate
     assert cert.lower_bound <= optimum + 1e-6  # the bound never exceeds the true optimum
     assert result.objective >= optimum - 1e-6
+    covers = [features[:, list(c)].all(axis=1) if c else np.ones(n, bool) for c in result.clauses]
+    for k, own in enumerate(covers):  # no clause is redundant: each covers a positive the others miss
+        others = np.logical_or.reduce([c for i, c in enumerate(covers) if i != k] + [np.zeros(n, bool)])
+        assert (own & y & ~others).any()
+    predicted = np.logical_or.reduce(covers + [np.zeros(n, bool)])
+    assert cert.counters["training_mistakes"] == int((predicted != y).sum())
     if cert.is_optimal:
         assert result.objective == pytest.approx(optimum)
     if cert.counters["lp_solved"]:  # column generation reached the LP over all clauses
@@ -334,3 +340,66 @@ def test_cnf_with_class_weights_against_enumeration():
             certified += 1
             assert cert.objective == pytest.approx(optimum)
     assert certified >= 5
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_redundant_clauses_are_dropped_at_no_cost(seed):
+    from optrules.rulesets.colgen import _objective, _without_redundant_clauses
+
+    rng = np.random.default_rng(6200 + seed)
+    n, j = int(rng.integers(10, 40)), int(rng.integers(2, 6))
+    features = rng.random((n, j)) < 0.6
+    y = rng.random(n) < 0.5
+    every = [c for d in range(0, 3) for c in itertools.combinations(range(j), d)]
+    clauses = [every[i] for i in rng.choice(len(every), size=min(len(every), int(rng.integers(1, 6))), replace=False)]
+    weights = (float(rng.choice([1.0, 2.0])), float(rng.choice([1.0, 0.5])), float(rng.choice([0.0, 0.3])))
+    before = _objective(features, y, clauses, *weights)
+    kept, after = _without_redundant_clauses(features, y, clauses, before, *weights)
+    assert set(kept) <= set(clauses) and after <= before + 1e-12
+    assert after == pytest.approx(_objective(features, y, kept, *weights))
+
+    def covered(cs):
+        return np.logical_or.reduce([features[:, list(c)].all(axis=1) for c in cs] + [np.zeros(n, bool)])
+
+    assert (covered(kept) & y).sum() == (covered(clauses) & y).sum()  # no positive is lost
+    for k in range(len(kept)):
+        assert (covered(kept[k:k + 1]) & y & ~covered(kept[:k] + kept[k + 1:])).any()
+
+
+def test_pos_label_chooses_the_class_the_set_describes():
+    """pos_label picks the class the DNF describes: its optimum is the enumerated optimum for that class,
+    the set predicts that class where it holds, predict_proba's columns still follow classes_, and the
+    choice survives JSON; an unknown label is refused."""
+    from optrules.rulesets.colgen import _objective
+
+    rng = np.random.default_rng(77)
+    n = 60
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["p", "q"], n)})
+    y = np.where(((X["a"] == "x") & (X["b"] == "p")) ^ (rng.random(n) < 0.1), "yes", "no")
+    optima = []
+    for label, index in (("no", 0), ("yes", 1)):
+        model = RuleSetClassifier(complexity=5, max_degree=2, pos_label=label, negations=False, min_support=0.0,
+                                  time_limit=30).fit(X, y)
+        rule_set = model.rule_set_
+        assert rule_set.describes == index and list(model.classes_) == ["no", "yes"]
+        features = model.binarizer_.transform(X).astype(bool)
+        optimum, _ = full_mip_optimum(features, y == label, 5.0, 2)
+        names = list(model.binarizer_.feature_names_)
+        chosen = [tuple(names.index(c) for c in clause) for clause in rule_set.clauses]
+        cert = model.certificate_  # the objective is the set's own cost as a description of `label`
+        assert cert.objective == pytest.approx(_objective(features, y == label, chosen, 1.0, 1.0, 0.0))
+        assert cert.lower_bound <= optimum + 1e-6 <= cert.objective + 1e-6
+        if cert.is_optimal:
+            assert cert.objective == pytest.approx(optimum)
+        optima.append(optimum)
+        accepted = rule_set.decision(X)
+        assert (model.predict(X) == np.where(accepted, label, "no" if label == "yes" else "yes")).all()
+        proba = model.predict_proba(X)
+        assert np.allclose(proba.sum(axis=1), 1.0)
+        assert np.allclose(proba[:, index], np.where(accepted, rule_set.rates[1], rule_set.rates[0]))
+        assert rule_set.rates[1] == pytest.approx((y[accepted] == label).mean())
+        again = load_model(rule_set.to_json())
+        assert again.describes == index and (again.predict(X) == model.predict(X)).all()
+    assert optima[0] != optima[1]  # the two classes are two problems
+    with pytest.raises(ValueError, match="pos_label"):
+        RuleSetClassifier(pos_label="maybe", time_limit=5).fit(X, y)

@@ -218,6 +218,17 @@ def _check_fit_arguments(args) -> None:
     _check_output(getattr(args, "output", None))
 
 
+def _class_named(text: str | None, y):
+    """The class of ``y`` whose text is ``text`` (labels read from a file may be numbers)."""
+    if text is None:
+        return None
+    classes = np.unique(np.asarray(y)[~pd.isna(y)]) if len(y) else []
+    for label in classes:
+        if str(label) == text:
+            return label
+    raise SystemExit(f"error: --pos-label {text!r} is not one of the classes {[str(c) for c in classes]}")
+
+
 def _time_left(args, started: float) -> float | None:
     """What is left of --time-limit after reading the data (the budget covers the whole command)."""
     if args.time_limit is None:
@@ -256,7 +267,7 @@ def _fit_model(args, console: Console):
     if args.model == "ruleset":
         model = RuleSetClassifier(
             complexity=args.complexity, max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
-            class_weight=args.class_weight, **{**common, "negations": True},
+            class_weight=args.class_weight, pos_label=_class_named(args.pos_label, y), **{**common, "negations": True},
         ).fit(X, y)
         summary = (f"{source}: {len(X)} samples, {len(model.binarizer_.feature_names_)} features, "
                    f"complexity <= {args.complexity}; {_budget_text(args)}")
@@ -309,7 +320,9 @@ def cmd_fit(args, console: Console) -> int:
     if weights is not None:
         line += f", weighted {model.score(X, y, sample_weight=weights):.4f}"
     if args.model == "ruleset":
-        line += f", complexity {model.rule_set_.complexity}"
+        # the objective is a weighted Hamming loss (a negative counts once per clause covering it)
+        line += (f", {certificate.counters['training_mistakes']:,} training mistakes, complexity "
+                 f"{model.rule_set_.complexity}")
     console.print(line)
     return _save(args, model.rule_list_, certificate, console)
 
@@ -524,6 +537,8 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     rs.add_argument("--complexity", type=float, default=30.0, help="bound on clauses + conditions (default 30)")
     rs.add_argument("--max-degree", type=int, default=5, help="conditions per clause (default 5)")
     rs.add_argument("--cnf", action="store_true", help="learn a CNF (AND of ORs) instead of a DNF")
+    rs.add_argument("--pos-label", default=None, metavar="LABEL",
+                    help="the class the rule set describes (default: the second of the sorted classes)")
     rs.add_argument("--penalty", type=float, default=0.0, help="price per unit of complexity (default 0)")
     search = fit.add_argument_group("search")
     search.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")

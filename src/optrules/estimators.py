@@ -454,6 +454,9 @@ class RuleSetClassifier(_RuleModelEstimator):
     complexity : C, the bound on sum over clauses of (1 + conditions).
     max_degree : conditions per clause, at most.
     cnf : learn a CNF (AND of ORs) instead of a DNF.
+    pos_label : the class the rule set describes (predicts when it holds); default None: the second of
+        the sorted classes, as scikit-learn's binary metrics assume. Describing the other class is a
+        different problem with a different optimum (a DNF for one class is a CNF for the other).
     penalty : price of each unit of complexity in the objective (0: only the bound).
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
     time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
@@ -485,6 +488,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         complexity: float = 30.0,
         max_degree: int = 5,
         cnf: bool = False,
+        pos_label=None,
         penalty: float = 0.0,
         class_weight=None,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
@@ -507,6 +511,7 @@ class RuleSetClassifier(_RuleModelEstimator):
         self.complexity = complexity
         self.max_degree = max_degree
         self.cnf = cnf
+        self.pos_label = pos_label
         self.penalty = penalty
         self.class_weight = class_weight
         self.time_limit = time_limit
@@ -546,8 +551,10 @@ class RuleSetClassifier(_RuleModelEstimator):
                 frame, y01 = self._target(X, y)
                 features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget)
                 names = list(self.binarizer_.feature_names_)
-                negative_weight, positive_weight = self._class_weights(y01)
-                target = y01.astype(bool)
+                describes = self._described_class()
+                weights = self._class_weights(y01)
+                negative_weight, positive_weight = weights[1 - describes], weights[describes]
+                target = y01 == describes
                 if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
                     features, target = ~features, ~target
                     positive_weight, negative_weight = negative_weight, positive_weight
@@ -561,10 +568,21 @@ class RuleSetClassifier(_RuleModelEstimator):
         finally:
             self._close(progress)
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
-        rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_)
-        predicted = rule_set.decision(X)
-        rates = tuple(float(y01[predicted == side].mean()) if (predicted == side).any() else float(side)
+        rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
+        accepted = rule_set.decision(X)
+        # the described class's training rate among the rows the set rejects, and among those it accepts
+        rates = tuple(float((y01[accepted == side] == describes).mean()) if (accepted == side).any() else float(side)
                       for side in (False, True))
-        self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_)
+        self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_,
+                                                   describes=describes)
         self.certificate_ = result.certificate
         return self
+
+    def _described_class(self) -> int:
+        """The index in ``classes_`` of ``pos_label`` (default: the second class)."""
+        if self.pos_label is None:
+            return 1
+        matches = [k for k, label in enumerate(self.classes_) if label == self.pos_label]
+        if not matches:
+            raise ValueError(f"pos_label={self.pos_label!r} is not one of the classes {list(self.classes_)}")
+        return matches[0]

@@ -300,14 +300,19 @@ class RuleSet(RuleList):
     """A Boolean rule set: DNF (``IF clause OR clause ... THEN positive``, a clause being an AND of
     features) or, with ``cnf``, CNF (``IF (a OR b) AND (c) ... THEN positive``).
 
-    ``clauses`` are tuples of feature names. ``rates`` are the training positive rates among the
-    samples predicted negative and positive, reported by ``predict_proba``.
+    ``clauses`` are tuples of feature names. The set describes ``classes[describes]`` (the "positive"
+    class it predicts when it holds; by default the second). ``rates`` are the training rates of that
+    class among the samples the set rejects and accepts, reported by ``predict_proba`` (whose columns
+    follow ``classes``).
     """
 
     def __init__(self, clauses, cnf: bool = False, rates=(0.0, 1.0), classes=(0, 1), binarizer=None,
-                 feature_names=None):
-        rules = [Rule(tuple(c), 1, 0, 0) for c in clauses]
-        super().__init__(rules, Rule((), 0, 0, 0), classes, binarizer, feature_names)
+                 feature_names=None, describes: int = 1):
+        if describes not in (0, 1):
+            raise ValueError(f"describes must be 0 or 1 (an index into classes), got {describes!r}")
+        self.describes = int(describes)
+        rules = [Rule(tuple(c), self.describes, 0, 0) for c in clauses]
+        super().__init__(rules, Rule((), 1 - self.describes, 0, 0), classes, binarizer, feature_names)
         self.clauses = [tuple(c) for c in clauses]
         self.cnf = bool(cnf)
         self.rates = (float(rates[0]), float(rates[1]))
@@ -337,11 +342,12 @@ class RuleSet(RuleList):
         return out
 
     def predict(self, X) -> np.ndarray:
-        return self.classes[self.decision(X).astype(np.int64)]
+        accepted = self.decision(X)
+        return self.classes[np.where(accepted, self.describes, 1 - self.describes)]
 
     def predict_proba(self, X) -> np.ndarray:
-        p = np.where(self.decision(X), self.rates[1], self.rates[0])
-        return np.column_stack([1.0 - p, p])
+        p = np.where(self.decision(X), self.rates[1], self.rates[0])  # of the described class
+        return np.column_stack([p, 1.0 - p] if self.describes == 0 else [1.0 - p, p])
 
     @property
     def complexity(self) -> int:
@@ -349,8 +355,8 @@ class RuleSet(RuleList):
         return len(self.clauses) + sum(len(c) for c in self.clauses)
 
     def __str__(self) -> str:
-        positive = _display_label(self.classes, 1)
-        negative = _display_label(self.classes, 0)
+        positive = _display_label(self.classes, self.describes)
+        negative = _display_label(self.classes, 1 - self.describes)
         if not self.clauses:
             return f"predict {positive if self.cnf else negative}"
         inner, outer = (" OR ", "\n  AND ") if self.cnf else (" AND ", "\n  OR ")
@@ -362,6 +368,7 @@ class RuleSet(RuleList):
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, RuleSet) and self.clauses == other.clauses and self.cnf == other.cnf
+                and self.describes == other.describes
                 and [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes])
 
     def to_dict(self) -> dict:
@@ -371,6 +378,7 @@ class RuleSet(RuleList):
             "classes": [_plain(c) for c in self.classes],
             "clauses": [list(c) for c in self.clauses],
             "cnf": self.cnf,
+            "describes": self.describes,
             "rates": list(self.rates),
             "feature_names": self.feature_names,
             "binarizer": self.binarizer.to_dict() if self.binarizer is not None else None,
@@ -385,7 +393,8 @@ class RuleSet(RuleList):
             from .data.binarize import Binarizer
 
             binarizer = Binarizer.from_dict(data["binarizer"])
-        return cls(data["clauses"], data["cnf"], data["rates"], data["classes"], binarizer, data.get("feature_names"))
+        return cls(data["clauses"], data["cnf"], data["rates"], data["classes"], binarizer, data.get("feature_names"),
+                   data.get("describes", 1))
 
 
 def load_model(text: str):

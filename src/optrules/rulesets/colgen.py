@@ -174,6 +174,8 @@ def column_generation(
         greedy_objective = _objective(features, y, greedy, positive_weight, negative_weight, penalty)
         if greedy_objective < objective:
             chosen, objective = greedy, greedy_objective
+    chosen, objective = _without_redundant_clauses(features, y, chosen, objective, positive_weight, negative_weight,
+                                                   penalty)
     integral = _integral(positive_weight, negative_weight, penalty)
     lower = lp_bound
     if integral and np.isfinite(lower):
@@ -195,6 +197,9 @@ def column_generation(
         "restricted_mip_optimal": mip_proven,
         "restricted_mip_bound": mip_bound,
         "pricing_samples": len(y) if sample is None else len(sample),
+        # what users count: training samples the set misclassifies (the objective counts a negative once
+        # per clause covering it, and weighs the classes)
+        "training_mistakes": _mistakes(features, y, chosen),
         "solver": f"HiGHS {highs_version()}",
     }
     return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
@@ -265,6 +270,37 @@ def _greedy_selection(features, y, clauses, complexity, positive_weight, negativ
         available[k] = False
         used += int(sizes[k])
         covered |= covers[k]
+
+
+def _covers(features, clauses, n):
+    return [features[:, list(c)].all(axis=1) if c else np.ones(n, bool) for c in clauses]
+
+
+def _mistakes(features, y, clauses) -> int:
+    covered = np.logical_or.reduce(_covers(features, clauses, len(y))) if clauses else np.zeros(len(y), bool)
+    return int((covered != y).sum())
+
+
+def _without_redundant_clauses(features, y, clauses, objective, positive_weight, negative_weight, penalty):
+    """Drop, largest first, every clause that covers no positive the others miss: the objective cannot
+    grow (its negatives and complexity go, no positive is lost) and the set reads shorter. A MIP keeps
+    such a clause only when it costs nothing (no negatives, no penalty), a tie."""
+    kept = sorted(clauses, key=len, reverse=True)
+    k = 0
+    while k < len(kept):
+        others = kept[:k] + kept[k + 1:]
+        covered_by_others = np.logical_or.reduce(_covers(features, others, len(y))) if others else np.zeros(len(y), bool)
+        own = _covers(features, [kept[k]], len(y))[0]
+        if not (own & y & ~covered_by_others).any():
+            kept = others
+        else:
+            k += 1
+    if len(kept) == len(clauses):
+        return clauses, objective
+    smaller = _objective(features, y, kept, positive_weight, negative_weight, penalty)
+    if smaller > objective:  # cannot happen (weights and penalty are >= 0); keep the solver's set if it did
+        return clauses, objective
+    return [c for c in clauses if c in kept], smaller
 
 
 def _objective(features, y, clauses, positive_weight, negative_weight, penalty) -> float:
