@@ -82,3 +82,13 @@ def test_fit_rule_set(tmp_path, capsys):
     assert load_model((tmp_path / "rs0.json").read_text()).describes == 0
     with pytest.raises(SystemExit, match="not one of the classes"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--pos-label", "2"])
+    # --cv K chooses the complexity bound (and, with --pos-label both, the class)
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--cv", "3",
+                 "--complexity", "2", "6", "--pos-label", "both", "--time-limit", "20"]) == 0
+    text = capsys.readouterr().out
+    assert "3-fold cross-validation" in text and "class" in text and text.count(" *") == 1
+    assert "per fit" in text and "training accuracy" in text
+    with pytest.raises(SystemExit, match="need --cv"):
+        main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "2", "6"])
+    with pytest.raises(SystemExit, match="not for --model frl"):
+        main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "frl", "--cv", "3"])

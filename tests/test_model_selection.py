@@ -77,3 +77,40 @@ def test_cross_validation_on_a_dask_cluster(compas):
     for key in ("mean_test_score", "mean_n_rules"):
         assert np.allclose(on_cluster.cv_results_[key], serial.cv_results_[key])
     assert on_cluster.regularization_ == serial.regularization_
+
+
+def test_cross_validated_rule_set_complexity_and_class():
+    """RuleSetCV's fold scores are those of independent fits on the same splits; it picks the best mean
+    (ties and one-standard-error: the smaller bound), refits with it, and with pos_labels="both" also
+    chooses the class the set describes."""
+    import pandas as pd
+
+    from optrules.estimators import RuleSetClassifier
+    from optrules.model_selection import RuleSetCV
+
+    rng = np.random.default_rng(5)
+    n = 240
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n), "c": rng.integers(0, 9, n)})
+    y = np.where((((X["a"] == "x") & (X["b"] == "p")) | (X["c"] > 6)) ^ (rng.random(n) < 0.08), "yes", "no")
+    base = RuleSetClassifier(max_degree=2, time_limit=20)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    model = RuleSetCV([6, 2], base, pos_labels="both", cv=cv).fit(X, y)
+    results = model.cv_results_
+    assert list(results["complexity"]) == [2, 2, 6, 6] and list(results["pos_label"]) == ["no", "yes"] * 2
+    for j in range(4):
+        params = {"complexity": results["complexity"][j], "pos_label": results["pos_label"][j]}
+        direct = cross_val_score(RuleSetClassifier(max_degree=2, time_limit=20, **params), X, y, cv=cv)
+        assert np.allclose([results[f"split{k}_test_score"][j] for k in range(3)], direct)
+    best = int(np.argmax(results["mean_test_score"]))
+    assert model.best_params_ == {"complexity": results["complexity"][best], "pos_label": results["pos_label"][best]}
+    assert model.rule_set_.complexity <= model.best_params_["complexity"]
+    assert model.rule_set_.describes == list(model.classes_).index(model.best_params_["pos_label"])
+    assert (results["mean_complexity"] <= results["complexity"]).all()
+    simple = RuleSetCV([6, 2], base, cv=cv, one_standard_error=True).fit(X, y)
+    assert simple.best_params_["complexity"] <= RuleSetCV([6, 2], base, cv=cv).fit(X, y).best_params_["complexity"]
+    with pytest.raises(ValueError, match="complexities"):
+        RuleSetCV([1], base).fit(X, y)
+    with pytest.raises(ValueError, match="not classes"):
+        RuleSetCV([4], base, pos_labels=["maybe"]).fit(X, y)
+    with pytest.raises(ValueError, match="sample weights"):
+        RuleSetCV([4], base).fit(X, y, sample_weight=np.ones(n))

@@ -17,6 +17,7 @@ _EXPORTS = {
     "load_car_evaluation": "optrules.data.datasets",
     "regularization_path": "optrules.model_selection",
     "RuleListCV": "optrules.model_selection",
+    "RuleSetCV": "optrules.model_selection",
     "load_model": "optrules.models",
     "Rule": "optrules.models",
     "RuleList": "optrules.models",

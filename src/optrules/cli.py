@@ -209,8 +209,8 @@ def _check_fit_arguments(args) -> None:
                          "sample weights (rule sets take --class-weight balanced)")
     if args.class_weight and args.model == "frl":
         raise SystemExit("error: --class-weight does not apply to --model frl: set the weight of a positive with --w")
-    if args.cv and args.model != "rulelist":
-        raise SystemExit(f"error: --cv chooses lambda for --model rulelist only, not --model {args.model}")
+    if args.cv and args.model == "frl":
+        raise SystemExit("error: --cv chooses lambda for rule lists and the complexity for rule sets, not for --model frl")
     if args.time_limit is not None and not args.time_limit > 0:
         raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
     if args.max_memory is not None and not args.max_memory > 0:
@@ -265,12 +265,25 @@ def _fit_model(args, console: Console):
                    + (f", C1 = {args.C1}" if args.soft else "") + f"; {_budget_text(args)}")
         return model, X, y, weights, source, summary
     if args.model == "ruleset":
-        model = RuleSetClassifier(
-            complexity=args.complexity, max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
-            class_weight=args.class_weight, pos_label=_class_named(args.pos_label, y), **{**common, "negations": True},
-        ).fit(X, y)
+        both = args.pos_label == "both"
+        base = RuleSetClassifier(
+            complexity=args.complexity[0], max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
+            class_weight=args.class_weight, pos_label=None if both else _class_named(args.pos_label, y),
+            **{**common, "negations": True},
+        )
+        if args.cv:
+            from .model_selection import RuleSetCV
+
+            search = RuleSetCV(args.complexity, base, pos_labels="both" if both else None, cv=args.cv,
+                               n_jobs=args.n_jobs).fit(X, y)
+            _print_cv_table(console, args.cv, search, "complexity", "mean_complexity", "complexity found")
+            model, complexity = search.best_estimator_, search.best_params_["complexity"]
+        elif len(args.complexity) > 1 or both:
+            raise SystemExit("error: several --complexity values or --pos-label both need --cv K to choose")
+        else:
+            model, complexity = base.fit(X, y), args.complexity[0]
         summary = (f"{source}: {len(X)} samples, {len(model.binarizer_.feature_names_)} features, "
-                   f"complexity <= {args.complexity}; {_budget_text(args)}")
+                   f"complexity <= {complexity:g}; {_budget_text(args)}" + (" per fit" if args.cv else ""))
         return model, X, y, weights, source, summary
     estimator = RuleListClassifier(
         regularization=lambdas[0], max_card=args.max_card, min_support=args.min_support, class_weight=args.class_weight,
@@ -281,15 +294,7 @@ def _fit_model(args, console: Console):
         from .model_selection import RuleListCV
 
         search = RuleListCV(lambdas, estimator, cv=args.cv, n_jobs=args.n_jobs).fit(X, y, sample_weight=weights)
-        table = Table(title=f"{args.cv}-fold cross-validation")
-        for column in ("lambda", "mean accuracy", "sd", "rules", "folds certified"):
-            table.add_column(column, justify="right")
-        results = search.cv_results_
-        for j, value in enumerate(results["regularization"]):
-            mark = " *" if value == search.regularization_ else ""
-            table.add_row(f"{value:g}{mark}", f"{results['mean_test_score'][j]:.4f}", f"{results['std_test_score'][j]:.4f}",
-                          f"{results['mean_n_rules'][j]:.1f}", f"{results['certified_fraction'][j]:.0%}")
-        console.print(table)
+        _print_cv_table(console, args.cv, search, "regularization", "mean_n_rules", "rules")
         model = search.best_estimator_
         lambdas = [search.regularization_]
     elif len(lambdas) > 1:
@@ -299,6 +304,23 @@ def _fit_model(args, console: Console):
     summary = (f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, lambda = {lambdas[0]:g}; "
                f"{_budget_text(args)}" + (" per fold" if args.cv else ""))
     return model, X, y, weights, source, summary
+
+
+def _print_cv_table(console: Console, n_folds, search, parameter: str, size: str, size_title: str) -> None:
+    """The cross-validation table: one row per candidate setting, the chosen one starred."""
+    results = search.cv_results_
+    labels = results.get("pos_label")
+    by_class = labels is not None and any(label is not None for label in labels)
+    table = Table(title=f"{n_folds}-fold cross-validation")
+    columns = ["lambda" if parameter == "regularization" else parameter] + (["class"] if by_class else [])
+    for column in columns + ["mean accuracy", "sd", size_title, "folds certified"]:
+        table.add_column(column, justify="right")
+    for j, value in enumerate(results[parameter]):
+        chosen = value == search.best_params_[parameter] and (not by_class or labels[j] == search.best_params_["pos_label"])
+        cells = [f"{value:g}" + (" *" if chosen else "")] + ([str(labels[j])] if by_class else [])
+        table.add_row(*cells, f"{results['mean_test_score'][j]:.4f}", f"{results['std_test_score'][j]:.4f}",
+                      f"{results[size][j]:.1f}", f"{results['certified_fraction'][j]:.0%}")
+    console.print(table)
 
 
 def cmd_fit(args, console: Console) -> int:
@@ -534,11 +556,13 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     frl.add_argument("--min-class-support", type=float, default=0.1,
                      help="antecedents hold for this share of a class at least (default 0.1)")
     rs = fit.add_argument_group("Boolean rule sets (--model ruleset)")
-    rs.add_argument("--complexity", type=float, default=30.0, help="bound on clauses + conditions (default 30)")
+    rs.add_argument("--complexity", type=float, nargs="+", default=[30.0],
+                    help="bound on clauses + conditions (default 30); several values with --cv K to choose")
     rs.add_argument("--max-degree", type=int, default=5, help="conditions per clause (default 5)")
     rs.add_argument("--cnf", action="store_true", help="learn a CNF (AND of ORs) instead of a DNF")
     rs.add_argument("--pos-label", default=None, metavar="LABEL",
-                    help="the class the rule set describes (default: the second of the sorted classes)")
+                    help="the class the rule set describes (default: the second of the sorted classes); "
+                         "'both' with --cv K chooses it too")
     rs.add_argument("--penalty", type=float, default=0.0, help="price per unit of complexity (default 0)")
     search = fit.add_argument_group("search")
     search.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")

@@ -1,4 +1,5 @@
-"""Choosing lambda: the regularization path and its cross-validation.
+"""Choosing lambda: the regularization path and its cross-validation; and a rule set's complexity bound
+(and the class it describes) by cross-validation.
 
 A path fits one certified rule list per lambda on the same data. It binarizes and mines once, at the
 smallest lambda (an antecedent rarer than lambda * N can never enter an optimal list, Thm 10, so the
@@ -107,43 +108,22 @@ def _take(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
 
 
-class RuleListCV(ClassifierMixin, BaseEstimator):
-    """A rule list whose lambda is chosen by cross-validation, then refitted on all the data.
+class _CrossValidated(ClassifierMixin, BaseEstimator):
+    """What choosing a setting by cross-validation shares: folds in parallel (joblib), the scores'
+    table, the choice (the best mean, or the simplest within one standard error; candidates come simplest
+    first, so ties keep the simpler model), the refit on all data, and prediction through it.
 
-    Parameters
-    ----------
-    regularizations : the lambdas to try.
-    estimator : a :class:`~optrules.estimators.RuleListClassifier` with every other setting
-        (default: the defaults).
-    cv : folds (int: stratified k-fold), or any scikit-learn splitter or iterable of splits.
-    scoring : a scikit-learn scorer name or callable (default: accuracy).
-    n_jobs : folds run in parallel through joblib (``-1``: every core; under
-        ``joblib.parallel_config(backend="dask")`` on a Dask cluster).
-    one_standard_error : pick the largest lambda (the shortest list) whose mean score is within one
-        standard error of the best, rather than the best mean itself.
-
-    Attributes
-    ----------
-    regularization_ : the chosen lambda.
-    best_estimator_ : a :class:`~optrules.estimators.RuleListClassifier` refitted on all data with it.
-    cv_results_ : dict of arrays over the lambdas (largest first): ``regularization``,
-        ``mean_test_score``, ``std_test_score``, ``split{k}_test_score``, ``mean_n_rules``,
-        ``certified_fraction``.
-    classes_, n_features_in_ : as in scikit-learn.
+    Subclasses give ``_base()`` (the estimator to clone), ``_candidates()`` (a list of parameter dicts,
+    simplest first), ``_fold(base, X, y, weights, train, test, candidates, scorer)`` returning (scores,
+    sizes, certified) per candidate, and ``_results(candidates)`` (the parameter columns of
+    ``cv_results_``) with ``_SIZE`` (the name of the size column).
     """
 
-    def __init__(self, regularizations=DEFAULT_REGULARIZATIONS, estimator=None, cv=5, scoring=None, n_jobs=None,
-                 one_standard_error: bool = False):
-        self.regularizations = regularizations
-        self.estimator = estimator
-        self.cv = cv
-        self.scoring = scoring
-        self.n_jobs = n_jobs
-        self.one_standard_error = one_standard_error
+    _SIZE = "mean_size"
 
     def fit(self, X, y, sample_weight=None):
-        base = RuleListClassifier() if self.estimator is None else self.estimator
-        values = _check_regularizations(self.regularizations)
+        base = self._base()
+        candidates = self._candidates()
         frame = as_frame(X)
         codes, classes = check_target(y, frame.shape[0])
         y = classes[codes]  # plain labels (an object array of numbers becomes numbers) for the scorers
@@ -151,35 +131,31 @@ class RuleListCV(ClassifierMixin, BaseEstimator):
         splitter = check_cv(self.cv, y, classifier=True)
         scorer = check_scoring(base, scoring=self.scoring)
         folds = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fold_path)(base, frame, y, weights, train, test, values, scorer)
+            delayed(self._fold)(base, frame, y, weights, train, test, candidates, scorer)
             for train, test in splitter.split(frame, y)
         )
-        scores = np.array([f[0] for f in folds])  # (folds, lambdas)
+        scores = np.array([f[0] for f in folds])  # (folds, candidates)
         mean, std = scores.mean(axis=0), scores.std(axis=0)
         self.cv_results_ = {
-            "regularization": np.array(values),
+            **self._results(candidates),
             "mean_test_score": mean,
             "std_test_score": std,
             **{f"split{k}_test_score": scores[k] for k in range(scores.shape[0])},
-            "mean_n_rules": np.array([f[1] for f in folds]).mean(axis=0),
+            self._SIZE: np.array([f[1] for f in folds]).mean(axis=0),
             "certified_fraction": np.array([f[2] for f in folds]).mean(axis=0),
         }
-        best = int(np.argmax(mean))  # values run from the largest lambda: ties keep the shorter list
+        best = int(np.argmax(mean))  # candidates run simplest first: ties keep the simpler model
         if self.one_standard_error:
             threshold = mean[best] - std[best] / np.sqrt(scores.shape[0])
             best = int(np.flatnonzero(mean >= threshold)[0])
-        self.regularization_ = values[best]
-        self.best_estimator_ = clone(base).set_params(regularization=self.regularization_).fit(X, y, sample_weight)
+        self.best_params_ = candidates[best]
+        fit_weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y, **fit_weights)
         self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
         return self
-
-    @property
-    def rule_list_(self) -> RuleList:
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.rule_list_
 
     @property
     def certificate_(self) -> Certificate:
@@ -199,3 +175,158 @@ class RuleListCV(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         return tags
+
+
+class RuleListCV(_CrossValidated):
+    """A rule list whose lambda is chosen by cross-validation, then refitted on all the data.
+
+    Parameters
+    ----------
+    regularizations : the lambdas to try.
+    estimator : a :class:`~optrules.estimators.RuleListClassifier` with every other setting
+        (default: the defaults).
+    cv : folds (int: stratified k-fold), or any scikit-learn splitter or iterable of splits.
+    scoring : a scikit-learn scorer name or callable (default: accuracy).
+    n_jobs : folds run in parallel through joblib (``-1``: every core; under
+        ``joblib.parallel_config(backend="dask")`` on a Dask cluster).
+    one_standard_error : pick the largest lambda (the shortest list) whose mean score is within one
+        standard error of the best, rather than the best mean itself.
+
+    Attributes
+    ----------
+    regularization_ : the chosen lambda (``best_params_``: ``{"regularization": ...}``).
+    best_estimator_ : a :class:`~optrules.estimators.RuleListClassifier` refitted on all data with it.
+    cv_results_ : dict of arrays over the lambdas (largest first): ``regularization``,
+        ``mean_test_score``, ``std_test_score``, ``split{k}_test_score``, ``mean_n_rules``,
+        ``certified_fraction``.
+    classes_, n_features_in_ : as in scikit-learn.
+    """
+
+    _SIZE = "mean_n_rules"
+
+    def __init__(self, regularizations=DEFAULT_REGULARIZATIONS, estimator=None, cv=5, scoring=None, n_jobs=None,
+                 one_standard_error: bool = False):
+        self.regularizations = regularizations
+        self.estimator = estimator
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.one_standard_error = one_standard_error
+
+    def _base(self):
+        return RuleListClassifier() if self.estimator is None else self.estimator
+
+    def _candidates(self):
+        return [{"regularization": value} for value in _check_regularizations(self.regularizations)]
+
+    @staticmethod
+    def _fold(base, X, y, weights, train, test, candidates, scorer):
+        return _fold_path(base, X, y, weights, train, test, [c["regularization"] for c in candidates], scorer)
+
+    @staticmethod
+    def _results(candidates):
+        return {"regularization": np.array([c["regularization"] for c in candidates])}
+
+    @property
+    def regularization_(self) -> float:
+        check_is_fitted(self, "best_params_")
+        return self.best_params_["regularization"]
+
+    @property
+    def rule_list_(self) -> RuleList:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.rule_list_
+
+
+#: the complexity bounds tried when none are given (the paper's grid runs 5 ... 30)
+DEFAULT_COMPLEXITIES = (5, 10, 15, 20, 30)
+
+
+def _fold_fits(base, X, y, weights, train, test, candidates, scorer):
+    """Fit every candidate setting on one fold's training part; score each on its test part."""
+    if weights is not None:
+        raise ValueError("rule sets take no sample weights (use class_weight)")
+    X_train, X_test = _take(X, train), _take(X, test)
+    scores, sizes, certified = [], [], []
+    for params in candidates:
+        model = clone(base).set_params(**params).fit(X_train, y[train])
+        scores.append(float(scorer(model, X_test, y[test])))
+        sizes.append(model.rule_set_.complexity)
+        certified.append(model.certificate_.status == "optimal")
+    return scores, sizes, certified
+
+
+class RuleSetCV(_CrossValidated):
+    """A Boolean rule set whose complexity bound, and optionally the class it describes, are chosen by
+    cross-validation, then refitted on all the data.
+
+    Parameters
+    ----------
+    complexities : the complexity bounds C to try (clauses + conditions).
+    estimator : a :class:`~optrules.estimators.RuleSetClassifier` with every other setting (its
+        budgets apply to each fit: a fold fits every candidate).
+    pos_labels : the classes the set may describe: None (the estimator's ``pos_label``), or a list of
+        labels to try each (``"both"``: both classes).
+    cv, scoring, n_jobs, one_standard_error : as :class:`RuleListCV` (simplest: the smallest bound).
+
+    Attributes
+    ----------
+    best_params_ : the chosen ``{"complexity": C}`` (and ``"pos_label"`` when several were tried).
+    best_estimator_ : the :class:`~optrules.estimators.RuleSetClassifier` refitted on all data.
+    cv_results_ : arrays over the candidates (by complexity, then class): ``complexity``, ``pos_label``,
+        ``mean_test_score``, ``std_test_score``, ``split{k}_test_score``, ``mean_complexity`` (of the sets
+        found), ``certified_fraction``.
+    """
+
+    _SIZE = "mean_complexity"
+
+    def __init__(self, complexities=DEFAULT_COMPLEXITIES, estimator=None, pos_labels=None, cv=5, scoring=None,
+                 n_jobs=None, one_standard_error: bool = False):
+        self.complexities = complexities
+        self.estimator = estimator
+        self.pos_labels = pos_labels
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.one_standard_error = one_standard_error
+
+    def _base(self):
+        from .estimators import RuleSetClassifier
+
+        return RuleSetClassifier() if self.estimator is None else self.estimator
+
+    def _candidates(self):
+        values = sorted({float(c) for c in np.atleast_1d(self.complexities)})
+        if not values or any(not c >= 2 for c in values):
+            raise ValueError(f"complexities must be numbers >= 2, got {self.complexities!r}")
+        if self.pos_labels is None:
+            return [{"complexity": c} for c in values]
+        labels = self._labels
+        return [{"complexity": c, "pos_label": label} for c in values for label in labels]
+
+    def fit(self, X, y, sample_weight=None):
+        if sample_weight is not None:
+            raise ValueError("rule sets take no sample weights (use the estimator's class_weight)")
+        _, classes = check_target(y, len(y))
+        if isinstance(self.pos_labels, str) and self.pos_labels == "both":
+            self._labels = list(classes)
+        elif self.pos_labels is not None:
+            self._labels = list(self.pos_labels)
+            unknown = [label for label in self._labels if label not in list(classes)]
+            if unknown:
+                raise ValueError(f"pos_labels {unknown} are not classes of y {list(classes)}")
+        return super().fit(X, y)
+
+    _fold = staticmethod(_fold_fits)
+
+    @staticmethod
+    def _results(candidates):
+        return {"complexity": np.array([c["complexity"] for c in candidates]),
+                "pos_label": np.array([c.get("pos_label") for c in candidates], dtype=object)}
+
+    @property
+    def rule_set_(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.rule_set_
+
+    rule_list_ = rule_set_
