@@ -117,6 +117,17 @@ def test_bundled_dataset_and_other_families(client):
         assert run["result"]["text"]
 
 
+def test_a_rule_set_describes_the_class_the_form_names(client):
+    """The form names the class the set describes (the first class here, not the default)."""
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "ruleset",
+            "params": {"complexity": 4, "max_degree": 1, "time_limit": 5, "pos_label": "no"}}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 201, response.text
+    run = wait(client, response.json()["id"], 60)
+    assert run["status"] == "done", run
+    assert "THEN predict no" in run["result"]["text"]  # not the default, the second class "yes"
+
+
 def test_cancel_a_running_and_a_queued_run(client):
     rng = np.random.default_rng(0)
     hard = pd.DataFrame(rng.random((400, 6)).round(2), columns=[f"x{j}" for j in range(6)])
@@ -370,6 +381,7 @@ def test_the_upload_folder_has_a_total_cap():
     {"params": {"regularization": None}}, {"params": {"class_weight": {"0": 1}}}, {"params": {"foo": 1}},
     {"target": 5}, {"table": None}, {"model": ["rulelist"]}, {"model": "frl", "params": {"soft": 1}},
     {"model": "ruleset", "params": {"max_degree": -1}}, {"model": "ruleset", "params": {"complexity": "inf"}},
+    {"model": "ruleset", "params": {"pos_label": 1}}, {"model": "ruleset", "params": {"pos_label": "maybe"}},
 ])
 def test_every_bad_parameter_is_a_400(client, body):
     run = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist", "params": {}, **body}

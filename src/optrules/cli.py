@@ -20,7 +20,7 @@ from rich.table import Table
 from .data.binarize import Binarizer
 from .data.datasets import DATASETS, load_dataset
 from .data.mine import mine_antecedents
-from .data.validation import check_target
+from .data.validation import check_target, class_named
 
 EXAMPLES = """\
 examples:
@@ -219,14 +219,12 @@ def _check_fit_arguments(args) -> None:
 
 
 def _class_named(text: str | None, y):
-    """The class of ``y`` whose text is ``text`` (labels read from a file may be numbers)."""
     if text is None:
         return None
-    classes = np.unique(np.asarray(y)[~pd.isna(y)]) if len(y) else []
-    for label in classes:
-        if str(label) == text:
-            return label
-    raise SystemExit(f"error: --pos-label {text!r} is not one of the classes {[str(c) for c in classes]}")
+    try:
+        return class_named(text, y)
+    except ValueError as error:
+        raise SystemExit(f"error: --pos-label {error}") from None
 
 
 def _time_left(args, started: float) -> float | None:

@@ -35,6 +35,16 @@ def as_frame(X, columns: Sequence[str] | None = None) -> pd.DataFrame:
     return frame
 
 
+def class_named(text: str, y):
+    """The class of ``y`` whose text is ``text``: labels read from a file or a form may be numbers
+    while the user types text. ValueError, listing the classes, when none matches."""
+    labels = pd.Series(np.asarray(y, dtype=object)).dropna().unique()
+    for label in labels:
+        if str(label) == str(text):
+            return label.item() if isinstance(label, np.generic) else label
+    raise ValueError(f"{text!r} is not one of the classes {sorted(map(str, labels))}")
+
+
 def check_no_infinite(column: str, series: pd.Series) -> None:
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
         values = series.to_numpy(dtype="float64", na_value=np.nan)

@@ -100,7 +100,7 @@ COMMON_PARAMETERS = ("time_limit", "max_memory", "max_card", "missing_as_categor
 PARAMETERS = {
     "rulelist": COMMON_PARAMETERS + ("regularization", "class_weight"),
     "frl": COMMON_PARAMETERS + ("w", "C", "soft"),
-    "ruleset": COMMON_PARAMETERS + ("complexity", "max_degree"),
+    "ruleset": COMMON_PARAMETERS + ("complexity", "max_degree", "pos_label"),
 }
 DEFAULT_TIME_LIMIT = 60.0
 MAX_TIME_LIMIT = 24 * 3600.0
@@ -170,11 +170,28 @@ def build_estimator(model: str, params, progress):
             w=_number(params, "w", 3.0, float, 1e-6, 1e6), C=_number(params, "C", 1e-4, float, 0.0, 1.0),
             soft=_flag(params, "soft"), max_card=max_card, random_state=0, **common,
         )
+    pos_label = params.get("pos_label")  # text, matched to a class of the target when the table is known
+    if pos_label is not None and not isinstance(pos_label, str):
+        raise InputError(f"pos_label must be the text of a class (or empty), got {pos_label!r}")
+    pos_label = pos_label or None
     return RuleSetClassifier(
         complexity=_number(params, "complexity", 20.0, float, 2.0, 1000.0),
         max_degree=_number(params, "max_degree", 3, int, 1, 10),
-        pricing_time_limit=min(common["time_limit"], 10.0), **common,
+        pricing_time_limit=min(common["time_limit"], 10.0), pos_label=pos_label, **common,
     )
+
+
+def _described_class(estimator, y):
+    """A rule set's ``pos_label`` as typed in the form, turned into the target's class of that text."""
+    text = getattr(estimator, "pos_label", None)
+    if text is None:
+        return estimator
+    from ..data.validation import class_named
+
+    try:
+        return estimator.set_params(pos_label=class_named(text, y))
+    except ValueError as error:
+        raise InputError(f"pos_label: {error}") from None
 
 
 @dataclass
@@ -301,11 +318,12 @@ class RunManager:
         from ..data.binarize import Binarizer
         from ..data.validation import check_target
 
-        build_estimator(model, params, None)  # parameters first: they need no table
+        estimator = build_estimator(model, params, None)  # parameters first: they need no table
         table = self.table(source)
         if not target or target not in table.frame.columns:
             raise InputError(f"no column {target!r} in {table.name}; columns: {', '.join(map(str, table.frame.columns))}")
         X, y = table.frame.drop(columns=[target]), table.frame[target]
+        _described_class(estimator, y)
         try:
             check_target(y, len(X), binary=model != "rulelist")
             Binarizer(missing="category" if params.get("missing_as_category") else "error").fit(X)
@@ -380,7 +398,7 @@ class RunManager:
         estimator = build_estimator(run.model, run.params, progress)
         frame = self.table(run.table).frame
         X, y = frame.drop(columns=[run.target]), frame[run.target].to_numpy()
-        estimator.fit(X, y)
+        _described_class(estimator, y).fit(X, y)
         certificate = getattr(estimator, "certificate_", None)
         if certificate is not None and len(certificate.trace):
             run.points.append(_point(certificate.trace, -1, {

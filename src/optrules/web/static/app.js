@@ -94,7 +94,7 @@ $("model").addEventListener("change", showFamilyFields);
 const FAMILY_FIELDS = {
   rulelist: ["regularization", "class_weight"],
   frl: ["w", "C", "soft"],
-  ruleset: ["complexity", "max_degree"],
+  ruleset: ["complexity", "max_degree", "pos_label"],
 };
 
 function parameters() {
