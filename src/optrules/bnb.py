@@ -71,11 +71,14 @@ class SearchState:
 
     BASE_FIELDS = {"node_parent": np.int32, "node_last": np.int32, "node_depth": np.int32,
                    "node_hash": np.uint64, "node_dead": np.bool_}
+    # an antecedent index and a prefix length fit in 2 bytes below 65,535 antecedents: 4 bytes a prefix
+    SMALL_FIELDS = ("node_last", "node_depth")
     GROWTH = 1.5  # rather than doubling: less slack at the peak
 
     def __init__(self, n_antecedents: int, extra_fields: dict, capacity: int = 1 << 12):
         capacity = max(capacity, 4 * n_antecedents + 16)
-        self.node_fields = {**self.BASE_FIELDS, **extra_fields}
+        small = {name: np.uint16 for name in self.SMALL_FIELDS} if n_antecedents < np.iinfo(np.uint16).max else {}
+        self.node_fields = {**self.BASE_FIELDS, **small, **extra_fields}
         for name, dtype in self.node_fields.items():
             setattr(self, name, np.zeros(capacity, dtype))
         self.heap_key = np.empty(capacity, np.float64)
