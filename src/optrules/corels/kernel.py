@@ -3,8 +3,9 @@
 Memory layout (all flat numpy arrays, grown by the Python driver when the kernel asks):
 
 * nodes: a prefix is a node with a parent pointer, its last antecedent, its mistakes and b0 (int32 for
-  unit weights), so a prefix costs ~29 bytes however long it is; the uncaptured set of a popped prefix
-  is rebuilt from its chain of antecedents;
+  unit weights; antecedent and length in 2 bytes each below 65,535 antecedents), so a prefix costs ~25
+  bytes however long it is; the uncaptured set of a popped prefix is rebuilt from its chain of
+  antecedents;
 * queue: a binary heap of (priority, node) pairs, equal priorities first in, first out;
 * symmetry map: an open-addressing hash table of node ids keyed on the prefix's antecedent *set*
   (Cor 16) or on the set of samples it captures (Thm 15); a replaced node is marked dead and skipped
