@@ -243,9 +243,8 @@ DEFAULT_COMPLEXITIES = (5, 10, 15, 20, 30)
 
 
 def _fold_fits(base, X, y, weights, train, test, candidates, scorer):
-    """Fit every candidate setting on one fold's training part; score each on its test part."""
-    if weights is not None:
-        raise ValueError("rule sets take no sample weights (use class_weight)")
+    """Fit every candidate setting on one fold's training part; score each on its test part (no sample
+    weights: RuleSetCV.fit refuses them)."""
     X_train, X_test = _take(X, train), _take(X, test)
     scores, sizes, certified = [], [], []
     for params in candidates:

@@ -131,8 +131,7 @@ def search(
     flags = ablation.flags()
     policy_id, map_id = K.POLICIES[policy], K.MAP_TYPES[map_type]
 
-    # both cores when an expansion sweeps enough words to pay for starting threads (the whole search
-    # compiles to one kernel or the other)
+    # both cores when an expansion sweeps enough words to pay for starting threads
     kernel = K.expand_parallel if groups.bits.size >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
 
     counting = groups.counting(with_classes=problem.weighted)
@@ -140,8 +139,10 @@ def search(
 
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
-            return kernel(max_pops, counting, settings, zobrist, state.tree(), state.node_mistakes, state.node_b0,
-                          state.frontier(), state.progress(), min(m, 4 * threads))
+            # without threads (another search holds them), the serial compilation: no parallel region at all
+            return (kernel if threads else K.expand)(max_pops, counting, settings, zobrist, state.tree(),
+                                                     state.node_mistakes, state.node_b0, state.frontier(),
+                                                     state.progress(), min(m, 4 * threads))
 
     trace = Trace()
     outcome = drive(

@@ -140,7 +140,7 @@ def column_generation(
                 break  # heuristic pricing only, or the exact IP ran out of time with nothing better
             added = 0
             for clause in found:
-                covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
+                covered = _covers(features, [clause], len(y))[0]
                 key = np.packbits(covered).tobytes()
                 if key in seen:
                     continue
@@ -254,7 +254,7 @@ def _pricing_sample(y, max_samples: int, rng):
 def _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty):
     """Clauses added one at a time, each the one that lowers the objective most within the complexity
     bound: a rule set when the restricted MIP found none in its time."""
-    covers = np.vstack([features[:, list(c)].all(axis=1) if c else np.ones(len(y), bool) for c in clauses])
+    covers = np.vstack(_covers(features, clauses, len(y)))
     sizes = np.array([1 + len(c) for c in clauses])
     own_cost = negative_weight * (covers & ~y).sum(axis=1) + penalty * sizes
     covered = np.zeros(len(y), bool)
@@ -273,6 +273,7 @@ def _greedy_selection(features, y, clauses, complexity, positive_weight, negativ
 
 
 def _covers(features, clauses, n):
+    """What each clause covers (the empty clause: everything)."""
     return [features[:, list(c)].all(axis=1) if c else np.ones(n, bool) for c in clauses]
 
 
@@ -286,13 +287,13 @@ def _without_redundant_clauses(features, y, clauses, objective, positive_weight,
     grow (its negatives and complexity go, no positive is lost) and the set reads shorter. A MIP keeps
     such a clause only when it costs nothing (no negatives, no penalty), a tie."""
     kept = sorted(clauses, key=len, reverse=True)
+    covers = _covers(features, kept, len(y))
     k = 0
     while k < len(kept):
-        others = kept[:k] + kept[k + 1:]
-        covered_by_others = np.logical_or.reduce(_covers(features, others, len(y))) if others else np.zeros(len(y), bool)
-        own = _covers(features, [kept[k]], len(y))[0]
-        if not (own & y & ~covered_by_others).any():
-            kept = others
+        others = covers[:k] + covers[k + 1:]
+        covered_by_others = np.logical_or.reduce(others) if others else np.zeros(len(y), bool)
+        if not (covers[k] & y & ~covered_by_others).any():
+            del kept[k], covers[k]
         else:
             k += 1
     if len(kept) == len(clauses):
@@ -307,8 +308,7 @@ def _objective(features, y, clauses, positive_weight, negative_weight, penalty) 
     """Weighted Hamming loss of the rule set (missed positives, covered negatives per clause) + penalty."""
     covered_any = np.zeros(len(y), bool)
     loss = 0.0
-    for clause in clauses:
-        covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
+    for clause, covered in zip(clauses, _covers(features, clauses, len(y))):
         loss += negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
         covered_any |= covered
     return loss + positive_weight * int((y & ~covered_any).sum())
