@@ -12,6 +12,7 @@ a fresh process with the same time limit:
   yourself from the sources of PyPI ``corels`` 1.1.29 with a small driver calling ``run_corels_begin``
   / ``run_corels_loop`` / ``run_corels_end`` and printing ``RESULT objective=... seconds=...``.
 
+Searches that take under 2 s are run three times in fresh processes (each side) and the median is kept.
 Reported: status, objective, search seconds, ns per child bound (search time / bounds computed),
 expansions (in brackets those that queued a child, what the reference's ``num_evaluated`` counts),
 queue insertions, peak memory of the process; for the reference its time, objective,
@@ -172,6 +173,21 @@ def run_reference(files, regularization: float, time_limit: float) -> dict | Non
             "peak_mb": int(peak.group(1)) / 1024 if peak else None}
 
 
+SHORT_SEARCH_S = 2.0
+
+
+def median_run(run, files, regularization: float, time_limit: float, seconds: str) -> dict | None:
+    """One run, or the median of three by ``seconds`` when the first takes under SHORT_SEARCH_S: a
+    search of a tenth of a second moves by half its time with whatever else the machine does, and the
+    ratio to the reference with it."""
+    first = run(files, regularization, time_limit)
+    if not first or first.get(seconds) is None or first[seconds] >= SHORT_SEARCH_S:
+        return first
+    runs = sorted([first] + [run(files, regularization, time_limit) for _ in range(2)],
+                  key=lambda r: r.get(seconds, float("inf")))
+    return {**runs[1], "repeats": 3}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
@@ -187,10 +203,11 @@ def main() -> None:
         for name in names:
             for regularization in PROBLEMS[name][3]:
                 files = write_problem(name, Path(folder), regularization)
-                ours = run_ours(files[:3], regularization, args.time_limit)
+                ours = median_run(run_ours, files[:3], regularization, args.time_limit, seconds="total_time")
                 key = f"{name} | {regularization}"
                 known = results.get(key, {}).get("reference") if args.reuse_reference else None
-                reference = known or run_reference(files[:3], regularization, args.time_limit)
+                reference = known or median_run(run_reference, files[:3], regularization, args.time_limit,
+                                                seconds="seconds")
                 results[key] = {"problem": name, "lambda": regularization, "antecedents": files[3],
                                 "samples": sum(1 for _ in open(files[1]).readline().split()) - 1,
                                 "ours": ours, "reference": reference}
@@ -211,7 +228,8 @@ def _cell(value, spec: str) -> str:
 
 def render(results: dict) -> str:
     lines = [results["stamp"] + " Each side: one fresh process per search, the same time limit; ours with a "
-             "2 GB memory budget, the reference under a 4 GB address-space limit.", "",
+             "2 GB memory budget, the reference under a 4 GB address-space limit; searches under 2 s: the median "
+             "of three processes.", "",
              "| problem | lambda | samples | antecedents | status | objective | search s | ns / bound | expanded | "
              "insertions | peak MB | C++ status | C++ objective | C++ s | C++ MB | C++ / ours |",
              "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
