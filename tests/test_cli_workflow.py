@@ -46,6 +46,27 @@ def test_fit_save_predict_round_trip(compas_csv, tmp_path, capsys):
     assert fired.any() and (out.loc[fired, "prediction"] == model.classes[model.rules[0].prediction]).all()
 
 
+@pytest.mark.parametrize("model_args", [["-r", "0.01"], ["--model", "ruleset", "--complexity", "6"]])
+def test_export_writes_sql_and_python_that_predict_as_the_model(compas_csv, tmp_path, capsys, model_args):
+    import sqlite3
+
+    path, frame = compas_csv
+    model_path = tmp_path / "model.json"
+    assert main(["fit", str(path), "--target", "recidivism", *model_args, "-o", str(model_path)]) == 0
+    model = load_model(model_path.read_text())
+    X = frame.drop(columns="recidivism")
+    assert main(["export", str(model_path), "--to", "sql", "--table", "people", "-o", str(tmp_path / "m.sql")]) == 0
+    with sqlite3.connect(":memory:") as connection:
+        X.to_sql("people", connection, index=False)
+        got = pd.read_sql_query((tmp_path / "m.sql").read_text(), connection)
+    assert got["prediction"].tolist() == model.predict(X).tolist()
+    capsys.readouterr()
+    assert main(["export", str(model_path), "--to", "python"]) == 0
+    namespace = {}
+    exec(capsys.readouterr().out, namespace)
+    assert [namespace["predict"](row) for row in X.iloc[:300].to_dict("records")] == model.predict(X.iloc[:300]).tolist()
+
+
 def test_predict_prints_without_output_and_rejects_bad_files(compas_csv, tmp_path, capsys):
     path, frame = compas_csv
     model_path = tmp_path / "m.json"

@@ -59,7 +59,7 @@ def test_json_roundtrip_keeps_predictions(data):
 def test_unknown_columns_and_bad_json(data):
     X, _ = data
     rl = RuleList([Rule(("sex=Male",), 1, 4, 3)], Rule((), 0, 4, 1))
-    with pytest.raises(ValueError, match=r"\['sex=Male'\] used by the rule list are missing"):
+    with pytest.raises(ValueError, match=r"\['sex=Male'\] used by the model are missing"):
         rl.predict(X)
     with pytest.raises(ValueError, match="not a serialised RuleList"):
         RuleList.from_json('{"format": "other"}')

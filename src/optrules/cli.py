@@ -1,4 +1,4 @@
-"""Command line: ``optrules info | mine | fit | predict | trace | bench | serve``."""
+"""Command line: ``optrules info | mine | fit | predict | export | trace | bench | serve``."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ examples:
   optrules fit data.csv --target label -r 0.02 0.01 0.005 --cv 5
                                                          choose lambda by 5-fold cross-validation
   optrules predict model.json new.csv -o scored.csv      predictions (+ --proba, --explain)
+  optrules export model.json --to sql -o model.sql       the model as an SQL query (or --to python)
   optrules trace model.json -o trace.png                 the search's convergence, as in the paper
   optrules bench --dataset compas -r 0.02 0.01           time and memory of the search
   optrules serve                                         the web app on http://127.0.0.1:8000/
@@ -375,6 +376,21 @@ def _save(args, model, certificate, console: Console) -> int:
     return 0
 
 
+# -- export ---------------------------------------------------------------------------------------------
+def cmd_export(args, console: Console) -> int:
+    model = _load_saved(args.model_file)
+    text = model.to_sql(args.table, args.dialect) if args.to == "sql" else model.to_python()
+    if args.output:
+        try:
+            Path(args.output).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise SystemExit(f"error: cannot write {args.output}: {error.strerror}") from None
+        console.print(f"{args.to} written to {args.output}")
+    else:
+        print(text)  # as is: rich would wrap the lines
+    return 0
+
+
 # -- predict --------------------------------------------------------------------------------------------
 def _load_saved(path: str):
     from .models import load_model
@@ -408,10 +424,8 @@ def cmd_predict(args, console: Console) -> int:
         proba = model.predict_proba(frame)
         for j, label in enumerate(model.classes):
             out[f"P({label})"] = proba[:, j]
-    if args.explain and hasattr(model, "rule_index") and not hasattr(model, "clauses"):
-        fired = model.rule_index(frame)
-        names = [" and ".join(rule.conditions) for rule in model.rules] + ["(default)"]
-        out["rule"] = [names[k] for k in fired]
+    if args.explain:
+        out["rule"] = model.explain(frame)["condition"].to_numpy()
     if args.output:
         _write_table(out, args.output)
         console.print(f"{len(out)} predictions written to {args.output}")
@@ -645,12 +659,25 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("data", help="CSV (or .parquet) file to predict")
     predict.add_argument("--output", "-o", help="write predictions to this CSV (or .parquet) file (default: print)")
     predict.add_argument("--proba", action="store_true", help="add one probability column per class")
-    predict.add_argument("--explain", action="store_true", help="add the rule that decided each row (rule lists)")
+    predict.add_argument("--explain", action="store_true", help="add the rule that decided each row")
     predict.add_argument("--target", help="a column of true labels to drop from the input and score against")
     predict.add_argument("--sep", default=None, help="CSV separator (default: detected)")
     predict.add_argument("--encoding", default="utf-8", help="text encoding of the CSV (default utf-8)")
     predict.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
     predict.set_defaults(handler=cmd_predict)
+
+    export = commands.add_parser(
+        "export", help="a saved model as an SQL query or a standalone Python module",
+        description="Write a saved model as an SQL query over a table of the training columns (one row per "
+                    "input row: prediction, probability, rule) or as a Python module (standard library "
+                    "only) with predict(row), predict_proba(row) and explain(row).",
+    )
+    export.add_argument("model_file", help="model JSON written by 'optrules fit -o'")
+    export.add_argument("--to", choices=["sql", "python"], default="sql", help="what to write (default sql)")
+    export.add_argument("--table", default="data", help="the SQL table to read (default data)")
+    export.add_argument("--dialect", choices=["sqlite", "duckdb"], default="sqlite", help="SQL dialect (default sqlite)")
+    export.add_argument("--output", "-o", help="write to this file (default: print)")
+    export.set_defaults(handler=cmd_export)
 
     trace = commands.add_parser(
         "trace", help="show how the search converged (objective, lower bound, queue, remaining space)",

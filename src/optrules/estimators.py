@@ -24,7 +24,29 @@ from .data.validation import as_frame, check_target
 DEFAULT_TIME_LIMIT = 120.0
 
 
-class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
+class ModelViews:
+    """The fitted model's table, explanations and exports, on the estimator (see
+    :class:`optrules.models.Model`)."""
+
+    def get_rules(self):
+        """One row per rule, in order: condition, prediction, probability, training support and accuracy."""
+        return self._fitted_estimator().rule_list_.get_rules()
+
+    def explain(self, X):
+        """The rule that decides each row of ``X``, with its prediction and training counts."""
+        estimator = self._fitted_estimator()
+        return estimator.rule_list_.explain(estimator._check_predict_input(X))
+
+    def to_sql(self, table: str = "data", dialect: str = "sqlite") -> str:
+        """A query over ``table`` (the training columns) giving each row's prediction; SQLite or DuckDB."""
+        return self._fitted_estimator().rule_list_.to_sql(table, dialect)
+
+    def to_python(self) -> str:
+        """The source of a standalone module (standard library only) with ``predict(row: dict)``."""
+        return self._fitted_estimator().rule_list_.to_python()
+
+
+class _RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
     """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
 
     #: learns from more than two classes
@@ -113,6 +135,10 @@ class _RuleModelEstimator(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input.")
         return frame
+
+    def _fitted_estimator(self):
+        check_is_fitted(self, "rule_list_")
+        return self
 
     def predict(self, X):
         frame = self._check_predict_input(X)
@@ -569,12 +595,15 @@ class RuleSetClassifier(_RuleModelEstimator):
             self._close(progress)
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
-        accepted = rule_set.decision(X)
+        fired = rule_set.rule_index(X)
+        accepted = np.array([b.prediction == describes for b in rule_set.branches()])[fired]
         # the described class's training rate among the rows the set rejects, and among those it accepts
         rates = tuple(float((y01[accepted == side] == describes).mean()) if (accepted == side).any() else float(side)
                       for side in (False, True))
+        totals = np.zeros((len(clauses) + 1, 2))
+        np.add.at(totals, (fired, y01), 1.0)
         self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_,
-                                                   describes=describes)
+                                                   describes=describes, branch_totals=totals)
         self.certificate_ = result.certificate
         return self
 

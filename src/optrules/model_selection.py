@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from .certificate import Certificate
 from .corels.problem import check_regularization
 from .data.validation import as_frame, check_target
-from .estimators import RuleListClassifier
+from .estimators import ModelViews, RuleListClassifier
 from .models import RuleList
 
 #: the lambdas tried when none are given: 1 rule costs 5% ... 0.25% of training accuracy
@@ -108,7 +108,7 @@ def _take(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
 
 
-class _CrossValidated(ClassifierMixin, BaseEstimator):
+class _CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
     """What choosing a setting by cross-validation shares: folds in parallel (joblib), the scores'
     table, the choice (the best mean, or the simplest within one standard error; candidates come simplest
     first, so ties keep the simpler model), the refit on all data, and prediction through it.
@@ -161,6 +161,10 @@ class _CrossValidated(ClassifierMixin, BaseEstimator):
     def certificate_(self) -> Certificate:
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.certificate_
+
+    def _fitted_estimator(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_
 
     def predict(self, X):
         check_is_fitted(self, "best_estimator_")

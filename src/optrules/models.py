@@ -50,53 +50,69 @@ def _display_label(classes: Sequence[Any], index: int) -> str:
     return str(classes[index])
 
 
-class RuleList:
-    """An ordered if / else-if list of rules and a default rule (``default`` has no conditions).
+@dataclass(frozen=True)
+class Branch:
+    """One step of a model read as a decision list, the form every family shares: if every literal
+    holds (feature ``name`` is ``truth``), this branch decides the row. The last branch of a model has
+    no literals (the default).
 
-    ``predict`` accepts a DataFrame of the original columns (when the list carries the ``binarizer``
+    ``probabilities`` are per class; ``support`` is the number of training rows the branch decided and
+    ``class_totals`` their (weighted) totals per class (None when the model does not know them).
+    """
+
+    literals: tuple[tuple[str, bool], ...]
+    prediction: int
+    probabilities: tuple[float, ...]
+    text: str
+    support: int | None = None
+    class_totals: tuple[float, ...] | None = None
+
+
+def _condition_text(literals) -> str:
+    return " and ".join(name if truth else f"not ({name})" for name, truth in literals) or "(otherwise)"
+
+
+class Model:
+    """What every fitted model offers: prediction, explanations, a table of its rules, JSON, SQL and
+    Python exports and a notebook view, all derived from :meth:`branches` (the model read as a
+    decision list). Subclasses give the branches, the text and the JSON fields.
+
+    ``predict`` accepts a DataFrame of the original columns (when the model carries the ``binarizer``
     it was learnt with), a DataFrame whose columns are feature names, or a boolean matrix whose columns
     are ``feature_names``.
     """
 
-    def __init__(
-        self,
-        rules: Sequence[Rule],
-        default: Rule,
-        classes: Sequence[Any] = (0, 1),
-        binarizer=None,
-        feature_names: Sequence[str] | None = None,
-    ):
-        if default.conditions:
-            raise ValueError("the default rule has no conditions")
+    def __init__(self, classes: Sequence[Any], binarizer=None, feature_names: Sequence[str] | None = None):
         if len(classes) < 2:
-            raise ValueError(f"a rule list needs at least two classes, got classes {list(classes)}")
-        if len(classes) > 2 and any(r.class_totals is None for r in [*rules, default]):
-            raise ValueError("a multi-class rule list needs the class totals of every rule")
-        self.rules = list(rules)
-        self.default = default
+            raise ValueError(f"a model needs at least two classes, got classes {list(classes)}")
         self.classes = np.asarray(classes)
         self.binarizer = binarizer
         if feature_names is None and binarizer is not None:
             feature_names = binarizer.feature_names_
         self.feature_names = list(feature_names) if feature_names is not None else None
 
-    def __len__(self) -> int:
-        return len(self.rules)
+    def branches(self) -> list[Branch]:  # pragma: no cover - every model defines it
+        raise NotImplementedError
+
+    def used_features(self) -> list[str]:
+        """The features the model tests, sorted (the only ones prediction evaluates)."""
+        return sorted({name for branch in self.branches() for name, _ in branch.literals})
 
     # -- prediction --------------------------------------------------------------------------------
     def _feature_frame(self, X):
-        # pandas is imported on use: learning a list (the search core) does not need it
+        # pandas is imported on use: learning a model (the search core) does not need it
         import pandas as pd
 
         from .data.validation import as_frame
 
+        used = self.used_features()
         if self.binarizer is not None:  # only the features the rules use: prediction on large tables
-            return self.binarizer.transform_frame(X, sorted({c for rule in self.rules for c in rule.conditions}))
+            return self.binarizer.transform_frame(X, used)
         if isinstance(X, pd.DataFrame):
             frame = as_frame(X)
-            missing = sorted({c for rule in self.rules for c in rule.conditions} - set(frame.columns))
+            missing = sorted(set(used) - set(frame.columns))
             if missing:
-                raise ValueError(f"columns {missing} used by the rule list are missing from the data")
+                raise ValueError(f"columns {missing} used by the model are missing from the data")
             return frame
         if self.feature_names is None:
             raise ValueError("an array input needs feature_names (or a binarizer) to locate the conditions")
@@ -108,30 +124,198 @@ class RuleList:
         return pd.DataFrame(array.astype(bool), columns=self.feature_names)
 
     def rule_index(self, X) -> np.ndarray:
-        """Index of the rule that fires for each sample (``len(self)`` for the default rule)."""
+        """Index (into :meth:`branches`) of the branch that decides each sample: the first whose
+        literals all hold."""
+        branches = self.branches()
         frame = self._feature_frame(X)
-        fired = np.full(frame.shape[0], len(self.rules), dtype=np.int64)
+        fired = np.full(frame.shape[0], len(branches) - 1, dtype=np.int64)
         undecided = np.ones(frame.shape[0], dtype=bool)
-        for k, rule in enumerate(self.rules):
+        for k, branch in enumerate(branches[:-1]):
             captured = undecided.copy()
-            for condition in rule.conditions:
-                captured &= frame[condition].to_numpy(dtype=bool)
+            for name, truth in branch.literals:
+                captured &= frame[name].to_numpy(dtype=bool) == truth
             fired[captured] = k
             undecided &= ~captured
         return fired
 
-    def _all_rules(self) -> list[Rule]:
-        return self.rules + [self.default]
-
     def predict(self, X) -> np.ndarray:
-        predictions = np.array([rule.prediction for rule in self._all_rules()], dtype=np.int64)
+        predictions = np.array([branch.prediction for branch in self.branches()], dtype=np.int64)
         return self.classes[predictions[self.rule_index(X)]]
 
     def predict_proba(self, X) -> np.ndarray:
-        """``P(classes[c])`` per sample and class: (weighted) training frequencies in the rule that fires."""
-        n_classes = len(self.classes)
-        rates = np.array([rule.class_frequencies(n_classes) for rule in self._all_rules()])
+        """``P(classes[c])`` per sample and class, from the branch that decides it."""
+        rates = np.array([branch.probabilities for branch in self.branches()], dtype=np.float64)
         return rates[self.rule_index(X)]
+
+    # -- explanations and tables ---------------------------------------------------------------------
+    def get_rules(self):
+        """A DataFrame, one row per branch in order: its condition, prediction, probability of that
+        prediction, training support and training accuracy (share of its rows of the predicted class,
+        weighted), and the training totals per class."""
+        import pandas as pd
+
+        rows = []
+        for k, branch in enumerate(self.branches()):
+            totals = branch.class_totals
+            row = {"rule": branch.text, "prediction": _plain(self.classes[branch.prediction]),
+                   "probability": branch.probabilities[branch.prediction],
+                   "support": branch.support if branch.support is not None else pd.NA,
+                   "accuracy": (totals[branch.prediction] / sum(totals)) if totals and sum(totals) > 0 else np.nan}
+            for c, label in enumerate(self.classes):
+                row[f"n({label})"] = totals[c] if totals is not None else np.nan
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def explain(self, X):
+        """For each row of ``X``: the branch that decided it (``rule``, its index in :meth:`get_rules`),
+        its condition, the prediction, the probability of that prediction, and the branch's training
+        support and accuracy."""
+        import pandas as pd
+
+        fired = self.rule_index(X)
+        table = self.get_rules()
+        out = table.iloc[fired][["rule", "prediction", "probability", "support", "accuracy"]]
+        out = out.rename(columns={"rule": "condition"}).reset_index(drop=True)
+        out.insert(0, "rule", fired)
+        index = getattr(X, "index", None)
+        if isinstance(X, pd.DataFrame) and index is not None:
+            out.index = index
+        return out
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        table = self.get_rules()
+        shown = ["rule", "prediction", "probability", "support", "accuracy"]
+        head = "".join(f"<th>{escape(c)}</th>" for c in ["#"] + shown)
+        body = []
+        for k, row in table[shown].iterrows():
+            cells = [str(k)] + [_html_cell(row[c]) for c in shown]
+            body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+        return (f"<div><strong>{escape(repr(self))}</strong><table><thead><tr>{head}</tr></thead>"
+                f"<tbody>{''.join(body)}</tbody></table></div>")
+
+    # -- exports -------------------------------------------------------------------------------------
+    def to_sql(self, table: str = "data", dialect: str = "sqlite") -> str:
+        """A query over ``table`` (holding the columns the model uses, as in training) returning one row per
+        input row, in order, with ``prediction``, ``rule`` (the branch index) and, for two classes,
+        ``probability`` (of the second class); see :mod:`optrules.export`."""
+        from .export import model_to_sql
+
+        return model_to_sql(self, table, dialect)
+
+    def to_python(self) -> str:
+        """The source of a standalone module (standard library only) with ``predict(row)``,
+        ``predict_proba(row)`` and ``explain(row)`` for a row given as a dict; see :mod:`optrules.export`."""
+        from .export import model_to_python
+
+        return model_to_python(self)
+
+    # -- JSON ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:  # pragma: no cover - every model defines it
+        raise NotImplementedError
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str):
+        return cls.from_dict(json.loads(text))
+
+    def _common_dict(self) -> dict:
+        return {"classes": [_plain(c) for c in self.classes], "feature_names": self.feature_names,
+                "binarizer": self.binarizer.to_dict() if self.binarizer is not None else None}
+
+    @staticmethod
+    def _binarizer_from(data: dict):
+        if not data.get("binarizer"):
+            return None
+        from .data.binarize import Binarizer
+
+        return Binarizer.from_dict(data["binarizer"])
+
+    def _same_classes(self, other) -> bool:
+        return [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes]
+
+
+def _html_cell(value) -> str:
+    if isinstance(value, float):
+        return "" if np.isnan(value) else f"{value:.3f}"
+    return "" if value is None or value is getattr(__import__("pandas"), "NA") else str(value)
+
+
+def _rule_dict(rule: Rule) -> dict:
+    data = {"conditions": list(rule.conditions), "prediction": int(rule.prediction),
+            "n_captured": int(rule.n_captured), "n_positive": int(rule.n_positive)}
+    if rule.class_totals is not None:
+        data["class_totals"] = [float(t) for t in rule.class_totals]
+    return data
+
+
+def _rule_from(d: dict) -> Rule:
+    totals = d.get("class_totals")
+    return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]),
+                tuple(float(t) for t in totals) if totals is not None else None)
+
+
+def _check_format(data: dict, expected: str, name: str) -> None:
+    if data.get("format") != expected:
+        raise ValueError(f"not a serialised {name} (format {data.get('format')!r})")
+    if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
+        raise ValueError(f"unsupported {name} format version {data.get('version')!r}")
+
+
+class _OrderedRules(Model):
+    """What a rule list and a falling rule list share: ordered rules (conjunctions of features) and a
+    default rule, each with its training counts."""
+
+    def __init__(self, rules: Sequence[Rule], default: Rule, classes=(0, 1), binarizer=None, feature_names=None):
+        if default.conditions:
+            raise ValueError("the default rule has no conditions")
+        super().__init__(classes, binarizer, feature_names)
+        self.rules = list(rules)
+        self.default = default
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def _all_rules(self) -> list[Rule]:
+        return self.rules + [self.default]
+
+    def _branch(self, rule: Rule, prediction: int, probabilities) -> Branch:
+        totals = rule.class_totals
+        if totals is None and len(self.classes) == 2:
+            totals = (float(rule.n_captured - rule.n_positive), float(rule.n_positive))
+        return Branch(tuple((c, True) for c in rule.conditions), int(prediction),
+                      tuple(float(p) for p in probabilities), _condition_text((c, True) for c in rule.conditions),
+                      int(rule.n_captured), totals)
+
+    def _rules_dict(self) -> dict:
+        return {"rules": [_rule_dict(r) for r in self.rules], "default": _rule_dict(self.default)}
+
+
+class RuleList(_OrderedRules):
+    """An ordered if / else-if list of rules and a default rule (``default`` has no conditions); each
+    rule predicts its (weighted) majority class, and reports its training class frequencies as
+    probabilities."""
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        default: Rule,
+        classes: Sequence[Any] = (0, 1),
+        binarizer=None,
+        feature_names: Sequence[str] | None = None,
+    ):
+        if len(classes) < 2:
+            raise ValueError(f"a rule list needs at least two classes, got classes {list(classes)}")
+        if len(classes) > 2 and any(r.class_totals is None for r in [*rules, default]):
+            raise ValueError("a multi-class rule list needs the class totals of every rule")
+        super().__init__(rules, default, classes, binarizer, feature_names)
+
+    def branches(self) -> list[Branch]:
+        n_classes = len(self.classes)
+        return [self._branch(rule, rule.prediction, rule.class_frequencies(n_classes)) for rule in self._all_rules()]
 
     # -- text ----------------------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -148,70 +332,24 @@ class RuleList:
         return f"RuleList({len(self.rules)} rules + default)"
 
     def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, RuleList)
-            and self.rules == other.rules
-            and self.default == other.default
-            and [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes]
-        )
+        return (isinstance(other, RuleList) and self.rules == other.rules and self.default == other.default
+                and self._same_classes(other))
 
     # -- JSON ----------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        def rule_dict(rule: Rule) -> dict:
-            data = {
-                "conditions": list(rule.conditions),
-                "prediction": int(rule.prediction),
-                "n_captured": int(rule.n_captured),
-                "n_positive": int(rule.n_positive),
-            }
-            if rule.class_totals is not None:
-                data["class_totals"] = [float(t) for t in rule.class_totals]
-            return data
-
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "classes": [_plain(c) for c in self.classes],
-            "rules": [rule_dict(r) for r in self.rules],
-            "default": rule_dict(self.default),
-            "feature_names": self.feature_names,
-            "binarizer": self.binarizer.to_dict() if self.binarizer is not None else None,
-        }
-
-    def to_json(self, **kwargs) -> str:
-        return json.dumps(self.to_dict(), **kwargs)
+        return {"format": FORMAT, "version": FORMAT_VERSION, **self._rules_dict(), **self._common_dict()}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RuleList":
-        if data.get("format") != FORMAT:
-            raise ValueError(f"not a serialised RuleList (format {data.get('format')!r})")
-        if data.get("version") != FORMAT_VERSION:
-            raise ValueError(f"unsupported RuleList format version {data.get('version')!r}")
-
-        def rule(d: dict) -> Rule:
-            totals = d.get("class_totals")
-            return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]),
-                        tuple(float(t) for t in totals) if totals is not None else None)
-
-        binarizer = None
-        if data.get("binarizer"):
-            from .data.binarize import Binarizer
-
-            binarizer = Binarizer.from_dict(data["binarizer"])
-        return cls(
-            [rule(r) for r in data["rules"]],
-            rule(data["default"]),
-            classes=data["classes"],
-            binarizer=binarizer,
-            feature_names=data.get("feature_names"),
-        )
-
-    @classmethod
-    def from_json(cls, text: str) -> "RuleList":
-        return cls.from_dict(json.loads(text))
+        _check_format(data, FORMAT, "RuleList")
+        return cls([_rule_from(r) for r in data["rules"]], _rule_from(data["default"]), classes=data["classes"],
+                   binarizer=cls._binarizer_from(data), feature_names=data.get("feature_names"))
 
 
-class FallingRuleList(RuleList):
+FALLING_FORMAT = "optrules.FallingRuleList"
+
+
+class FallingRuleList(_OrderedRules):
     """A falling rule list: each rule reports a probability of the positive class, and the
     probabilities never increase down the list (the else clause included).
 
@@ -231,13 +369,9 @@ class FallingRuleList(RuleList):
         self.probabilities = probabilities
         self.threshold = float(threshold)
 
-    def predict_proba(self, X) -> np.ndarray:
-        p = np.asarray(self.probabilities)[self.rule_index(X)]
-        return np.column_stack([1.0 - p, p])
-
-    def predict(self, X) -> np.ndarray:
-        positive = np.asarray(self.probabilities)[self.rule_index(X)] > self.threshold
-        return self.classes[positive.astype(np.int64)]
+    def branches(self) -> list[Branch]:
+        return [self._branch(rule, int(p > self.threshold), (1.0 - p, p))
+                for rule, p in zip(self._all_rules(), self.probabilities)]
 
     def table(self) -> list[dict]:
         """The paper's Table 1: one row per rule (and the else clause) with probability and counts."""
@@ -267,87 +401,86 @@ class FallingRuleList(RuleList):
         return f"FallingRuleList({len(self.rules)} rules + else, threshold {self.threshold:.3f})"
 
     def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, FallingRuleList)
-            and super().__eq__(other)
-            and np.allclose(self.probabilities, other.probabilities)
-            and self.threshold == other.threshold
-        )
+        return (isinstance(other, FallingRuleList) and self.rules == other.rules and self.default == other.default
+                and self._same_classes(other) and np.allclose(self.probabilities, other.probabilities)
+                and self.threshold == other.threshold)
 
     def to_dict(self) -> dict:
-        data = super().to_dict()
-        data["format"] = FALLING_FORMAT
-        data["probabilities"] = list(self.probabilities)
-        data["threshold"] = self.threshold
-        return data
+        return {"format": FALLING_FORMAT, "version": FORMAT_VERSION, **self._rules_dict(),
+                "probabilities": list(self.probabilities), "threshold": self.threshold, **self._common_dict()}
 
     @classmethod
     def from_dict(cls, data: dict) -> "FallingRuleList":
-        if data.get("format") != FALLING_FORMAT:
-            raise ValueError(f"not a serialised FallingRuleList (format {data.get('format')!r})")
-        base = RuleList.from_dict({**data, "format": FORMAT})
-        return cls(base.rules, base.default, data["probabilities"], data["threshold"], base.classes,
-                   base.binarizer, base.feature_names)
-
-
-FALLING_FORMAT = "optrules.FallingRuleList"
+        _check_format(data, FALLING_FORMAT, "FallingRuleList")
+        return cls([_rule_from(r) for r in data["rules"]], _rule_from(data["default"]), data["probabilities"],
+                   data["threshold"], data["classes"], cls._binarizer_from(data), data.get("feature_names"))
 
 
 RULESET_FORMAT = "optrules.RuleSet"
 
 
-class RuleSet(RuleList):
+class RuleSet(Model):
     """A Boolean rule set: DNF (``IF clause OR clause ... THEN positive``, a clause being an AND of
     features) or, with ``cnf``, CNF (``IF (a OR b) AND (c) ... THEN positive``).
 
     ``clauses`` are tuples of feature names. The set describes ``classes[describes]`` (the "positive"
     class it predicts when it holds; by default the second). ``rates`` are the training rates of that
     class among the samples the set rejects and accepts, reported by ``predict_proba`` (whose columns
-    follow ``classes``).
+    follow ``classes``). ``branch_totals`` (optional) are the training totals per class of the rows each
+    branch decided (see :meth:`branches`).
+
+    Read as a decision list (:meth:`branches`): a DNF accepts a row at the first clause that holds and
+    rejects it otherwise; a CNF rejects it at the first clause none of whose features holds and accepts
+    it otherwise.
     """
 
     def __init__(self, clauses, cnf: bool = False, rates=(0.0, 1.0), classes=(0, 1), binarizer=None,
-                 feature_names=None, describes: int = 1):
+                 feature_names=None, describes: int = 1, branch_totals=None):
         if describes not in (0, 1):
             raise ValueError(f"describes must be 0 or 1 (an index into classes), got {describes!r}")
+        if len(classes) != 2:
+            raise ValueError(f"a rule set describes one of two classes, got classes {list(classes)}")
+        super().__init__(classes, binarizer, feature_names)
         self.describes = int(describes)
-        rules = [Rule(tuple(c), self.describes, 0, 0) for c in clauses]
-        super().__init__(rules, Rule((), 1 - self.describes, 0, 0), classes, binarizer, feature_names)
         self.clauses = [tuple(c) for c in clauses]
         self.cnf = bool(cnf)
         self.rates = (float(rates[0]), float(rates[1]))
+        if branch_totals is not None and len(branch_totals) != len(self.clauses) + 1:
+            raise ValueError(f"{len(branch_totals)} branch totals for {len(self.clauses)} clauses and the default")
+        self.branch_totals = None if branch_totals is None else [tuple(float(t) for t in b) for b in branch_totals]
 
-    def decision(self, X) -> np.ndarray:
-        """True where the rule set predicts the positive class."""
-        frame = self._feature_frame(X)
-        n = frame.shape[0]
+    def __len__(self) -> int:
+        return len(self.clauses)
 
-        def column(name):
-            return frame[name].to_numpy(dtype=bool)
+    def branches(self) -> list[Branch]:
+        accept, reject = self.describes, 1 - self.describes
 
-        if self.cnf:  # every clause needs one of its features; an empty clause can never hold
-            out = np.ones(n, dtype=bool)
-            for clause in self.clauses:
-                any_true = np.zeros(n, dtype=bool)
-                for name in clause:
-                    any_true |= column(name)
-                out &= any_true
-            return out
-        out = np.zeros(n, dtype=bool)
-        for clause in self.clauses:
-            all_true = np.ones(n, dtype=bool)
-            for name in clause:
-                all_true &= column(name)
-            out |= all_true
+        def probabilities(accepted: bool):
+            p = self.rates[1] if accepted else self.rates[0]  # of the described class
+            return (p, 1.0 - p) if self.describes == 0 else (1.0 - p, p)
+
+        def totals(k):
+            if self.branch_totals is None:
+                return None, None
+            return int(round(sum(self.branch_totals[k]))), self.branch_totals[k]
+
+        out = []
+        for k, clause in enumerate(self.clauses):
+            if self.cnf:  # the clause fails: none of its features holds
+                literals, prediction = tuple((name, False) for name in clause), reject
+                text = "not (" + " or ".join(clause) + ")" if clause else "(always)"
+            else:
+                literals, prediction = tuple((name, True) for name in clause), accept
+                text = _condition_text(literals) if clause else "(always)"
+            out.append(Branch(literals, prediction, probabilities(prediction == accept), text, *totals(k)))
+        default = reject if not self.cnf else accept
+        out.append(Branch((), default, probabilities(default == accept), "(otherwise)", *totals(len(self.clauses))))
         return out
 
-    def predict(self, X) -> np.ndarray:
-        accepted = self.decision(X)
-        return self.classes[np.where(accepted, self.describes, 1 - self.describes)]
-
-    def predict_proba(self, X) -> np.ndarray:
-        p = np.where(self.decision(X), self.rates[1], self.rates[0])  # of the described class
-        return np.column_stack([p, 1.0 - p] if self.describes == 0 else [1.0 - p, p])
+    def decision(self, X) -> np.ndarray:
+        """True where the rule set predicts the described class."""
+        predictions = np.array([branch.prediction for branch in self.branches()], dtype=np.int64)
+        return predictions[self.rule_index(X)] == self.describes
 
     @property
     def complexity(self) -> int:
@@ -368,33 +501,19 @@ class RuleSet(RuleList):
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, RuleSet) and self.clauses == other.clauses and self.cnf == other.cnf
-                and self.describes == other.describes
-                and [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes])
+                and self.describes == other.describes and self._same_classes(other))
 
     def to_dict(self) -> dict:
-        return {
-            "format": RULESET_FORMAT,
-            "version": FORMAT_VERSION,
-            "classes": [_plain(c) for c in self.classes],
-            "clauses": [list(c) for c in self.clauses],
-            "cnf": self.cnf,
-            "describes": self.describes,
-            "rates": list(self.rates),
-            "feature_names": self.feature_names,
-            "binarizer": self.binarizer.to_dict() if self.binarizer is not None else None,
-        }
+        return {"format": RULESET_FORMAT, "version": FORMAT_VERSION, "clauses": [list(c) for c in self.clauses],
+                "cnf": self.cnf, "describes": self.describes, "rates": list(self.rates),
+                "branch_totals": None if self.branch_totals is None else [list(b) for b in self.branch_totals],
+                **self._common_dict()}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RuleSet":
-        if data.get("format") != RULESET_FORMAT:
-            raise ValueError(f"not a serialised RuleSet (format {data.get('format')!r})")
-        binarizer = None
-        if data.get("binarizer"):
-            from .data.binarize import Binarizer
-
-            binarizer = Binarizer.from_dict(data["binarizer"])
-        return cls(data["clauses"], data["cnf"], data["rates"], data["classes"], binarizer, data.get("feature_names"),
-                   data.get("describes", 1))
+        _check_format(data, RULESET_FORMAT, "RuleSet")
+        return cls(data["clauses"], data["cnf"], data["rates"], data["classes"], cls._binarizer_from(data),
+                   data.get("feature_names"), data.get("describes", 1), data.get("branch_totals"))
 
 
 def load_model(text: str):
