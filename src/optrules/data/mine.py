@@ -44,6 +44,15 @@ class Antecedents:
     def __len__(self) -> int:
         return len(self.items)
 
+    def __getstate__(self) -> dict:
+        # a pickled estimator should weigh what its model weighs: the capture vectors grow with the
+        # training rows (tens of MB on a 45k-row table), so only their counts travel
+        state = dict(self.__dict__)
+        if state["bits"] is not None:
+            state["support_counts"] = self.support
+        state["bits"] = None
+        return state
+
     def conditions(self, i: int) -> tuple[str, ...]:
         return tuple(self.feature_names[j] for j in self.items[i])
 
@@ -54,10 +63,15 @@ class Antecedents:
     @property
     def support(self) -> np.ndarray:
         """Number of samples each antecedent captures."""
+        if self.bits is None:
+            return self.__dict__["support_counts"]
         return bitset.popcount(self.bits)
 
     def capture_matrix(self) -> np.ndarray:
         """Boolean ``(n_antecedents, n_samples)`` capture vectors."""
+        if self.bits is None:
+            raise ValueError("the capture vectors of the training rows are not kept when antecedents are pickled "
+                             "(they grow with the training data): refit, or mine the antecedents again")
         return bitset.unpack(self.bits, self.n_samples)
 
 
