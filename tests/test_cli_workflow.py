@@ -46,7 +46,7 @@ def test_fit_save_predict_round_trip(compas_csv, tmp_path, capsys):
     assert fired.any() and (out.loc[fired, "prediction"] == model.classes[model.rules[0].prediction]).all()
 
 
-@pytest.mark.parametrize("model_args", [["-r", "0.01"], ["--model", "ruleset", "--complexity", "6"]])
+@pytest.mark.parametrize("model_args", [["-r", "0.01"], ["--model", "ruleset", "--complexity", "6", "--time-limit", "5"]])
 def test_export_writes_sql_and_python_that_predict_as_the_model(compas_csv, tmp_path, capsys, model_args):
     import sqlite3
 
@@ -150,3 +150,14 @@ def test_help_and_user_errors(tmp_path, capsys):
     pd.DataFrame({"a": [1, None, 3, 4], "y": [0, 1, 0, 1]}).to_csv(nan, index=False)
     assert main(["fit", str(nan), "--target", "y"]) == 2
     assert "missing" in capsys.readouterr().out
+
+
+def test_serve_without_the_web_extra_says_what_to_install(monkeypatch):
+    import sys
+
+    for name in [m for m in sys.modules if m.startswith("optrules.web")]:
+        monkeypatch.delitem(sys.modules, name)
+    for name in ["starlette", *[m for m in sys.modules if m.startswith("starlette.")]]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed (cached submodules too)
+    with pytest.raises(SystemExit, match=r"pip install 'optrules\[web\]'"):
+        main(["serve", "--port", "0"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import sys
@@ -44,35 +43,12 @@ _UNSET = object()  # --time-limit not given (argparse converts string defaults, 
 
 def _read_table(path: str, sep: str | None = None, encoding: str = "utf-8", header: bool = True) -> pd.DataFrame:
     """A CSV or Parquet file as a DataFrame, or a one-line error saying what is wrong with it."""
-    file = Path(path)
-    if not file.exists():
-        raise SystemExit(f"error: no such file: {path}")
-    if file.is_dir():
-        raise SystemExit(f"error: {path} is a folder, not a data file")
-    if file.stat().st_size == 0:
-        raise SystemExit(f"error: {path} is empty (0 bytes)")
-    if path.endswith(".parquet"):
-        try:
-            return pd.read_parquet(path)
-        except Exception as error:  # pyarrow raises several types for a broken file
-            raise SystemExit(f"error: {path} is not a readable Parquet file ({type(error).__name__}: {error})") from None
-    with open(path, "rb") as handle:
-        head = handle.read(8192)
-    if b"\x00" in head:
-        raise SystemExit(f"error: {path} is not a CSV file (it holds binary data)")
+    from .data.tables import TableError, read_table
+
     try:
-        return pd.read_csv(path, sep=sep, engine="python" if sep is None else "c", encoding=encoding,
-                           header=0 if header else None, skipinitialspace=True)
-    except UnicodeDecodeError as error:
-        raise SystemExit(f"error: {path} is not {encoding} text (byte {error.object[error.start:error.start + 1]!r} "
-                         f"at position {error.start}): pass its encoding, e.g. --encoding latin-1") from None
-    except LookupError:
-        raise SystemExit(f"error: unknown encoding {encoding!r}") from None
-    except pd.errors.EmptyDataError:
-        raise SystemExit(f"error: {path} has no columns (is it empty?)") from None
-    except (pd.errors.ParserError, csv.Error) as error:
-        message = " ".join(str(error).split())
-        raise SystemExit(f"error: {path} is not a readable CSV file: {message}") from None
+        return read_table(path, sep=sep, encoding=encoding, header=header)
+    except TableError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 def _write_table(frame: pd.DataFrame, path: str) -> None:
@@ -525,7 +501,11 @@ def cmd_bench(args, console: Console) -> int:
 def cmd_serve(args, console: Console) -> int:
     from urllib.parse import quote
 
-    from .web.app import new_token, serve
+    try:
+        from .web.app import new_token, serve
+    except ImportError as error:
+        raise SystemExit(f"error: the web app needs its extra dependencies ({error.name} is not installed): "
+                         "pip install 'optrules[web]'") from None
 
     if args.max_upload_mb <= 0 or (args.max_upload_total_mb is not None and args.max_upload_total_mb < args.max_upload_mb):
         raise ValueError("--max-upload-mb must be positive and --max-upload-total-mb at least as large")

@@ -10,7 +10,6 @@ error inside a fit ends that run as ``failed`` with its message; the worker goes
 from __future__ import annotations
 
 import asyncio
-import csv
 import itertools
 import math
 import queue
@@ -44,29 +43,12 @@ class Table:
 
 def read_csv_upload(name: str, path) -> pd.DataFrame:
     """A DataFrame from an uploaded CSV file on disk, or an InputError saying why not."""
-    with open(path, "rb") as handle:
-        head = handle.read(65536)
-    if not head.strip():
-        raise InputError(f"{name} is empty")
-    if b"\x00" in head[:8192]:
-        raise InputError(f"{name} is not a CSV file (it looks binary)")
+    from ..data.tables import TableError, read_table
+
     try:
-        head.decode("utf-8-sig")
-        encoding = "utf-8-sig"
-    except UnicodeDecodeError as error:
-        # a multi-byte character cut at the end of the sample is still UTF-8
-        encoding = "utf-8-sig" if error.start >= len(head) - 3 else "latin-1"
-    try:  # the separator among the usual ones; a single column gives the sniffer nothing: comma
-        sep = csv.Sniffer().sniff(head.decode(encoding, "ignore"), delimiters=",;\t|").delimiter
-    except csv.Error:
-        sep = ","
-    try:
-        try:
-            frame = pd.read_csv(path, sep=sep, encoding=encoding)
-        except UnicodeDecodeError:  # not UTF-8 after all, past the sample
-            frame = pd.read_csv(path, sep=sep, encoding="latin-1")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as error:
-        raise InputError(f"{name} is not a readable CSV file: {error}") from None
+        frame = read_table(path, name=name)
+    except TableError as error:
+        raise InputError(str(error)) from None
     if frame.shape[1] < 2:
         raise InputError(f"{name} has {frame.shape[1]} column: a CSV with a target column and at least one "
                          "feature column is needed (is the separator a comma, semicolon or tab?)")
