@@ -184,6 +184,8 @@ def _check_fit_arguments(args) -> None:
     if args.weight_column and args.model != "rulelist":
         raise SystemExit(f"error: --weight-column works with --model rulelist only: --model {args.model} takes no "
                          "sample weights (rule sets take --class-weight balanced)")
+    if (args.max_rules is not None or args.forbid) and args.model != "rulelist":
+        raise SystemExit(f"error: --max-rules and --forbid constrain --model rulelist only, not --model {args.model}")
     if args.class_weight and args.model == "frl":
         raise SystemExit("error: --class-weight does not apply to --model frl: set the weight of a positive with --w")
     if args.cv and args.model == "frl":
@@ -263,7 +265,7 @@ def _fit_model(args, console: Console):
     estimator = RuleListClassifier(
         regularization=lambdas[0], max_card=args.max_card, min_support=args.min_support, class_weight=args.class_weight,
         policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes, max_antecedents=args.max_antecedents,
-        **common,
+        max_rules=args.max_rules, forbidden=args.forbid, **common,
     )
     if args.cv:
         from .model_selection import RuleListCV
@@ -571,6 +573,10 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     search.add_argument("--max-antecedents", type=_antecedent_bound, default="auto", metavar="N",
                         help="mine at most N antecedents ('auto', the default: 2,000, fewer for very many rows; "
                              "'none': no bound); the support floor of the longest conjunctions rises to fit")
+    search.add_argument("--max-rules", type=int, default=None, metavar="K",
+                        help="rule lists: at most K rules (the certificate is optimal over those lists)")
+    search.add_argument("--forbid", nargs="+", default=None, metavar="NAME",
+                        help="rule lists: features (sex=Male) or columns (race) no rule may use")
     search.add_argument("--verbose", "-v", action="store_true", help="show live progress (default: on a terminal)")
     search.add_argument("--quiet", "-q", action="store_true", help="no live progress")
 

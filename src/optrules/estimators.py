@@ -81,12 +81,38 @@ class _RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
 
         return compute_class_weight(self.class_weight, classes=self.classes_, y=self.classes_[y_codes])
 
-    def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
-              budget: Budget | None = None) -> None:
-        """Mine the antecedents of the binarized ``features``; set ``antecedents_``."""
+    def _allowed_features(self, forbidden) -> np.ndarray:
+        """Which binarized features rules may use: all but those named in ``forbidden`` (feature names,
+        or column names meaning every feature of that column)."""
         binarizer = self.binarizer_
+        allowed = np.ones(len(binarizer.features_), dtype=bool)
+        if forbidden is None:
+            return allowed
+        names = [forbidden] if isinstance(forbidden, str) else list(forbidden)
+        known_columns = set(binarizer.columns_)
+        unknown = [n for n in names if n not in binarizer.feature_names_ and n not in known_columns]
+        if unknown:
+            raise ValueError(f"forbidden names {unknown} are neither features nor columns of the data "
+                             f"(features look like {binarizer.feature_names_[:3]})")
+        banned = set(names)
+        for j, feature in enumerate(binarizer.features_):
+            if feature.name in banned or feature.column in banned:
+                allowed[j] = False
+        return allowed
+
+    def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
+              budget: Budget | None = None, forbidden=None) -> None:
+        """Mine the antecedents of the binarized ``features`` (but the ``forbidden`` ones); set
+        ``antecedents_``."""
+        binarizer = self.binarizer_
+        allowed = self._allowed_features(forbidden)
+        names, groups = binarizer.feature_names_, binarizer.groups_
+        if not allowed.all():
+            features = features[:, allowed]
+            names = [name for name, keep in zip(names, allowed) if keep]
+            groups = groups[allowed]
         antecedents = mine_antecedents(
-            features, binarizer.feature_names_, binarizer.groups_, max_card=self.max_card,
+            features, names, groups, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
             max_antecedents=self.max_antecedents, budget=budget,
         )
@@ -192,6 +218,10 @@ class RuleListClassifier(_RuleModelEstimator):
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
     categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer
         (``identifiers="drop"`` leaves out columns that identify rows, with a warning).
+    max_rules : domain constraint: lists of at most this many rules (default: no limit); the
+        certificate is then optimal over those lists.
+    forbidden : domain constraint: features (``"sex=Male"``) or columns (``"race"``: every feature of
+        it) no rule may use; the certificate is optimal over the lists that avoid them.
 
     Attributes
     ----------
@@ -227,6 +257,8 @@ class RuleListClassifier(_RuleModelEstimator):
         missing: str = "error",
         identifiers: str = "drop",
         max_antecedents="auto",
+        max_rules: int | None = None,
+        forbidden=None,
     ):
         self.regularization = regularization
         self.max_card = max_card
@@ -251,6 +283,8 @@ class RuleListClassifier(_RuleModelEstimator):
         self.missing = missing
         self.identifiers = identifiers
         self.max_antecedents = max_antecedents
+        self.max_rules = max_rules
+        self.forbidden = forbidden
 
     def _ablation(self) -> Ablation:
         return Ablation(
@@ -283,7 +317,7 @@ class RuleListClassifier(_RuleModelEstimator):
         min_support = self._default_min_support(smallest_regularization, weights)
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         features = self._binarize(frame, math.ceil(min_support * len(codes) - 1e-9), budget)
-        self._mine(features, codes, min_support, budget=budget)
+        self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden)
         return codes, weights
 
     def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
@@ -308,6 +342,7 @@ class RuleListClassifier(_RuleModelEstimator):
                 initial_prefix=initial_prefix,
                 progress=progress,
                 budget=budget,
+                max_length=self.max_rules,
             )
         finally:
             if own_progress:

@@ -69,13 +69,14 @@ drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 class Settings(NamedTuple):
     """What a search keeps fixed: N (the total weight), lambda*N, the queue's policy, the map's key,
-    the bounds in use (``USE_*`` bits)."""
+    the bounds in use (``USE_*`` bits), and the longest list the user allows."""
 
     n_samples: float
     lambda_n: float
     policy: int
     map_type: int
     flags: int
+    max_length: int
 
 
 # policies
@@ -193,7 +194,7 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
     """
     (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
      minority_weights) = counting
-    n_samples, lambda_n, policy, map_type, flags = settings
+    n_samples, lambda_n, policy, map_type, flags, max_length = settings
     node_parent, node_last, node_depth, node_hash, node_dead = tree
     heap_key, heap_node, map_slots = frontier
     ints, floats, best_prefix = progress
@@ -233,7 +234,7 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
         # the incumbent may have improved since this prefix was queued
         if not _extensions_may_win(lb, b0, lambda_n, best, use_equivalent, use_lookahead):
             continue
-        if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents):
+        if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents) or depth + 1 > max_length:
             continue
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
         mark_prefix(node, node_parent, node_last, in_prefix, True)
@@ -304,7 +305,7 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
                 record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             best = floats[0]
             # may the child's extensions still beat the incumbent?
-            if depth + 1 >= n_antecedents:
+            if depth + 1 >= n_antecedents or depth + 1 >= max_length:  # no extension allowed
                 continue
             child_b0 = minor_unc - n_min if use_equivalent else 0.0
             if not _extensions_may_win(child_lb, child_b0, lambda_n, best, use_equivalent, use_lookahead):

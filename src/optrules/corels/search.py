@@ -53,11 +53,13 @@ class SearchResult:
     extra: dict = field(default_factory=dict)
 
 
-def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget) -> tuple[int, ...]:
-    """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes."""
+def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget,
+                       max_length: int | None = None) -> tuple[int, ...]:
+    """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes,
+    each cut to ``max_length`` rules (the first rules of a list are a list)."""
     candidates = [()]
     if warm_start:
-        candidates.append(greedy_prefix(problem, budget=budget))
+        candidates.append(greedy_prefix(problem, max_length=max_length, budget=budget))
     given = [] if initial_prefix is None else list(initial_prefix)
     if given and not all(isinstance(p, (tuple, list, np.ndarray)) for p in given):
         given = [given]  # one prefix
@@ -65,7 +67,7 @@ def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budge
         prefix = tuple(int(a) for a in prefix)
         if len(set(prefix)) != len(prefix) or any(not 0 <= a < problem.n_antecedents for a in prefix):
             raise ValueError(f"initial_prefix must list distinct antecedent indices, got {prefix}")
-        candidates.append(prefix)
+        candidates.append(prefix[:max_length])
     return min(candidates, key=lambda p: problem.mistakes(p) + problem.lambda_n * len(p))
 
 
@@ -83,6 +85,7 @@ def search(
     progress=None,
     counting: str = "auto",
     budget: Budget | None = None,
+    max_length: int | None = None,
 ) -> SearchResult:
     """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
     (mistakes weighted and N the total weight when the problem has sample weights).
@@ -93,13 +96,16 @@ def search(
     the search with the best list so far and a certified gap, as does Ctrl-C. ``budget`` (a
     :class:`~optrules.budget.Budget`) replaces ``time_limit`` and ``max_memory`` when the search is one
     stage of a fit: its deadline and memory account are the fit's. ``progress``, if given, is called
-    with the latest trace point and counters after every slice.
+    with the latest trace point and counters after every slice. ``max_length`` restricts the search (and
+    the certificate) to lists of at most that many rules.
     """
     if policy not in K.POLICIES:
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
     if map_type not in K.MAP_TYPES:
         raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
     check_budget_values(time_limit, max_memory, max_nodes)
+    if max_length is not None and (isinstance(max_length, bool) or int(max_length) != max_length or max_length < 0):
+        raise ValueError(f"max_length must be a whole number >= 0 or None, got {max_length!r}")
     budget = as_budget(budget, time_limit, max_memory)
 
     n, m = problem.total_weight, problem.n_antecedents
@@ -107,22 +113,22 @@ def search(
     # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
     root_b0 = float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points else 0.0
     if budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
-        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type)
+        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length)
     budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
     groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
                            problem.class_weights() if problem.weighted else None)
     budget.release("captures")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
-        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type)
+        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length)
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
     # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
     count_type = np.float64 if problem.weighted else np.int32
     state = SearchState(m, {"node_mistakes": count_type, "node_b0": count_type})
-    incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget)
+    incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget, max_length)
     if budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
-        return _before_search(problem, [incumbent], budget, root_b0, policy, map_type)
+        return _before_search(problem, [incumbent], budget, root_b0, policy, map_type, max_length)
     state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
     # the root: the empty prefix
     state.node_b0[0] = root_b0
@@ -135,7 +141,8 @@ def search(
     kernel = K.expand_parallel if groups.bits.size >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
 
     counting = groups.counting(with_classes=problem.weighted)
-    settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags)
+    longest = m if max_length is None else min(int(max_length), m)
+    settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags, longest)
 
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
@@ -171,12 +178,13 @@ def search(
     return SearchResult(prefix, mistakes, best_objective, certificate)
 
 
-def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: float, policy, map_type):
+def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: float, policy, map_type,
+                   max_length: int | None = None):
     """The best of the empty list and the given prefixes, with the root's bound (Thm 20) as the
     certified lower bound: what a fit returns when its budget ran out before the search began."""
     from ..certificate import INTERRUPTED, TIME_BUDGET
 
-    prefix = _initial_incumbent(problem, False, initial_prefix, budget)
+    prefix = _initial_incumbent(problem, False, initial_prefix, budget, max_length)
     mistakes = problem.mistakes(prefix)
     best = objective(mistakes, len(prefix), problem.total_weight, problem.regularization)
     counters = {**unsearched_counters(len(prefix)), "policy": policy, "map_type": map_type}
