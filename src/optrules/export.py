@@ -108,27 +108,6 @@ def _sql_reading(column: str, reading: str, dialect: str) -> str:
     return f"(CASE WHEN LOWER({text}) IN ({markers}) THEN NULL ELSE TRY_CAST({text} AS DOUBLE) END)"
 
 
-def _sql_feature(feature: Feature, value: str) -> str:
-    """SQL truth of a feature (never NULL), ``value`` being the column's reading."""
-    if feature.kind == "missing":
-        test = f"({value} IS NULL)"
-    else:
-        if feature.kind == "equals":
-            compare = f"{value} = {_sql_literal(feature.value)}"
-        elif feature.kind == "binary":
-            compare = f"{value} = 1"
-        elif feature.kind == "le":
-            compare = f"{value} <= {_sql_literal(float(feature.value))}"
-        elif feature.kind == "gt":
-            compare = f"{value} > {_sql_literal(float(feature.value))}"
-        else:  # interval: value <= x < upper, either end may be infinite
-            parts = [f"{value} >= {_sql_literal(float(feature.value))}" if math.isfinite(feature.value) else "",
-                     f"{value} < {_sql_literal(float(feature.upper))}" if math.isfinite(feature.upper) else ""]
-            compare = " AND ".join(p for p in parts if p) or f"{value} IS NOT NULL"
-        test = f"COALESCE({compare}, FALSE)"  # NULL (missing) makes a test false, as in the binarizer
-    return f"(NOT {test})" if feature.negated else test
-
-
 def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
     """See :meth:`optrules.models.Model.to_sql`."""
     if dialect not in DIALECTS:
@@ -141,7 +120,7 @@ def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
         for column in readings:
             whens.append(f"    WHEN {values[column]} IS NULL THEN NULL  -- {column} is missing: no prediction")
     for k, branch in enumerate(branches[:-1]):
-        tests = [_sql_feature(features[name], values[features[name].column]) for name, truth in branch.literals]
+        tests = [_feature_test(features[name], values[features[name].column], "sql") for name, truth in branch.literals]
         tests = [t if truth else f"(NOT {t})" for t, (_, truth) in zip(tests, branch.literals)]
         whens.append(f"    WHEN {' AND '.join(tests) or 'TRUE'} THEN {k}  -- {_comment(branch.text)}")
     fired = "  CASE\n" + "\n".join(whens) + f"\n    ELSE {len(branches) - 1}  -- {_comment(branches[-1].text)}\n  END"
@@ -169,21 +148,38 @@ def _py_literal(value: Any) -> str:
     return repr(value)
 
 
-def _py_feature(feature: Feature, value: str) -> str:
+#: how each language writes a feature's test (the same reading of every feature kind for both)
+_LANGUAGES = {
+    "sql": {"literal": _sql_literal, "equals": "=", "one": "1", "and": " AND ", "always": "TRUE",
+            "missing": "({v} IS NULL)", "negate": "(NOT {t})",
+            # NULL (missing) makes a test false, as in the binarizer
+            "guarded": "COALESCE({c}, FALSE)"},
+    "python": {"literal": _py_literal, "equals": "==", "one": "1.0", "and": " and ", "always": "True",
+               "missing": "{v} is None", "negate": "(not {t})", "guarded": "({v} is not None and {c})"},
+}
+
+
+def _feature_test(feature: Feature, value: str, language: str) -> str:
+    """The truth of ``feature`` in ``language`` (never NULL), ``value`` being the column's reading."""
+    words = _LANGUAGES[language]
+    literal = words["literal"]
     if feature.kind == "missing":
-        test = f"{value} is None"
-    elif feature.kind == "equals":
-        test = f"{value} == {_py_literal(feature.value)}"
-    elif feature.kind == "binary":
-        test = f"{value} == 1.0"
-    elif feature.kind == "le":
-        test = f"({value} is not None and {value} <= {_py_literal(float(feature.value))})"
-    elif feature.kind == "gt":
-        test = f"({value} is not None and {value} > {_py_literal(float(feature.value))})"
+        test = words["missing"].format(v=value)
     else:
-        test = (f"({value} is not None and {_py_literal(float(feature.value))} <= {value} "
-                f"< {_py_literal(float(feature.upper))})")
-    return f"(not {test})" if feature.negated else test
+        if feature.kind == "equals":
+            compare = f"{value} {words['equals']} {literal(feature.value)}"
+        elif feature.kind == "binary":
+            compare = f"{value} {words['equals']} {words['one']}"
+        elif feature.kind == "le":
+            compare = f"{value} <= {literal(float(feature.value))}"
+        elif feature.kind == "gt":
+            compare = f"{value} > {literal(float(feature.value))}"
+        else:  # interval: value <= x < upper, either end may be infinite
+            parts = ([f"{value} >= {literal(float(feature.value))}"] if math.isfinite(feature.value) else []) + \
+                    ([f"{value} < {literal(float(feature.upper))}"] if math.isfinite(feature.upper) else [])
+            compare = words["and"].join(parts) or words["always"]
+        test = words["guarded"].format(v=value, c=compare)
+    return words["negate"].format(t=test) if feature.negated else test
 
 
 _PY_READERS = '''
@@ -324,7 +320,7 @@ def model_to_python(model) -> str:
     for k, branch in enumerate(branches[:-1]):
         tests = []
         for name, truth in branch.literals:
-            test = _py_feature(features[name], f"v[{position[features[name].column]}]")
+            test = _feature_test(features[name], f"v[{position[features[name].column]}]", "python")
             tests.append(test if truth else f"(not {test})")
         lines += [f"    if {' and '.join(tests) or 'True'}:  # {_comment(branch.text)}", f"        return {k}"]
     lines += [f"    return {len(branches) - 1}", "", "",
