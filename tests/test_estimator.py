@@ -78,3 +78,16 @@ def test_verbose_progress_is_shown(capsys, rng):
     RuleListClassifier(regularization=0.005, verbose=True).fit(X, y)
     err = capsys.readouterr().err
     assert "best" in err and "lower bound" in err and "queue" in err
+
+
+def test_greedy_start_changes_the_path_not_the_certificate():
+    from optrules import RuleListClassifier
+    from optrules.data.datasets import load_compas
+
+    compas = load_compas()
+    X, y = compas.X.iloc[:2000], compas.y[:2000]
+    seeded = RuleListClassifier(regularization=0.01).fit(X, y)
+    cold = RuleListClassifier(regularization=0.01, greedy_start=False).fit(X, y)
+    assert seeded.certificate_.is_optimal and cold.certificate_.is_optimal
+    assert seeded.certificate_.objective == pytest.approx(cold.certificate_.objective)
+    assert "warm_start" not in RuleListClassifier().get_params()  # scikit-learn's name means something else

@@ -69,3 +69,39 @@ def test_unknown_columns_and_bad_json(data):
 
 def test_empty_rule_list_prints_default():
     assert str(RuleList([], Rule((), 1, 5, 4))) == "predict yes"
+
+
+def test_smoothed_probabilities_and_their_intervals():
+    import numpy as np
+
+    rl = RuleList([Rule(("a",), 1, 10, 8), Rule(("b",), 0, 3, 0)], Rule((), 0, 20, 5))
+    table = rl.get_rules(prior=1.0, level=0.9)
+    # Laplace: (hits + 1) / (n + 2)
+    assert table["smoothed"].tolist() == pytest.approx([9 / 12, 4 / 5, 16 / 22])
+    for (hits, n), (low, high) in zip([(8, 10), (3, 3), (15, 20)], table[["low", "high"]].to_numpy()):
+        # the Beta(hits + 1, n - hits + 1) posterior holds 5% below low and 5% above high (numerical integral)
+        grid = np.linspace(0, 1, 200001)
+        density = grid ** hits * (1 - grid) ** (n - hits)
+        cdf = np.cumsum(density) / density.sum()
+        assert np.interp(low, grid, cdf) == pytest.approx(0.05, abs=2e-3)
+        assert np.interp(high, grid, cdf) == pytest.approx(0.95, abs=2e-3)
+    # three classes: the predicted class against the other two, each with its pseudo-rows
+    multi = RuleList([Rule(("a",), 2, 10, 0, (1.0, 2.0, 7.0))], Rule((), 0, 5, 0, (3.0, 1.0, 1.0)), classes=[0, 1, 2])
+    assert multi.get_rules(prior=0.5)["smoothed"].tolist() == pytest.approx([7.5 / 11.5, 3.5 / 6.5])
+    assert "smoothed" not in rl.get_rules().columns
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="prior"):
+            rl.get_rules(prior=bad)
+    with pytest.raises(ValueError, match="level"):
+        rl.get_rules(prior=1.0, level=1.0)
+
+
+def test_explain_with_a_prior_reports_the_rule_interval():
+    import pandas as pd
+
+    rl = RuleList([Rule(("a",), 1, 10, 8)], Rule((), 0, 20, 5))
+    frame = pd.DataFrame({"a": [True, False, True]})
+    explained = rl.explain(frame, prior=1.0)
+    assert explained["rule"].tolist() == [0, 1, 0]
+    assert explained["smoothed"].tolist() == pytest.approx([9 / 12, 16 / 22, 9 / 12])
+    assert (explained["low"] < explained["smoothed"]).all() and (explained["smoothed"] < explained["high"]).all()

@@ -28,14 +28,15 @@ class ModelViews:
     """The fitted model's table, explanations and exports, on the estimator (see
     :class:`optrules.models.Model`)."""
 
-    def get_rules(self):
-        """One row per rule, in order: condition, prediction, probability, training support and accuracy."""
-        return self._fitted_estimator().rule_list_.get_rules()
+    def get_rules(self, prior: float | None = None, level: float = 0.95):
+        """One row per rule, in order: condition, prediction, probability, training support and accuracy;
+        with ``prior``, smoothed probabilities and credible intervals (:meth:`optrules.models.Model.get_rules`)."""
+        return self._fitted_estimator().rule_list_.get_rules(prior, level)
 
-    def explain(self, X):
+    def explain(self, X, prior: float | None = None, level: float = 0.95):
         """The rule that decides each row of ``X``, with its prediction and training counts."""
         estimator = self._fitted_estimator()
-        return estimator.rule_list_.explain(estimator._check_predict_input(X))
+        return estimator.rule_list_.explain(estimator._check_predict_input(X), prior, level)
 
     def to_sql(self, table: str = "data", dialect: str = "sqlite") -> str:
         """A query over ``table`` (the training columns) giving each row's prediction; SQLite or DuckDB."""
@@ -218,6 +219,8 @@ class RuleListClassifier(_RuleModelEstimator):
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
     categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer
         (``identifiers="drop"`` leaves out columns that identify rows, with a warning).
+    greedy_start : seed the search with the greedy list (a good first incumbent prunes early; the
+        certificate does not depend on it). Not scikit-learn's ``warm_start``: every fit starts afresh.
     max_rules : domain constraint: lists of at most this many rules (default: no limit); the
         certificate is then optimal over those lists.
     forbidden : domain constraint: features (``"sex=Male"``) or columns (``"race"``: every feature of
@@ -243,7 +246,7 @@ class RuleListClassifier(_RuleModelEstimator):
         time_limit: float | None = DEFAULT_TIME_LIMIT,
         max_memory: int | None = None,
         verbose: bool = False,
-        warm_start: bool = True,
+        greedy_start: bool = True,
         class_weight=None,
         use_minimum_support: bool = True,
         use_accurate_support: bool = True,
@@ -269,7 +272,7 @@ class RuleListClassifier(_RuleModelEstimator):
         self.time_limit = time_limit
         self.max_memory = max_memory
         self.verbose = verbose
-        self.warm_start = warm_start
+        self.greedy_start = greedy_start
         self.class_weight = class_weight
         self.use_minimum_support = use_minimum_support
         self.use_accurate_support = use_accurate_support
@@ -338,7 +341,7 @@ class RuleListClassifier(_RuleModelEstimator):
                 map_type=self.map_type,
                 ablation=self._ablation(),
                 max_nodes=self.max_nodes,
-                warm_start=self.warm_start,
+                warm_start=self.greedy_start,
                 initial_prefix=initial_prefix,
                 progress=progress,
                 budget=budget,

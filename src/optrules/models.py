@@ -148,33 +148,45 @@ class Model:
         return rates[self.rule_index(X)]
 
     # -- explanations and tables ---------------------------------------------------------------------
-    def get_rules(self):
+    def get_rules(self, prior: float | None = None, level: float = 0.95):
         """A DataFrame, one row per branch in order: its condition, prediction, probability of that
         prediction, training support and training accuracy (share of its rows of the predicted class,
-        weighted), and the training totals per class."""
+        weighted), and the training totals per class.
+
+        With ``prior`` (a Dirichlet prior of ``prior`` pseudo-rows per class: 1 is Laplace's rule, 0.5
+        Jeffreys'), also the smoothed probability of the predicted class, ``(n_pred + prior) / (n + K
+        prior)``, and its equal-tailed credible interval at ``level`` (``low``, ``high``; the posterior
+        of one class is Beta(n_pred + prior, n - n_pred + (K - 1) prior)). Counts are weighted when the
+        model was fitted with weights.
+        """
         import pandas as pd
 
         rows = []
-        for k, branch in enumerate(self.branches()):
+        for branch in self.branches():
             totals = branch.class_totals
             row = {"rule": branch.text, "prediction": _plain(self.classes[branch.prediction]),
                    "probability": branch.probabilities[branch.prediction],
                    "support": branch.support if branch.support is not None else pd.NA,
                    "accuracy": (totals[branch.prediction] / sum(totals)) if totals and sum(totals) > 0 else np.nan}
+            if prior is not None:
+                row.update(_smoothed(totals, branch.prediction, len(self.classes), prior, level))
             for c, label in enumerate(self.classes):
                 row[f"n({label})"] = totals[c] if totals is not None else np.nan
             rows.append(row)
         return pd.DataFrame(rows)
 
-    def explain(self, X):
+    def explain(self, X, prior: float | None = None, level: float = 0.95):
         """For each row of ``X``: the branch that decided it (``rule``, its index in :meth:`get_rules`),
         its condition, the prediction, the probability of that prediction, and the branch's training
-        support and accuracy."""
+        support and accuracy; with ``prior``, the smoothed probability and its interval (see
+        :meth:`get_rules`)."""
         import pandas as pd
 
         fired = self.rule_index(X)
-        table = self.get_rules()
-        out = table.iloc[fired][["rule", "prediction", "probability", "support", "accuracy"]]
+        table = self.get_rules(prior, level)
+        shown = ["rule", "prediction", "probability", "support", "accuracy"]
+        shown += ["smoothed", "low", "high"] if prior is not None else []
+        out = table.iloc[fired][shown]
         out = out.rename(columns={"rule": "condition"}).reset_index(drop=True)
         out.insert(0, "rule", fired)
         index = getattr(X, "index", None)
@@ -236,6 +248,23 @@ class Model:
 
     def _same_classes(self, other) -> bool:
         return [_plain(c) for c in self.classes] == [_plain(c) for c in other.classes]
+
+
+def _smoothed(totals, prediction: int, n_classes: int, prior: float, level: float) -> dict:
+    """Posterior mean and equal-tailed credible interval of the predicted class's probability under
+    a symmetric Dirichlet(prior) prior (see :meth:`Model.get_rules`)."""
+    if not prior > 0 or not np.isfinite(prior):
+        raise ValueError(f"prior must be a positive number of pseudo-rows per class, got {prior!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    if totals is None:
+        return {"smoothed": np.nan, "low": np.nan, "high": np.nan}
+    from scipy.stats import beta
+
+    hits, n = float(totals[prediction]), float(sum(totals))
+    a, b = hits + prior, n - hits + (n_classes - 1) * prior
+    low, high = beta.ppf([(1 - level) / 2, (1 + level) / 2], a, b)
+    return {"smoothed": a / (a + b), "low": float(low), "high": float(high)}
 
 
 def _html_cell(value) -> str:
