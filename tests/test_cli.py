@@ -60,6 +60,13 @@ def test_fit_falling_rule_list(tmp_path, capsys):
     from optrules import load_model
 
     assert load_model(out.read_text()).threshold == 0.25
+    # --pos-label 0: the probability of class 0 falls down the list
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "frl", "--w", "3", "--C", "0.001",
+                 "--pos-label", "0", "-o", str(out)]) == 0
+    falling = load_model(out.read_text())
+    assert falling.describes == 0 and falling.probabilities == sorted(falling.probabilities, reverse=True)
+    with pytest.raises(SystemExit, match="applies to --model frl and ruleset"):
+        main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--pos-label", "0"])
 
 
 def test_fit_rule_set(tmp_path, capsys):

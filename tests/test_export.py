@@ -56,7 +56,7 @@ def random_models(rng, binarizer, n_models: int):
         default = Rule((), int(rng.integers(2)), 30, int(rng.integers(0, 31)))
         yield RuleList(rules, default, classes, binarizer)
         probabilities = sorted(rng.random(k + 1), reverse=True)
-        yield FallingRuleList(rules, default, probabilities, 0.5, classes, binarizer)
+        yield FallingRuleList(rules, default, probabilities, 0.5, classes, binarizer, describes=int(rng.integers(2)))
         clauses = [conditions() for _ in range(int(rng.integers(0, 4)))]
         for cnf in (False, True):
             yield RuleSet(clauses, cnf, tuple(rng.random(2)), classes, binarizer, describes=int(rng.integers(2)))

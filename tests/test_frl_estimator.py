@@ -73,3 +73,23 @@ def test_bad_input(data):
         FallingRuleListClassifier(w=0).fit(X, y)
     with pytest.raises(ValueError, match="single class"):
         FallingRuleListClassifier().fit(X, np.ones(len(X)))
+
+
+def test_pos_label_chooses_the_class_whose_probability_falls(data):
+    X, y = data
+    described = FallingRuleListClassifier(w=3.0, C=0.001, max_card=1, n_thresholds=3, pos_label="no").fit(X, y)
+    # the same problem with labels renamed so that "no" is the default (second sorted) class
+    renamed = np.where(y == "no", "zz", "aa")
+    default = FallingRuleListClassifier(w=3.0, C=0.001, max_card=1, n_thresholds=3).fit(X, renamed)
+    assert described.certificate_.is_optimal and default.certificate_.is_optimal
+    assert described.objective_ == pytest.approx(default.objective_)
+    assert described.rule_list_.probabilities == pytest.approx(default.rule_list_.probabilities)
+    assert list(described.classes_) == ["no", "yes"] and described.rule_list_.describes == 0
+    back = {"zz": "no", "aa": "yes"}
+    assert described.predict(X).tolist() == [back[v] for v in default.predict(X)]
+    proba = described.predict_proba(X)  # columns follow classes_: P(no) first, and it is what falls
+    assert np.allclose(proba[:, 0], default.predict_proba(X)[:, 1])
+    again = FallingRuleList.from_json(described.rule_list_.to_json())
+    assert again == described.rule_list_ and again.describes == 0
+    with pytest.raises(ValueError, match="pos_label"):
+        FallingRuleListClassifier(pos_label="maybe").fit(X, y)

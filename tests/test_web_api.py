@@ -128,6 +128,16 @@ def test_a_rule_set_describes_the_class_the_form_names(client):
     assert "THEN predict no" in run["result"]["text"]  # not the default, the second class "yes"
 
 
+def test_a_falling_list_falls_for_the_class_the_form_names(client):
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "frl",
+            "params": {"w": 1.0, "C": 0.01, "max_card": 1, "time_limit": 10, "pos_label": "no"}}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 201, response.text
+    run = wait(client, response.json()["id"], 60)
+    assert run["status"] == "done", run
+    assert run["result"]["model"]["describes"] == 0  # "no" is the first class
+
+
 def test_cancel_a_running_and_a_queued_run(client):
     rng = np.random.default_rng(0)
     hard = pd.DataFrame(rng.random((400, 6)).round(2), columns=[f"x{j}" for j in range(6)])

@@ -188,6 +188,10 @@ def _check_fit_arguments(args) -> None:
         raise SystemExit(f"error: --max-rules and --forbid constrain --model rulelist only, not --model {args.model}")
     if args.class_weight and args.model == "frl":
         raise SystemExit("error: --class-weight does not apply to --model frl: set the weight of a positive with --w")
+    if args.pos_label is not None and args.model == "rulelist":
+        raise SystemExit("error: --pos-label applies to --model frl and ruleset: a rule list predicts every class")
+    if args.pos_label == "both" and args.model == "frl":
+        raise SystemExit("error: --pos-label both needs --model ruleset --cv K")
     if args.cv and args.model == "frl":
         raise SystemExit("error: --cv chooses lambda for rule lists and the complexity for rule sets, not for --model frl")
     if args.time_limit is not None and not args.time_limit > 0:
@@ -236,7 +240,8 @@ def _fit_model(args, console: Console):
         model = FallingRuleListClassifier(
             w=args.w, C=args.C, C1=args.C1, soft=args.soft, method=args.method, iterations=args.iterations,
             random_state=args.seed, max_nodes=args.max_nodes, min_class_support=args.min_class_support,
-            max_card=args.max_card, max_antecedents=args.max_antecedents, **common,
+            max_card=args.max_card, max_antecedents=args.max_antecedents,
+            pos_label=_class_named(args.pos_label, y), **common,
         ).fit(X, y)
         summary = (f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, w = {args.w}, C = {args.C}"
                    + (f", C1 = {args.C1}" if args.soft else "") + f"; {_budget_text(args)}")
@@ -555,8 +560,8 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     rs.add_argument("--max-degree", type=int, default=5, help="conditions per clause (default 5)")
     rs.add_argument("--cnf", action="store_true", help="learn a CNF (AND of ORs) instead of a DNF")
     rs.add_argument("--pos-label", default=None, metavar="LABEL",
-                    help="the class the rule set describes (default: the second of the sorted classes); "
-                         "'both' with --cv K chooses it too")
+                    help="the class the rule set describes, or whose probability falls (--model frl) "
+                         "(default: the second of the sorted classes); 'both' with --cv K chooses it (rule sets)")
     rs.add_argument("--penalty", type=float, default=0.0, help="price per unit of complexity (default 0)")
     search = fit.add_argument_group("search")
     search.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")

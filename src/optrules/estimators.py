@@ -167,6 +167,15 @@ class _RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "rule_list_")
         return self
 
+    def _described_class(self) -> int:
+        """The index in ``classes_`` of ``pos_label`` (binary families; default: the second class)."""
+        if self.pos_label is None:
+            return 1
+        matches = [k for k, label in enumerate(self.classes_) if label == self.pos_label]
+        if not matches:
+            raise ValueError(f"pos_label={self.pos_label!r} is not one of the classes {list(self.classes_)}")
+        return matches[0]
+
     def predict(self, X):
         frame = self._check_predict_input(X)
         return self.rule_list_.predict(frame)
@@ -400,6 +409,8 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         negatives (the paper: 10%); ``max_card``: items per antecedent; ``max_antecedents``: at most this
         many (``"auto"``, as for rule lists).
     categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer.
+    pos_label : the class whose probability falls down the list and whose misses cost ``w`` (default:
+        the second of the sorted classes).
 
     Attributes
     ----------
@@ -434,6 +445,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         missing: str = "error",
         identifiers: str = "drop",
         max_antecedents="auto",
+        pos_label=None,
     ):
         self.w = w
         self.C = C
@@ -457,6 +469,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         self.missing = missing
         self.identifiers = identifiers
         self.max_antecedents = max_antecedents
+        self.pos_label = pos_label
 
     def fit(self, X, y):
         from .frl.montecarlo import montecarlo_search
@@ -480,7 +493,9 @@ class FallingRuleListClassifier(_RuleModelEstimator):
         from .frl.objective import falling_rule_list
         from .frl.search import FRLProblem, certified_search
 
-        frame, y01 = self._target(X, y)
+        frame, codes = self._target(X, y)
+        describes = self._described_class()
+        y01 = (codes == describes).astype(codes.dtype)  # 1: the class whose probability falls
         # a conjunction must hold for min_class_support of the positives or of the negatives: rarer
         # categories can be in none
         smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
@@ -504,7 +519,7 @@ class FallingRuleListClassifier(_RuleModelEstimator):
             self.certificate_.counters["fit_time"] = budget.elapsed()
         self.objective_ = problem.objective(prefix, self.soft)
         self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
-                                            self.classes_, self.binarizer_)
+                                            self.classes_, self.binarizer_, describes=describes)
 
 
 class RuleSetClassifier(_RuleModelEstimator):
@@ -645,11 +660,3 @@ class RuleSetClassifier(_RuleModelEstimator):
         self.certificate_ = result.certificate
         return self
 
-    def _described_class(self) -> int:
-        """The index in ``classes_`` of ``pos_label`` (default: the second class)."""
-        if self.pos_label is None:
-            return 1
-        matches = [k for k, label in enumerate(self.classes_) if label == self.pos_label]
-        if not matches:
-            raise ValueError(f"pos_label={self.pos_label!r} is not one of the classes {list(self.classes_)}")
-        return matches[0]

@@ -384,12 +384,16 @@ class FallingRuleList(_OrderedRules):
 
     ``probabilities`` are the rules' empirical positive rates (for a softly falling list, their running
     minimum, so that the list reported is falling); a sample is predicted positive when the probability
-    of its rule exceeds ``threshold`` = 1/(1+w).
+    of its rule exceeds ``threshold`` = 1/(1+w). The positive class is ``classes[describes]`` (by
+    default the second); rules count its rows as ``n_positive``.
     """
 
     def __init__(self, rules, default, probabilities, threshold: float, classes=(0, 1), binarizer=None,
-                 feature_names=None):
+                 feature_names=None, describes: int = 1):
+        if describes not in (0, 1):
+            raise ValueError(f"describes must be 0 or 1 (an index into classes), got {describes!r}")
         super().__init__(rules, default, classes, binarizer, feature_names)
+        self.describes = int(describes)
         probabilities = [float(p) for p in probabilities]
         if len(probabilities) != len(self.rules) + 1:
             raise ValueError(f"{len(probabilities)} probabilities for {len(self.rules)} rules and the else clause")
@@ -399,7 +403,9 @@ class FallingRuleList(_OrderedRules):
         self.threshold = float(threshold)
 
     def branches(self) -> list[Branch]:
-        return [self._branch(rule, int(p > self.threshold), (1.0 - p, p))
+        positive, negative = self.describes, 1 - self.describes
+        return [self._branch(rule, positive if p > self.threshold else negative,
+                             (1.0 - p, p) if positive == 1 else (p, 1.0 - p))
                 for rule, p in zip(self._all_rules(), self.probabilities)]
 
     def table(self) -> list[dict]:
@@ -432,17 +438,19 @@ class FallingRuleList(_OrderedRules):
     def __eq__(self, other) -> bool:
         return (isinstance(other, FallingRuleList) and self.rules == other.rules and self.default == other.default
                 and self._same_classes(other) and np.allclose(self.probabilities, other.probabilities)
-                and self.threshold == other.threshold)
+                and self.threshold == other.threshold and self.describes == other.describes)
 
     def to_dict(self) -> dict:
         return {"format": FALLING_FORMAT, "version": FORMAT_VERSION, **self._rules_dict(),
-                "probabilities": list(self.probabilities), "threshold": self.threshold, **self._common_dict()}
+                "probabilities": list(self.probabilities), "threshold": self.threshold, "describes": self.describes,
+                **self._common_dict()}
 
     @classmethod
     def from_dict(cls, data: dict) -> "FallingRuleList":
         _check_format(data, FALLING_FORMAT, "FallingRuleList")
         return cls([_rule_from(r) for r in data["rules"]], _rule_from(data["default"]), data["probabilities"],
-                   data["threshold"], data["classes"], cls._binarizer_from(data), data.get("feature_names"))
+                   data["threshold"], data["classes"], cls._binarizer_from(data), data.get("feature_names"),
+                   data.get("describes", 1))
 
 
 RULESET_FORMAT = "optrules.RuleSet"

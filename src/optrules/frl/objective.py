@@ -71,16 +71,20 @@ def falling_probabilities(counts) -> np.ndarray:
 
 
 def falling_rule_list(captures, y, prefix, conditions, w: float, soft: bool, classes=(0, 1), binarizer=None,
-                      feature_names=None):
+                      feature_names=None, describes: int = 1):
     """The :class:`~optrules.models.FallingRuleList` of a prefix (probabilities = positive rates, or their
-    running minimum for a softly falling list; threshold 1/(1+w))."""
+    running minimum for a softly falling list; threshold 1/(1+w)). ``y`` is 1 for the positive class,
+    which is ``classes[describes]``."""
     from ..models import FallingRuleList, Rule
 
     counts = list_counts(captures, y, prefix)
     probabilities = falling_probabilities(counts) if soft else [p / (p + q) for p, q in counts]
     threshold = 1.0 / (1.0 + w)
-    rules = [Rule(tuple(conditions[a]), int(prob > threshold), p + q, p)
-             for a, (p, q), prob in zip(prefix, counts, probabilities)]
-    p, q = counts[-1]
-    default = Rule((), int(probabilities[-1] > threshold), p + q, p)
-    return FallingRuleList(rules, default, probabilities, threshold, classes, binarizer, feature_names)
+
+    def rule(names, p, q, prob):
+        totals = (float(q), float(p)) if describes == 1 else (float(p), float(q))  # in the order of classes
+        return Rule(names, describes if prob > threshold else 1 - describes, p + q, p, totals)
+
+    rules = [rule(tuple(conditions[a]), p, q, prob) for a, (p, q), prob in zip(prefix, counts, probabilities)]
+    default = rule((), *counts[-1], probabilities[-1])
+    return FallingRuleList(rules, default, probabilities, threshold, classes, binarizer, feature_names, describes)

@@ -81,7 +81,7 @@ def _shown(value):
 COMMON_PARAMETERS = ("time_limit", "max_memory", "max_card", "missing_as_category")
 PARAMETERS = {
     "rulelist": COMMON_PARAMETERS + ("regularization", "class_weight"),
-    "frl": COMMON_PARAMETERS + ("w", "C", "soft"),
+    "frl": COMMON_PARAMETERS + ("w", "C", "soft", "pos_label"),
     "ruleset": COMMON_PARAMETERS + ("complexity", "max_degree", "pos_label"),
 }
 DEFAULT_TIME_LIMIT = 60.0
@@ -147,15 +147,15 @@ def build_estimator(model: str, params, progress):
             raise InputError(f"class_weight must be empty or 'balanced', got {class_weight!r}")
         return RuleListClassifier(regularization=_number(params, "regularization", 0.01, float, 0.0, 0.999),
                                   max_card=max_card, class_weight=class_weight, **common)
-    if model == "frl":
-        return FallingRuleListClassifier(
-            w=_number(params, "w", 3.0, float, 1e-6, 1e6), C=_number(params, "C", 1e-4, float, 0.0, 1.0),
-            soft=_flag(params, "soft"), max_card=max_card, random_state=0, **common,
-        )
     pos_label = params.get("pos_label")  # text, matched to a class of the target when the table is known
     if pos_label is not None and not isinstance(pos_label, str):
         raise InputError(f"pos_label must be the text of a class (or empty), got {pos_label!r}")
     pos_label = pos_label or None
+    if model == "frl":
+        return FallingRuleListClassifier(
+            w=_number(params, "w", 3.0, float, 1e-6, 1e6), C=_number(params, "C", 1e-4, float, 0.0, 1.0),
+            soft=_flag(params, "soft"), max_card=max_card, random_state=0, pos_label=pos_label, **common,
+        )
     return RuleSetClassifier(
         complexity=_number(params, "complexity", 20.0, float, 2.0, 1000.0),
         max_degree=_number(params, "max_degree", 3, int, 1, 10),

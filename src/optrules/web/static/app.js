@@ -81,10 +81,8 @@ $("dataset").addEventListener("change", async () => {
 
 function showFamilyFields() {
   const model = $("model").value;
-  for (const family of ["rulelist", "frl", "ruleset"]) {
-    for (const element of document.querySelectorAll(".for-" + family)) {
-      element.classList.toggle("hidden", family !== model);
-    }
+  for (const element of document.querySelectorAll("[data-families]")) {
+    element.classList.toggle("hidden", !element.dataset.families.split(" ").includes(model));
   }
 }
 $("model").addEventListener("change", showFamilyFields);
@@ -93,7 +91,7 @@ $("model").addEventListener("change", showFamilyFields);
 // the parameters of each family (the server refuses any other)
 const FAMILY_FIELDS = {
   rulelist: ["regularization", "class_weight"],
-  frl: ["w", "C", "soft"],
+  frl: ["w", "C", "soft", "pos_label"],
   ruleset: ["complexity", "max_degree", "pos_label"],
 };
 
