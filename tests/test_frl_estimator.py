@@ -93,3 +93,15 @@ def test_pos_label_chooses_the_class_whose_probability_falls(data):
     assert again == described.rule_list_ and again.describes == 0
     with pytest.raises(ValueError, match="pos_label"):
         FallingRuleListClassifier(pos_label="maybe").fit(X, y)
+
+
+def test_defaults_give_a_short_readable_certified_list():
+    from optrules.data.datasets import load_compas
+
+    compas = load_compas()
+    model = FallingRuleListClassifier(time_limit=30).fit(compas.X, compas.y)
+    assert model.certificate_.is_optimal
+    assert 1 <= len(model.rule_list_) <= 5
+    assert min(rule.n_captured for rule in model.rule_list_.rules) >= 0.01 * len(compas.y)
+    majority = max(np.mean(compas.y == c) for c in model.classes_)
+    assert model.score(compas.X, compas.y) > majority + 0.05

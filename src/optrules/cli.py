@@ -20,6 +20,7 @@ from .data.binarize import Binarizer
 from .data.datasets import DATASETS, load_dataset
 from .data.mine import mine_antecedents
 from .data.validation import check_target, class_named
+from .frl import DEFAULT_C, DEFAULT_W
 
 EXAMPLES = """\
 examples:
@@ -545,8 +546,8 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
                      help="weight classes inversely to their frequency (rule lists, rule sets)")
     fit.add_argument("--weight-column", help="column of per-sample weights (cost of misclassifying each row)")
     frl = fit.add_argument_group("falling rule lists (--model frl)")
-    frl.add_argument("--w", type=float, default=7.0, help="weight of a positive (default 7)")
-    frl.add_argument("--C", type=float, default=1e-6, help="price of a rule (default 1e-6)")
+    frl.add_argument("--w", type=float, default=DEFAULT_W, help=f"weight of a positive (default {DEFAULT_W:g})")
+    frl.add_argument("--C", type=float, default=DEFAULT_C, help=f"price of a rule (default {DEFAULT_C:g})")
     frl.add_argument("--C1", type=float, default=0.5, help="price of rising probabilities, with --soft (default 0.5)")
     frl.add_argument("--soft", action="store_true", help="softly falling list")
     frl.add_argument("--method", choices=["certified", "montecarlo"], default="certified")

@@ -17,6 +17,7 @@ from .data import bitset
 from .data.binarize import Binarizer
 from .data.mine import mine_antecedents
 from .data.validation import as_frame, check_target
+from .frl import DEFAULT_C, DEFAULT_W
 
 
 #: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
@@ -397,8 +398,10 @@ class FallingRuleListClassifier(_RuleModelEstimator):
 
     Parameters
     ----------
-    w : weight of a positive; a sample is predicted positive when its rule's probability > 1/(1+w).
-    C, C1 : price of a rule; price of rising probabilities (softly falling lists only).
+    w : weight of a positive; a sample is predicted positive when its rule's probability > 1/(1+w)
+        (default 1: a missed positive costs as much as a false alarm).
+    C, C1 : price of a rule (default 0.001: a rule must fix 0.1% of the rows); price of rising
+        probabilities (softly falling lists only).
     soft : learn a softly falling list (Program 5.1) instead of a falling one (Program 2.9).
     method : ``certified`` (branch-and-bound, optimal with a certificate, the default) or
         ``montecarlo`` (the paper's randomized search: ``iterations``, ``prob_terminate``,
@@ -423,8 +426,8 @@ class FallingRuleListClassifier(_RuleModelEstimator):
 
     def __init__(
         self,
-        w: float = 7.0,
-        C: float = 1e-6,
+        w: float = DEFAULT_W,
+        C: float = DEFAULT_C,
         C1: float = 0.5,
         soft: bool = False,
         method: str = "certified",

@@ -125,6 +125,7 @@ def _flag(params: dict, key: str) -> bool:
 def build_estimator(model: str, params, progress):
     """The estimator a run fits, from the form's parameters (validated here, with clear messages)."""
     from ..estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+    from ..frl import DEFAULT_C, DEFAULT_W
 
     if model not in MODELS:
         raise InputError(f"unknown model family {model!r}; choose one of {', '.join(MODELS)}")
@@ -153,7 +154,7 @@ def build_estimator(model: str, params, progress):
     pos_label = pos_label or None
     if model == "frl":
         return FallingRuleListClassifier(
-            w=_number(params, "w", 3.0, float, 1e-6, 1e6), C=_number(params, "C", 1e-4, float, 0.0, 1.0),
+            w=_number(params, "w", DEFAULT_W, float, 1e-6, 1e6), C=_number(params, "C", DEFAULT_C, float, 0.0, 1.0),
             soft=_flag(params, "soft"), max_card=max_card, random_state=0, pos_label=pos_label, **common,
         )
     return RuleSetClassifier(
