@@ -192,3 +192,22 @@ def test_estimators_explain_and_export_what_they_learnt():
         assert got["prediction"].tolist() == predicted.tolist()
         module = python_module(estimator)
         assert [module["predict"](r) for r in X.iloc[:200].to_dict("records")] == predicted[:200].tolist()
+
+
+def test_notebook_views_of_a_model_and_its_certificate():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from optrules import RuleListClassifier
+    from optrules.data.datasets import load_compas
+
+    compas = load_compas()
+    est = RuleListClassifier(regularization=0.01).fit(compas.X, compas.y)
+    html = est.certificate_._repr_html_()
+    assert "certified optimal" in html and f"{est.certificate_.objective:.9f}" in html and "prefixes expanded" in html
+    figure = est.rule_list_.plot()
+    bars = figure.axes[0].patches
+    assert len(bars) == len(est.rule_list_) + 1
+    assert [b.get_width() for b in bars] == est.get_rules()["support"].astype(float).tolist()
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert f"0: {est.get_rules()['rule'][0]}" in labels and bars[0].get_y() > bars[-1].get_y()  # first rule on top

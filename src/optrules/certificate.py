@@ -95,6 +95,17 @@ class Certificate:
             )
         return "\n".join(parts)
 
+    def _repr_html_(self) -> str:
+        """The certificate in a notebook: status, objective, lower bound, gap, then the statistics."""
+        from html import escape
+
+        head, *rest = str(self).split("\n")
+        rows = [("status", self.status), ("objective", f"{self.objective:.9f}"),
+                ("lower bound", f"{self.lower_bound:.9f}"), ("gap", f"{self.gap:.9f}")]
+        cells = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+        return (f"<div><strong>{escape(head)}</strong><table>{cells}</table>"
+                + "".join(f"<p>{escape(line)}</p>" for line in rest) + "</div>")
+
     def to_dict(self) -> dict:
         data = asdict(self)
         data["gap"] = self.gap

@@ -207,6 +207,28 @@ class Model:
         return (f"<div><strong>{escape(repr(self))}</strong><table><thead><tr>{head}</tr></thead>"
                 f"<tbody>{''.join(body)}</tbody></table></div>")
 
+    def plot(self, ax=None):
+        """One bar per rule, in order: its training support, coloured by the class it predicts and
+        labelled with its condition and the probability of that prediction. Returns the figure."""
+        import matplotlib.pyplot as plt
+
+        table = self.get_rules()
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(8, 0.45 * len(table) + 1.2))
+        else:
+            fig = ax.figure
+        colours = {label: plt.cm.tab10(k % 10) for k, label in enumerate(self.classes)}
+        support = table["support"].astype(float).fillna(0.0).to_numpy()
+        positions = np.arange(len(table))[::-1]
+        ax.barh(positions, support, color=[colours[label] for label in table["prediction"]])
+        ax.set_yticks(positions, [f"{k}: {text}" for k, text in enumerate(table["rule"])])
+        for y, width, label, probability in zip(positions, support, table["prediction"], table["probability"]):
+            ax.text(width, y, f" {label} ({probability:.2f})", va="center")
+        ax.set_xlabel("training rows decided")
+        ax.set_title(repr(self))
+        fig.tight_layout()
+        return fig
+
     # -- exports -------------------------------------------------------------------------------------
     def to_sql(self, table: str = "data", dialect: str = "sqlite") -> str:
         """A query over ``table`` (holding the columns the model uses, as in training) returning one row per
