@@ -52,20 +52,24 @@ def table():
 def test_forbidden_columns_and_features_are_never_used_and_the_rest_is_optimal(table):
     X, y = table
     for forbidden in (["race"], ["a=p", "race=u"], "c"):
-        est = RuleListClassifier(regularization=0.01, max_card=1, n_thresholds=3, forbidden=forbidden).fit(X, y)
+        est = RuleListClassifier(regularization=0.01, max_card=1, n_thresholds=3, forbidden=forbidden,
+                                 max_rules=3).fit(X, y)
         banned = [forbidden] if isinstance(forbidden, str) else forbidden
         used = {f for rule in est.rule_list_.rules for f in rule.conditions}
         columns = {est.binarizer_.features_[est.binarizer_.feature_names_.index(f)].column for f in used}
         assert not (used & set(banned)) and not (columns & set(banned))
         assert all(f not in banned and not any(f.startswith(b + "=") or f.startswith(b + "<") or f.startswith(b + ">")
                                                for b in banned if b in X.columns) for f in est.antecedents_.feature_names)
-        # optimal over the allowed antecedents: the same search as brute force over them
+        # optimal over the lists of <= 3 rules on the allowed antecedents: exhaustive enumeration of them
         captures = est.antecedents_.capture_matrix()
         expected = brute_force(captures, y, 0.01, max_length=3)
         assert est.certificate_.is_optimal
-        assert est.certificate_.objective <= expected.objective + 1e-12
+        assert est.certificate_.objective == pytest.approx(expected.objective, abs=1e-12)
     with pytest.raises(ValueError, match="neither features nor columns"):
         RuleListClassifier(forbidden=["nope"]).fit(X, y)
+    for bad in (-1, 2.5, "3"):
+        with pytest.raises(ValueError, match="max_rules must be a whole number"):
+            RuleListClassifier(max_rules=bad).fit(X, y)
 
 
 def test_max_rules_on_the_estimator(table):

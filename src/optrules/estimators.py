@@ -12,7 +12,7 @@ from .budget import Budget, check_budget_values
 from .certificate import Trace
 from .corels.prefix import rule_list_from_prefix
 from .corels.problem import Problem, check_regularization, check_sample_weight
-from .corels.search import Ablation, search
+from .corels.search import Ablation, check_max_length, search
 from .data import bitset
 from .data.binarize import Binarizer
 from .data.mine import mine_antecedents
@@ -313,6 +313,7 @@ class RuleListClassifier(_RuleModelEstimator):
     def fit(self, X, y, sample_weight=None):
         regularization = check_regularization(self.regularization)
         check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
+        check_max_length(self.max_rules, "max_rules")
         progress = self._progress()
         try:
             budget = self._budget(progress)

@@ -53,6 +53,13 @@ class SearchResult:
     extra: dict = field(default_factory=dict)
 
 
+def check_max_length(value, name: str = "max_length") -> None:
+    """A bound on the number of rules: None, or a whole number >= 0."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value
+                              or value < 0):
+        raise ValueError(f"{name} must be a whole number >= 0 or None, got {value!r}")
+
+
 def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget,
                        max_length: int | None = None) -> tuple[int, ...]:
     """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes,
@@ -104,8 +111,7 @@ def search(
     if map_type not in K.MAP_TYPES:
         raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
     check_budget_values(time_limit, max_memory, max_nodes)
-    if max_length is not None and (isinstance(max_length, bool) or int(max_length) != max_length or max_length < 0):
-        raise ValueError(f"max_length must be a whole number >= 0 or None, got {max_length!r}")
+    check_max_length(max_length)
     budget = as_budget(budget, time_limit, max_memory)
 
     n, m = problem.total_weight, problem.n_antecedents
