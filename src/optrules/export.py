@@ -26,9 +26,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .data.binarize import MISSING_MARKERS, Feature
+from .models import _plain
 
 #: what pandas.read_csv reads as missing by default (so a CSV row read as text agrees with a DataFrame)
 PANDAS_MISSING_TEXT = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
@@ -65,10 +64,6 @@ def _readings(model) -> tuple[dict[str, Feature], dict[str, str]]:
 
 def _refuses_missing(model) -> bool:
     return model.binarizer is not None and model.binarizer.missing == "error"
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 # -- SQL ------------------------------------------------------------------------------------------
@@ -298,9 +293,7 @@ def model_to_python(model) -> str:
              "    return ["]
     for column, reading in readings.items():
         key = repr(column)
-        if reading in (NUMBER, FLAG):
-            lines.append(f"        _number(row[{key}], {key}),")
-        elif reading == NUMBER_TEXT:
+        if reading in (NUMBER, NUMBER_TEXT, FLAG):  # numbers given as text are parsed either way
             lines.append(f"        _number(row[{key}], {key}),")
         elif reading == DATE:
             lines.append(f"        _date(row[{key}], {key}),")

@@ -189,9 +189,8 @@ class Model:
         out = table.iloc[fired][shown]
         out = out.rename(columns={"rule": "condition"}).reset_index(drop=True)
         out.insert(0, "rule", fired)
-        index = getattr(X, "index", None)
-        if isinstance(X, pd.DataFrame) and index is not None:
-            out.index = index
+        if isinstance(X, pd.DataFrame):
+            out.index = X.index
         return out
 
     def _repr_html_(self) -> str:
@@ -290,9 +289,11 @@ def _smoothed(totals, prediction: int, n_classes: int, prior: float, level: floa
 
 
 def _html_cell(value) -> str:
+    import pandas as pd
+
     if isinstance(value, float):
         return "" if np.isnan(value) else f"{value:.3f}"
-    return "" if value is None or value is getattr(__import__("pandas"), "NA") else str(value)
+    return "" if value is None or value is pd.NA else str(value)
 
 
 def _rule_dict(rule: Rule) -> dict:

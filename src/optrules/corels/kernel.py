@@ -69,7 +69,8 @@ drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 class Settings(NamedTuple):
     """What a search keeps fixed: N (the total weight), lambda*N, the queue's policy, the map's key,
-    the bounds in use (``USE_*`` bits), and the longest list the user allows."""
+    the bounds in use (``USE_*`` bits), and the longest list searched (at most the number of
+    antecedents; fewer when the user bounds the list)."""
 
     n_samples: float
     lambda_n: float
@@ -305,7 +306,7 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
                 record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             best = floats[0]
             # may the child's extensions still beat the incumbent?
-            if depth + 1 >= n_antecedents or depth + 1 >= max_length:  # no extension allowed
+            if depth + 1 >= max_length:  # no extension allowed (max_length <= n_antecedents)
                 continue
             child_b0 = minor_unc - n_min if use_equivalent else 0.0
             if not _extensions_may_win(child_lb, child_b0, lambda_n, best, use_equivalent, use_lookahead):
