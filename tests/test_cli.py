@@ -65,7 +65,7 @@ def test_fit_falling_rule_list(tmp_path, capsys):
                  "--pos-label", "0", "-o", str(out)]) == 0
     falling = load_model(out.read_text())
     assert falling.describes == 0 and falling.probabilities == sorted(falling.probabilities, reverse=True)
-    with pytest.raises(SystemExit, match="applies to --model frl and ruleset"):
+    with pytest.raises(SystemExit, match="--pos-label: only for --model frl and ruleset"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--pos-label", "0"])
 
 
@@ -97,5 +97,5 @@ def test_fit_rule_set(tmp_path, capsys):
     assert "per fit" in text and "training accuracy" in text
     with pytest.raises(SystemExit, match="need --cv"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "2", "6"])
-    with pytest.raises(SystemExit, match="not for --model frl"):
+    with pytest.raises(SystemExit, match="not of --model frl"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "frl", "--cv", "3"])

@@ -87,5 +87,5 @@ def test_command_line_constraints(capsys):
     assert main(["fit", "--dataset", "compas", "-r", "0.005", "--forbid", "sex", "--max-rules", "2", "-q"]) == 0
     out = capsys.readouterr().out
     assert "certified optimal" in out and "sex=" not in out and "else if" in out and out.count("then predict") <= 2
-    with pytest.raises(SystemExit, match="rulelist only"):
+    with pytest.raises(SystemExit, match="only for --model rulelist"):
         main(["fit", "--dataset", "compas", "--model", "ruleset", "--max-rules", "2"])

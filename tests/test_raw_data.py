@@ -276,12 +276,28 @@ def test_cli_checks_the_output_path_before_fitting(tmp_path, monkeypatch):
         _cli(["fit", path, "--target", "Survived", "-o", tmp_path])
 
 
-def test_cli_refuses_weights_a_family_cannot_use(tmp_path):
+def test_every_family_takes_a_weight_column(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 3, 90)
+    y = (x == 2) ^ (rng.random(90) < 0.2)
+    # the weights make the rows of x = 1 decide: heavy where y = 1, so a weighted model predicts 1 there
+    cost = np.where((x == 1) & y, 20.0, 1.0)
     path = tmp_path / "w.csv"
-    pd.DataFrame({"x": [0, 1] * 20, "cost": [1.0, 2.0] * 20, "y": [0, 1] * 20}).to_csv(path, index=False)
-    for model in ("frl", "ruleset"):
-        with pytest.raises(SystemExit, match="--weight-column works with --model rulelist only"):
-            _cli(["fit", path, "--target", "y", "--weight-column", "cost", "--model", model])
+    levels = np.array(["low", "mid", "high"])  # text, so one feature per level whatever the weights
+    pd.DataFrame({"x": levels[x], "cost": cost, "y": y.astype(int)}).to_csv(path, index=False)
+    from optrules import load_model
+
+    grid = pd.DataFrame({"x": ["low", "mid", "high"]})
+    for model in ("rulelist", "frl", "ruleset"):
+        extra = ["--complexity", "4"] if model == "ruleset" else []
+        predictions = []
+        for weighted in (False, True):
+            out_file = tmp_path / f"{model}{weighted}.json"
+            weights = ["--weight-column", "cost"] if weighted else ["--drop", "cost"]
+            assert _cli(["fit", path, "--target", "y", *weights, "--model", model, "-q", "-o", out_file, *extra]) == 0
+            assert ("weighted" in capsys.readouterr().out) == weighted
+            predictions.append(list(load_model(out_file.read_text()).predict(grid)))
+        assert predictions == [[0, 0, 1], [0, 1, 1]], model
 
 
 def test_cli_hand_edited_model_files(tmp_path, capsys):

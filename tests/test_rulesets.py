@@ -238,16 +238,17 @@ def test_greedy_selection_stays_within_the_bound_and_only_improves():
         clauses = [tuple(sorted(rng.choice(6, size=rng.integers(1, 3), replace=False).tolist())) for _ in range(8)]
         clauses = list(dict.fromkeys(clauses))
         complexity = int(rng.integers(2, 9))
-        chosen = _greedy_selection(features, y, clauses, complexity, 1.0, 1.0, 0.0)
+        ones = np.ones(len(y))
+        chosen = _greedy_selection(features, y, clauses, complexity, ones, 0.0)
         assert sum(1 + len(c) for c in chosen) <= complexity
         assert len(set(chosen)) == len(chosen)
-        value = _objective(features, y, chosen, 1.0, 1.0, 0.0)
-        assert value <= _objective(features, y, [], 1.0, 1.0, 0.0)
+        value = _objective(features, y, chosen, ones, 0.0)
+        assert value <= _objective(features, y, [], ones, 0.0)
         # no single remaining clause that fits would lower the objective further (greedy's stopping rule)
         used = sum(1 + len(c) for c in chosen)
         for clause in clauses:
             if clause not in chosen and used + 1 + len(clause) <= complexity:
-                assert _objective(features, y, chosen + [clause], 1.0, 1.0, 0.0) >= value
+                assert _objective(features, y, chosen + [clause], ones, 0.0) >= value
 
 
 def _all_clauses(n_features, max_degree):
@@ -352,7 +353,9 @@ def test_redundant_clauses_are_dropped_at_no_cost(seed):
     y = rng.random(n) < 0.5
     every = [c for d in range(0, 3) for c in itertools.combinations(range(j), d)]
     clauses = [every[i] for i in rng.choice(len(every), size=min(len(every), int(rng.integers(1, 6))), replace=False)]
-    weights = (float(rng.choice([1.0, 2.0])), float(rng.choice([1.0, 0.5])), float(rng.choice([0.0, 0.3])))
+    # each sample's cost (its class weight times a sample weight), and the penalty
+    costs = np.where(y, float(rng.choice([1.0, 2.0])), float(rng.choice([1.0, 0.5]))) * rng.uniform(0.2, 3.0, n)
+    weights = (costs, float(rng.choice([0.0, 0.3])))
     before = _objective(features, y, clauses, *weights)
     kept, after = _without_redundant_clauses(features, y, clauses, before, *weights)
     assert set(kept) <= set(clauses) and after <= before + 1e-12
@@ -387,7 +390,7 @@ def test_pos_label_chooses_the_class_the_set_describes():
         names = list(model.binarizer_.feature_names_)
         chosen = [tuple(names.index(c) for c in clause) for clause in rule_set.clauses]
         cert = model.certificate_  # the objective is the set's own cost as a description of `label`
-        assert cert.objective == pytest.approx(_objective(features, y == label, chosen, 1.0, 1.0, 0.0))
+        assert cert.objective == pytest.approx(_objective(features, y == label, chosen, np.ones(len(y)), 0.0))
         assert cert.lower_bound <= optimum + 1e-6 <= cert.objective + 1e-6
         if cert.is_optimal:
             assert cert.objective == pytest.approx(optimum)

@@ -25,13 +25,6 @@ NOT_APPLICABLE = {
             "check's noisy test split"
         ),
     },
-    "RuleListCV": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "cross-validation splits repeated rows differently from weighted rows, so the lambda chosen can "
-            "differ; at a fixed lambda weights are equivalent to repetition (RuleListClassifier passes, and "
-            "tests/test_estimator_weights.py checks it)"
-        ),
-    },
 }
 
 ESTIMATORS = [

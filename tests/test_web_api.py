@@ -176,6 +176,25 @@ def test_bad_uploads_get_a_message(client, content, name, status, fragment):
     assert fragment in response.json()["error"]
 
 
+def test_the_form_comes_from_the_family_registry(client):
+    from optrules.families import families
+
+    listed = client.get("/api/families").json()
+    assert [f["name"] for f in listed] == list(families()) == ["rulelist", "frl", "ruleset"]
+    by_name = {f["name"]: {p["name"]: p for p in f["parameters"]} for f in listed}
+    assert by_name["rulelist"]["regularization"]["max"] == 0.999 and by_name["frl"]["soft"]["kind"] == "flag"
+    # each family's form settings are exactly what its estimator takes, and the server reads them back
+    for family in families().values():
+        assert set(by_name[family.name]) <= set(family.estimator().get_params())
+        defaults = {name: p["default"] for name, p in by_name[family.name].items()}
+        estimator = family.estimator_from_form(defaults, {"time_limit": 5.0})
+        assert isinstance(estimator, family.estimator) and estimator.time_limit == 5.0
+    key = upload(client, csv_bytes(pd.DataFrame({"a": [0, 1] * 10, "label": [0, 1] * 10}))).json()["key"]
+    refused = client.post("/api/runs", json={"table": key, "target": "label", "model": "ruleset",
+                                             "params": {"w": 2}}).json()["error"]
+    assert "w: not a parameter of ruleset" in refused
+
+
 def test_bad_runs_get_a_message(client):
     frame = pd.DataFrame({"a": ["x", "y", None, "x"] * 5, "b": range(20), "one": [1] * 20,
                           "label": [0, 1, 2, 1] * 5})

@@ -190,6 +190,20 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     browser.execute_script("document.getElementById('run').scrollIntoView()")
     browser.save_screenshot(str(shots / "web_certified.png"))
 
+    # the form's family fields come from the registry: switching family shows that family's settings
+    Select(browser.find_element(By.ID, "model")).select_by_value("frl")
+    assert not browser.find_element(By.ID, "regularization").is_displayed()
+    assert browser.find_element(By.ID, "w").get_attribute("value") == "1"
+    assert "falls" in browser.find_element(By.ID, "pos_label").find_element(By.XPATH, "..").text
+    Select(browser.find_element(By.ID, "model")).select_by_value("ruleset")
+    assert "describes" in browser.find_element(By.ID, "pos_label").find_element(By.XPATH, "..").text
+    assert not browser.find_element(By.ID, "w").is_displayed()
+    Select(browser.find_element(By.ID, "model")).select_by_value("frl")
+    browser.find_element(By.ID, "start").click()
+    wait_for(lambda: browser.find_element(By.ID, "run-title").text == "Run #3"
+             and "certified optimal" in browser.find_element(By.ID, "certificate-text").text, 60, "the falling list")
+    assert "probability" in browser.find_element(By.ID, "model-text").text
+
 
 ATTACK_PAGE = """<!doctype html><html><head><title>a page on another origin</title></head><body>
 <iframe name="sink"></iframe>

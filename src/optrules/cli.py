@@ -20,7 +20,6 @@ from .data.binarize import Binarizer
 from .data.datasets import DATASETS, load_dataset
 from .data.mine import mine_antecedents
 from .data.validation import check_target, class_named
-from .frl import DEFAULT_C, DEFAULT_W
 
 EXAMPLES = """\
 examples:
@@ -180,21 +179,30 @@ def _show_progress(args) -> bool:
     return bool(args.verbose or (sys.stderr.isatty() and not args.quiet))
 
 
-def _check_fit_arguments(args) -> None:
+def _check_fit_arguments(args, family) -> None:
     """Refuse combinations that would silently do something else, before any data is read."""
-    if args.weight_column and args.model != "rulelist":
-        raise SystemExit(f"error: --weight-column works with --model rulelist only: --model {args.model} takes no "
-                         "sample weights (rule sets take --class-weight balanced)")
-    if (args.max_rules is not None or args.forbid) and args.model != "rulelist":
-        raise SystemExit(f"error: --max-rules and --forbid constrain --model rulelist only, not --model {args.model}")
-    if args.class_weight and args.model == "frl":
-        raise SystemExit("error: --class-weight does not apply to --model frl: set the weight of a positive with --w")
-    if args.pos_label is not None and args.model == "rulelist":
-        raise SystemExit("error: --pos-label applies to --model frl and ruleset: a rule list predicts every class")
-    if args.pos_label == "both" and args.model == "frl":
-        raise SystemExit("error: --pos-label both needs --model ruleset --cv K")
-    if args.cv and args.model == "frl":
-        raise SystemExit("error: --cv chooses lambda for rule lists and the complexity for rule sets, not for --model frl")
+    from .families import families
+
+    def refuse(option: str, capability: str, why: str = "") -> None:
+        takers = [name for name, other in families().items() if getattr(other, capability)]
+        raise SystemExit(f"error: {option}: only for --model {' and '.join(takers)}, not --model {family.name}"
+                         + (f": {why}" if why else ""))
+
+    if args.weight_column and not family.sample_weight:
+        refuse("--weight-column", "sample_weight")
+    if (args.max_rules is not None or args.forbid) and not family.constraints:
+        refuse("--max-rules and --forbid", "constraints")
+    if args.class_weight and not family.class_weight:
+        refuse("--class-weight", "class_weight", "see the family's own options in --help")
+    if args.pos_label is not None and not family.pos_label:
+        refuse("--pos-label", "pos_label", "it predicts every class")
+    if args.cv and family.cv_parameter is None:
+        raise SystemExit(f"error: --cv chooses a setting of rule lists (lambda) and rule sets (complexity), not of --model {family.name}")
+    if args.pos_label == "both" and not (family.pos_label and family.cv_parameter and args.cv):
+        raise SystemExit("error: --pos-label both needs --cv K and a family that describes one class and "
+                         "cross-validates (--model ruleset)")
+    if len(family.cv_candidates(args)) > 1 and not args.cv:
+        raise SystemExit(f"error: several --{family.cv_parameter} values need --cv K to choose among them")
     if args.time_limit is not None and not args.time_limit > 0:
         raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
     if args.max_memory is not None and not args.max_memory > 0:
@@ -227,65 +235,32 @@ def _budget_text(args) -> str:
 
 def _fit_model(args, console: Console):
     """Fit what the arguments ask for; returns ``(estimator, X, y, weights, source, summary line)``."""
-    from .estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+    from .families import family as family_named
 
     started = time.perf_counter()
-    _check_fit_arguments(args)
+    family = family_named(args.model)
+    _check_fit_arguments(args, family)
     X, y, weights, source = _load_xy(args)
     progress = _show_progress(args)
-    lambdas = args.regularization
     memory = None if args.max_memory is None else int(args.max_memory * 2**20)
     common = dict(time_limit=_time_left(args, started), negations=args.negations, missing=args.missing,
-                  identifiers=_identifiers(args), max_memory=memory, verbose=progress and not args.cv)
-    if args.model == "frl":
-        model = FallingRuleListClassifier(
-            w=args.w, C=args.C, C1=args.C1, soft=args.soft, method=args.method, iterations=args.iterations,
-            random_state=args.seed, max_nodes=args.max_nodes, min_class_support=args.min_class_support,
-            max_card=args.max_card, max_antecedents=args.max_antecedents,
-            pos_label=_class_named(args.pos_label, y), **common,
-        ).fit(X, y)
-        summary = (f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, w = {args.w}, C = {args.C}"
-                   + (f", C1 = {args.C1}" if args.soft else "") + f"; {_budget_text(args)}")
-        return model, X, y, weights, source, summary
-    if args.model == "ruleset":
-        both = args.pos_label == "both"
-        base = RuleSetClassifier(
-            complexity=args.complexity[0], max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
-            class_weight=args.class_weight, pos_label=None if both else _class_named(args.pos_label, y),
-            **{**common, "negations": True},
-        )
-        if args.cv:
-            from .model_selection import RuleSetCV
-
-            search = RuleSetCV(args.complexity, base, pos_labels="both" if both else None, cv=args.cv,
-                               n_jobs=args.n_jobs).fit(X, y)
-            _print_cv_table(console, args.cv, search, "complexity", "mean_complexity", "complexity found")
-            model, complexity = search.best_estimator_, search.best_params_["complexity"]
-        elif len(args.complexity) > 1 or both:
-            raise SystemExit("error: several --complexity values or --pos-label both need --cv K to choose")
-        else:
-            model, complexity = base.fit(X, y), args.complexity[0]
-        summary = (f"{source}: {len(X)} samples, {len(model.binarizer_.feature_names_)} features, "
-                   f"complexity <= {complexity:g}; {_budget_text(args)}" + (" per fit" if args.cv else ""))
-        return model, X, y, weights, source, summary
-    estimator = RuleListClassifier(
-        regularization=lambdas[0], max_card=args.max_card, min_support=args.min_support, class_weight=args.class_weight,
-        policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes, max_antecedents=args.max_antecedents,
-        max_rules=args.max_rules, forbidden=args.forbid, **common,
-    )
+                  identifiers=_identifiers(args), max_memory=memory, verbose=progress and not args.cv,
+                  max_card=args.max_card)
+    if family.class_weight:
+        common["class_weight"] = args.class_weight
+    if family.constraints:
+        common.update(max_rules=args.max_rules, forbidden=args.forbid)
+    pos_label = None if args.pos_label in (None, "both") else _class_named(args.pos_label, y)
+    estimator = family.from_cli(args, common, pos_label)
+    fit_weights = {} if weights is None else {"sample_weight": weights}
     if args.cv:
-        from .model_selection import RuleListCV
-
-        search = RuleListCV(lambdas, estimator, cv=args.cv, n_jobs=args.n_jobs).fit(X, y, sample_weight=weights)
-        _print_cv_table(console, args.cv, search, "regularization", "mean_n_rules", "rules")
+        search = family.cv_from_cli(args, estimator).fit(X, y, **fit_weights)
+        _print_cv_table(console, args.cv, search, family.cv_parameter, *family.cv_size)
         model = search.best_estimator_
-        lambdas = [search.regularization_]
-    elif len(lambdas) > 1:
-        raise SystemExit("error: several --regularization values need --cv K to choose among them")
     else:
-        model = estimator.fit(X, y, sample_weight=weights)
-    summary = (f"{source}: {len(X)} samples, {len(model.antecedents_)} antecedents, lambda = {lambdas[0]:g}; "
-               f"{_budget_text(args)}" + (" per fold" if args.cv else ""))
+        model = estimator.fit(X, y, **fit_weights)
+    summary = (f"{source}: {len(X)} samples, {family.settings_text(model)}; {_budget_text(args)}"
+               + (" per fit" if args.cv else ""))
     return model, X, y, weights, source, summary
 
 
@@ -324,11 +299,10 @@ def cmd_fit(args, console: Console) -> int:
     line = f"training accuracy {model.score(X, y):.4f}"
     if weights is not None:
         line += f", weighted {model.score(X, y, sample_weight=weights):.4f}"
-    if args.model == "ruleset":
-        # the objective is a weighted Hamming loss (a negative counts once per clause covering it)
-        line += (f", {certificate.counters['training_mistakes']:,} training mistakes, complexity "
-                 f"{model.rule_set_.complexity}")
-    console.print(line)
+    from .families import family
+
+    extra = family(args.model).fit_text(model)
+    console.print(line + (f", {extra}" if extra else ""))
     return _save(args, model.rule_list_, certificate, console)
 
 
@@ -533,43 +507,25 @@ def cmd_serve(args, console: Console) -> int:
 
 # -- the parser -----------------------------------------------------------------------------------------
 def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
-    fit.add_argument("--model", choices=["rulelist", "frl", "ruleset"], default="rulelist",
-                     help="rulelist: certifiably optimal rule list (CORELS, default; two or more classes); "
-                          "frl: falling rule list; ruleset: Boolean rule set by column generation")
-    fit.add_argument("--regularization", "-r", type=float, nargs="+", default=[0.01], metavar="LAMBDA",
-                     help="lambda: the price of one rule in training accuracy (default 0.01); several values "
-                          "with --cv")
+    from .families import families
+
+    known = families()
+    fit.add_argument("--model", choices=list(known), default=next(iter(known)),
+                     help="; ".join(f"{name}: {family.title}" for name, family in known.items())
+                          + " (default: the first)")
     fit.add_argument("--cv", type=int, default=None, metavar="K",
-                     help="choose lambda among the --regularization values by K-fold cross-validation")
+                     help="choose lambda among the --regularization values (rule lists), or the complexity "
+                          "among the --complexity values (rule sets), by K-fold cross-validation")
     fit.add_argument("--n-jobs", type=int, default=None, help="folds in parallel with --cv (-1: every core)")
     fit.add_argument("--class-weight", choices=["balanced"], default=None,
                      help="weight classes inversely to their frequency (rule lists, rule sets)")
     fit.add_argument("--weight-column", help="column of per-sample weights (cost of misclassifying each row)")
-    frl = fit.add_argument_group("falling rule lists (--model frl)")
-    frl.add_argument("--w", type=float, default=DEFAULT_W, help=f"weight of a positive (default {DEFAULT_W:g})")
-    frl.add_argument("--C", type=float, default=DEFAULT_C, help=f"price of a rule (default {DEFAULT_C:g})")
-    frl.add_argument("--C1", type=float, default=0.5, help="price of rising probabilities, with --soft (default 0.5)")
-    frl.add_argument("--soft", action="store_true", help="softly falling list")
-    frl.add_argument("--method", choices=["certified", "montecarlo"], default="certified")
-    frl.add_argument("--iterations", type=int, default=3000, help="Monte-Carlo rounds (default 3000)")
-    frl.add_argument("--seed", type=int, default=None, help="random seed of the Monte-Carlo search")
-    frl.add_argument("--min-class-support", type=float, default=0.1,
-                     help="antecedents hold for this share of a class at least (default 0.1)")
-    rs = fit.add_argument_group("Boolean rule sets (--model ruleset)")
-    rs.add_argument("--complexity", type=float, nargs="+", default=[30.0],
-                    help="bound on clauses + conditions (default 30); several values with --cv K to choose")
-    rs.add_argument("--max-degree", type=int, default=5, help="conditions per clause (default 5)")
-    rs.add_argument("--cnf", action="store_true", help="learn a CNF (AND of ORs) instead of a DNF")
-    rs.add_argument("--pos-label", default=None, metavar="LABEL",
-                    help="the class the rule set describes, or whose probability falls (--model frl) "
-                         "(default: the second of the sorted classes); 'both' with --cv K chooses it (rule sets)")
-    rs.add_argument("--penalty", type=float, default=0.0, help="price per unit of complexity (default 0)")
+    fit.add_argument("--pos-label", default=None, metavar="LABEL",
+                     help="the class a rule set describes, or whose probability falls down a falling list "
+                          "(default: the second of the sorted classes); 'both' with --cv K chooses it (rule sets)")
+    for family in known.values():
+        family.add_cli_options(fit)
     search = fit.add_argument_group("search")
-    search.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
-    search.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"],
-                        help="queue order (default lower_bound)")
-    search.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"],
-                        help="symmetry-aware map (default prefix)")
     search.add_argument("--max-nodes", type=int, default=None, help="stop after expanding this many prefixes")
     search.add_argument("--time-limit", type=_seconds, default=_UNSET,
                         help=f"seconds for the whole fit, reading the file included (default {DEFAULT_TIME_LIMIT:g}; "

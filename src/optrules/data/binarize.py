@@ -308,7 +308,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.min_category_count = min_category_count
 
     # -- fitting -----------------------------------------------------------------------------------
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
+        """Learn the features of ``X``. With ``sample_weight``, rows of weight 0 are left out and the
+        quantile thresholds are those of the weighted rows (a row of weight 2 counts as two rows, as in
+        the weighted fit that follows)."""
         if self.missing not in ("error", "category"):
             raise ValueError(f"missing must be 'error' or 'category', got {self.missing!r}")
         if int(self.n_thresholds) < 1:
@@ -322,6 +325,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"cannot fit on empty data: found 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         if frame.shape[1] == 0:
             raise ValueError(f"cannot fit on empty data: found 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
+        self._weights = None
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+            if weights.shape[0] != frame.shape[0]:
+                raise ValueError(f"sample_weight has {weights.shape[0]} entries for {frame.shape[0]} rows")
+            if (weights > 0).any():
+                frame, self._weights = frame[weights > 0], weights[weights > 0]
         categorical = set(self.categorical or ())
         bins = dict(self.bins or {})
         unknown = (categorical | set(bins)) - set(frame.columns)
@@ -371,6 +381,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     if f.kind != "le" and f.kind != "gt"
                 ]
             next_group += 1
+        del self._weights
         self.columns_ = list(frame.columns)
         self.features_ = features
         self.feature_names_ = [f.name for f in features]
@@ -439,13 +450,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 features.append(Feature(value_name(column, label), column, "interval", lo, hi, group=group))
         return features
 
+    _weights = None  # the fit's positive sample weights, while it runs
+
     def _threshold_features(self, column: str, series: pd.Series) -> list[Feature]:
         values = series.to_numpy(dtype="float64", na_value=np.nan)
-        values = values[~np.isnan(values)]
+        present = ~np.isnan(values)
+        values = values[present]
         if values.size == 0:  # every value missing: nothing to compare (the missing feature says it all)
             return []
         quantiles = np.arange(1, int(self.n_thresholds) + 1) / (int(self.n_thresholds) + 1)
-        thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
+        if self._weights is None:
+            thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
+        else:
+            thresholds = np.unique(weighted_lower_quantiles(values, self._weights[present], quantiles))
         thresholds = thresholds[thresholds < values.max()]
         features = []
         dates = column in getattr(self, "date_columns_", ())
@@ -575,3 +592,14 @@ def _feature_to_dict(feature: Feature) -> dict:
             value = "inf" if value > 0 else "-inf"
         data[key] = value
     return data
+
+
+def weighted_lower_quantiles(values, weights, quantiles) -> np.ndarray:
+    """``np.quantile(repeated, quantiles, method="lower")`` of the values each repeated by its weight,
+    without repeating them: the value at position floor((W - 1) q) of the weighted sorted values, W the
+    total weight (for integer weights exactly the quantiles of the repeated rows)."""
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    positions = np.floor((cumulative[-1] - 1.0) * np.asarray(quantiles))
+    first_past = np.searchsorted(cumulative, positions, side="right")
+    return values[order][np.minimum(first_past, len(values) - 1)]

@@ -1,8 +1,8 @@
 """Compiled core of the certified search for falling (and softly falling) rule lists.
 
 Best-first on the prefix bound L* (Thm 4.6) or Ltilde* (Thm 5.2). A prefix is a node (parent pointer,
-last antecedent) carrying n * L(e) (``node_value``) and a reference probability as an integer pair
-(``node_ref_p / node_ref_count``): the last rule's alpha for falling lists, the smallest alpha so far for
+last antecedent) carrying n * L(e) (``node_value``) and a reference probability as a pair of counts
+(``node_ref_p / node_ref_count``; weight sums with sample weights): the last rule's alpha for falling lists, the smallest alpha so far for
 softly falling ones. Prefixes that leave the same samples uncaptured are compared in a dominance map:
 one dominates another only with a value no larger *and* a reference probability no smaller (a larger
 reference allows more completions); incomparable prefixes are both kept.
@@ -27,6 +27,7 @@ from .._numba import (
     POPS_DONE,
     QUEUE_EMPTY,
     add_child,
+    class_sums,
     drop_stale_cache,
     find_remaining_set,
     heap_pop,
@@ -71,13 +72,15 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
     ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
     :class:`Settings`; ``node_value``, ``node_ref_p``, ``node_ref_count``: this search's node fields.
     """
-    bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, _classes, _minority = counting
+    bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights, minority_weights = counting
     w, c_n, c1_n, soft, use_map = settings
     node_parent, node_last, node_depth, node_hash, node_dead = tree
     heap_key, heap_node, map_slots = frontier
     ints, floats, best_prefix = progress
     n_antecedents, n_words = bits.shape
     use_packed = packed_weights.shape[0] > 0
+    use_classes = class_weights.shape[0] > 0  # sample weights: counts are the weights' sums (negatives, positives)
+    totals = np.zeros(2)
     u = np.empty(n_words, dtype=np.uint64)
     scratch = np.empty(n_words, dtype=np.uint64)
     v = np.empty(n_words, dtype=np.uint64)
@@ -99,9 +102,12 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
         mark_prefix(node, node_parent, node_last, in_prefix, True)
         n_live = live_word_list(u, live_words)
-        rest_total = weighted_count(u, count_planes)
-        rest_pos = weighted_count(u, positive_planes)
-        rest_neg = rest_total - rest_pos
+        if use_classes:
+            class_sums(u, live_words, n_live, class_weights, minority_weights, totals)
+            rest_pos, rest_neg = totals[1], totals[0]
+        else:
+            rest_pos = float(weighted_count(u, positive_planes))
+            rest_neg = float(weighted_count(u, count_planes)) - rest_pos
         value = node_value[node]
         ref_p = node_ref_p[node]
         ref_count = node_ref_count[node]
@@ -112,18 +118,25 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
         for a in range(n_antecedents):
             if in_prefix[a]:
                 continue
-            if use_packed:
-                acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
+            if use_classes:
+                for j in range(n_live):
+                    v[live_words[j]] = u[live_words[j]] & bits[a, live_words[j]]
+                class_sums(v, live_words, n_live, class_weights, minority_weights, totals)
+                p, q = totals[1], totals[0]
             else:
-                acc = plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_planes,
-                                   minority_planes, False)
-            count, p, _ = unpack_counts(acc)
+                if use_packed:
+                    acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
+                else:
+                    acc = plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_planes,
+                                       minority_planes, False)
+                n_captured, n_positive, _ = unpack_counts(acc)
+                p, q = float(n_positive), float(n_captured - n_positive)
+            count = p + q
             ints[LB_EVALS] += 1
-            if count == 0 or count == rest_total:
-                continue  # a rule must capture something and leave the else clause something
-            q = count - p
             rp = rest_pos - p
             rq = rest_neg - q
+            if count == 0 or rp + rq == 0:
+                continue  # a rule must capture something and leave the else clause something
             if soft:
                 child_value = value + min(float(q), w * p) + c_n + c1_n * max(0.0, p / count - ref_p / ref_count)
                 if p * ref_count < ref_p * count:
@@ -228,3 +241,19 @@ def score_children(cp, cq, available, rest_p, rest_q, value, ref_p, ref_count, w
             child_bound[j] = bound
             n_candidates += 1
     return n_candidates
+
+
+@njit(cache=True)
+def class_counts_within(bits, rest, class_weights, minority_weights, cp, cq):
+    """Weighted positives ``cp`` and negatives ``cq`` that each antecedent captures among the groups
+    left in ``rest`` (the Monte-Carlo search with sample weights)."""
+    n_words = rest.shape[0]
+    live_words = np.empty(n_words, dtype=np.int64)
+    n_live = live_word_list(rest, live_words)
+    v = np.empty(n_words, dtype=np.uint64)
+    totals = np.zeros(2)
+    for a in range(bits.shape[0]):
+        for j in range(n_live):
+            v[live_words[j]] = rest[live_words[j]] & bits[a, live_words[j]]
+        class_sums(v, live_words, n_live, class_weights, minority_weights, totals)
+        cp[a], cq[a] = totals[1], totals[0]

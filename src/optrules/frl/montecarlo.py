@@ -17,7 +17,7 @@ import numpy as np
 
 from ..data import bitset
 from .bounds import equation9_else_is_best
-from .kernel import score_children
+from .kernel import class_counts_within, score_children
 from .search import FRLProblem
 
 
@@ -28,6 +28,59 @@ class MonteCarloResult:
     iterations: int
     best_iteration: int
     total_time: float
+
+
+class _SampleCounts:
+    """Positives and negatives each antecedent captures among the samples left (bit counts)."""
+
+    def __init__(self, problem: FRLProblem):
+        positive = problem.y.astype(bool)
+        self.bits = bitset.pack(problem.captures & positive), bitset.pack(problem.captures & ~positive)
+        self.all = bitset.pack(positive), bitset.pack(~positive)
+
+    def everything(self):
+        return self.all
+
+    def counts(self, rest):
+        return bitset.count_and(self.bits[0], rest[0]), bitset.count_and(self.bits[1], rest[1])
+
+    def without(self, rest, a: int):
+        return tuple(bitset.andnot(part[None, :], bits[a])[0] for part, bits in zip(rest, self.bits))
+
+    def left(self, rest, rest_p, rest_q):
+        """What ``rest`` holds: counts subtract exactly."""
+        return rest_p, rest_q
+
+
+class _WeightCounts:
+    """The same with sample weights: weight sums over groups of samples alike in every antecedent."""
+
+    def __init__(self, problem: FRLProblem):
+        from ..corels.prefix import class_weight_matrix
+        from ..data.groups import group_samples
+
+        weights = class_weight_matrix(problem.y, 2, problem.sample_weight)
+        self.groups = group_samples(problem.captures, problem.y, None, "auto", weights)
+        m = problem.n_antecedents
+        self.cp, self.cq = np.empty(m), np.empty(m)
+
+    def everything(self):
+        return self.groups.all_ones.copy()
+
+    def counts(self, rest):
+        class_counts_within(self.groups.bits, rest, self.groups.class_weights, self.groups.minority_weights,
+                            self.cp, self.cq)
+        return self.cp, self.cq
+
+    def without(self, rest, a: int):
+        return bitset.andnot(rest[None, :], self.groups.bits[a])[0]
+
+    def left(self, rest, rest_p, rest_q):
+        """What ``rest`` holds, summed afresh: weight sums do not subtract exactly, and an else clause
+        left with 1e-16 of weight would pass for one that captures something."""
+        n_groups = len(self.groups.sizes)
+        held = self.groups.class_weights[:n_groups][bitset.unpack(rest[None, :], n_groups)[0]].sum(axis=0)
+        return float(held[1]), float(held[0])
 
 
 def _check(iterations, prob_terminate, curiosity_weight):
@@ -53,13 +106,10 @@ def montecarlo_search(
     ``time_limit`` seconds (at least one round done) or when the fit's ``budget`` says so."""
     _check(iterations, prob_terminate, curiosity_weight)
     rng = np.random.default_rng(random_state)
-    n, m = problem.n_samples, problem.n_antecedents
+    n, m = problem.total_weight, problem.n_antecedents
     w, c_n, c1_n = float(problem.w), problem.C * n, problem.C1 * n
-    positive = problem.y.astype(bool)
-    pos_bits = bitset.pack(problem.captures & positive)
-    neg_bits = bitset.pack(problem.captures & ~positive)
-    all_pos, all_neg = bitset.pack(positive), bitset.pack(~positive)
-    total_pos, total_neg = int(positive.sum()), int(n - positive.sum())
+    counter = _SampleCounts(problem) if problem.sample_weight is None else _WeightCounts(problem)
+    total_pos, total_neg = problem.class_totals()
     child_value, bound, curiosity = np.empty(m), np.empty(m), np.empty(m)
     best_value, best_prefix, best_iteration = min(w * total_pos, float(total_neg)), (), 0
     start = time.perf_counter()
@@ -69,7 +119,7 @@ def montecarlo_search(
                 budget is not None and budget.stopped()):
             break
         done += 1
-        rest_pos_bits, rest_neg_bits = all_pos.copy(), all_neg.copy()
+        rest = counter.everything()
         rest_p, rest_q = total_pos, total_neg
         ref_p, ref_count = 1, 1  # alpha_last (falling) or the running minimum (soft); alpha_{-1} = 1
         value = 0.0
@@ -80,8 +130,7 @@ def montecarlo_search(
                 break
             if rng.random() < prob_terminate:
                 break
-            cp = bitset.count_and(pos_bits, rest_pos_bits)
-            cq = bitset.count_and(neg_bits, rest_neg_bits)
+            cp, cq = counter.counts(rest)
             score_children(cp, cq, available, rest_p, rest_q, value, ref_p, ref_count, w, c_n, c1_n, soft,
                            curiosity_weight, best_value, child_value, bound, curiosity)
             candidates = np.flatnonzero(np.isfinite(bound))
@@ -95,10 +144,9 @@ def montecarlo_search(
             prefix.append(r)
             available[r] = False
             value = float(child_value[r])
-            rest_pos_bits = bitset.andnot(rest_pos_bits[None, :], pos_bits[r])[0]
-            rest_neg_bits = bitset.andnot(rest_neg_bits[None, :], neg_bits[r])[0]
-            p, count = int(cp[r]), int(cp[r] + cq[r])
-            rest_p, rest_q = rest_p - p, rest_q - (count - p)
+            rest = counter.without(rest, r)
+            p, count = cp[r], cp[r] + cq[r]
+            rest_p, rest_q = counter.left(rest, rest_p - p, rest_q - (count - p))
             if soft:
                 if p * ref_count < ref_p * count:
                     ref_p, ref_count = p, count

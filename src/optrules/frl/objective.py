@@ -17,12 +17,17 @@ from typing import Sequence
 
 import numpy as np
 
-from ..corels.prefix import prefix_counts
+from ..corels.prefix import class_weight_matrix, prefix_class_totals, prefix_counts
 
 
-def list_counts(captures, y, prefix: Sequence[int]) -> list[tuple[int, int]]:
-    """``(positives, negatives)`` of each rule in context, then of the else clause."""
-    return [(p, n - p) for n, p in prefix_counts(captures, y, prefix)]
+def list_counts(captures, y, prefix: Sequence[int], sample_weight=None) -> list[tuple]:
+    """``(positives, negatives)`` of each rule in context, then of the else clause: integers, or the
+    weights' sums with ``sample_weight`` (every result below holds for weighted counts: the paper's
+    proofs only add counts)."""
+    if sample_weight is None:
+        return [(p, n - p) for n, p in prefix_counts(captures, y, prefix)]
+    totals = prefix_class_totals(captures, class_weight_matrix(np.asarray(y).astype(bool), 2, sample_weight), prefix)
+    return [(float(t[1]), float(t[0])) for t in totals]
 
 
 def is_compatible(counts) -> bool:
@@ -71,20 +76,23 @@ def falling_probabilities(counts) -> np.ndarray:
 
 
 def falling_rule_list(captures, y, prefix, conditions, w: float, soft: bool, classes=(0, 1), binarizer=None,
-                      feature_names=None, describes: int = 1):
-    """The :class:`~optrules.models.FallingRuleList` of a prefix (probabilities = positive rates, or their
-    running minimum for a softly falling list; threshold 1/(1+w)). ``y`` is 1 for the positive class,
-    which is ``classes[describes]``."""
+                      feature_names=None, describes: int = 1, sample_weight=None):
+    """The :class:`~optrules.models.FallingRuleList` of a prefix (probabilities = (weighted) positive
+    rates, or their running minimum for a softly falling list; threshold 1/(1+w)). ``y`` is 1 for the
+    positive class, which is ``classes[describes]``; rules keep their sample counts and weighted totals."""
     from ..models import FallingRuleList, Rule
 
-    counts = list_counts(captures, y, prefix)
+    counts = list_counts(captures, y, prefix, sample_weight)
+    sizes = counts if sample_weight is None else list_counts(captures, y, prefix)
     probabilities = falling_probabilities(counts) if soft else [p / (p + q) for p, q in counts]
     threshold = 1.0 / (1.0 + w)
 
-    def rule(names, p, q, prob):
+    def rule(names, weighted, size, prob):
+        p, q = weighted
         totals = (float(q), float(p)) if describes == 1 else (float(p), float(q))  # in the order of classes
-        return Rule(names, describes if prob > threshold else 1 - describes, p + q, p, totals)
+        return Rule(names, describes if prob > threshold else 1 - describes, size[0] + size[1], size[0], totals)
 
-    rules = [rule(tuple(conditions[a]), p, q, prob) for a, (p, q), prob in zip(prefix, counts, probabilities)]
-    default = rule((), *counts[-1], probabilities[-1])
+    rules = [rule(tuple(conditions[a]), c, size, prob)
+             for a, c, size, prob in zip(prefix, counts, sizes, probabilities)]
+    default = rule((), counts[-1], sizes[-1], probabilities[-1])
     return FallingRuleList(rules, default, probabilities, threshold, classes, binarizer, feature_names, describes)

@@ -15,6 +15,8 @@ import numpy as np
 from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..corels.prefix import class_weight_matrix
+from ..corels.problem import check_sample_weight
 from ..data.groups import group_samples
 from . import kernel as K
 from .objective import is_falling, list_counts, objective
@@ -30,6 +32,8 @@ class FRLProblem:
     C: float = 1e-6
     C1: float = 0.5
     conditions: list | None = None
+    #: per-sample weights (None: each sample counts once); counts become weight sums, n the total weight
+    sample_weight: np.ndarray | None = None
 
     def __post_init__(self):
         self.captures = np.asarray(self.captures, dtype=bool)
@@ -49,6 +53,11 @@ class FRLProblem:
             raise ValueError(f"the positive weight w must be > 0, got {self.w}")
         if self.conditions is None:
             self.conditions = [(f"a{i}",) for i in range(self.captures.shape[0])]
+        if self.sample_weight is not None:
+            self.sample_weight = check_sample_weight(self.sample_weight, self.y.shape[0])
+            positive = self.y.astype(bool)
+            if not (self.sample_weight[positive].sum() > 0 and self.sample_weight[~positive].sum() > 0):
+                raise ValueError("each class needs a positive total sample weight")
 
     @property
     def n_samples(self) -> int:
@@ -58,8 +67,17 @@ class FRLProblem:
     def n_antecedents(self) -> int:
         return int(self.captures.shape[0])
 
-    def counts(self, prefix) -> list[tuple[int, int]]:
-        return list_counts(self.captures, self.y, prefix)
+    @property
+    def total_weight(self) -> float:
+        """n of the objective: the number of samples, or their total weight."""
+        return float(self.n_samples if self.sample_weight is None else self.sample_weight.sum())
+
+    def class_totals(self) -> tuple:
+        """(positives, negatives): counts, or weight sums."""
+        return self.counts(())[0]
+
+    def counts(self, prefix) -> list[tuple]:
+        return list_counts(self.captures, self.y, prefix, self.sample_weight)
 
     def objective(self, prefix, soft: bool = False) -> float:
         return objective(self.counts(prefix), self.w, self.C, self.C1, soft)
@@ -93,10 +111,10 @@ def certified_search(
     """
     check_budget_values(time_limit, max_memory, max_nodes)
     budget = as_budget(budget, time_limit, max_memory)
-    n, m = problem.n_samples, problem.n_antecedents
+    n, m = problem.total_weight, problem.n_antecedents
     w, c_n, c1_n = float(problem.w), problem.C * n, problem.C1 * n
-    positives = int(problem.y.sum())
-    incumbent, incumbent_value = (), min(w * positives, float(n - positives))  # the else clause alone
+    positives, negatives = problem.class_totals()
+    incumbent, incumbent_value = (), min(w * positives, float(negatives))  # the else clause alone
     if initial_prefix is not None:
         prefix = tuple(int(a) for a in initial_prefix)
         counts = problem.counts(prefix)
@@ -112,16 +130,17 @@ def certified_search(
         best = problem.objective(incumbent, soft)
         status = INTERRUPTED if budget.interrupted else TIME_BUDGET
         return FRLResult(incumbent, best, Certificate(status, best, 0.0, counters, Trace()))
-    groups = group_samples(problem.captures, problem.y, None, counting)
+    class_weights = None if problem.sample_weight is None else class_weight_matrix(problem.y, 2, problem.sample_weight)
+    groups = group_samples(problem.captures, problem.y, None, counting, class_weights)
     budget.charge("groups", groups.nbytes)
 
-    state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.int32, "node_ref_count": np.int32})
+    state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.float64, "node_ref_count": np.float64})
     state.set_incumbent(incumbent_value, incumbent)
     state.node_ref_p[0] = 1  # alpha_{-1} = 1
     state.node_ref_count[0] = 1
     state.push_root()
 
-    counting = groups.counting()
+    counting = groups.counting(with_classes=class_weights is not None)
     settings = K.Settings(float(w), float(c_n), float(c1_n), bool(soft), bool(use_map))
 
     def run(max_pops: int) -> int:

@@ -70,12 +70,15 @@ def column_generation(
     random_state: int = 0,
     progress=None,
     budget: Budget | None = None,
+    sample_weight=None,
 ) -> RuleSetResult:
     """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``.
 
     ``exact``: the exact pricing run when the beam search finds nothing: ``True``/``"enumeration"``
     (branch-and-bound over conjunctions), ``"ip"`` (the pricing IP on HiGHS) or ``False`` (none: no
-    proof that the master LP is solved). ``budget`` (a fit's) replaces ``time_limit``."""
+    proof that the master LP is solved). ``budget`` (a fit's) replaces ``time_limit``. ``sample_weight``
+    multiplies each sample's class weight (a missed positive costs its weight, a covered negative its
+    weight per covering clause)."""
     method = _exact_method(exact)
     budget = as_budget(budget, time_limit)
     start = time.perf_counter()
@@ -83,16 +86,25 @@ def column_generation(
     reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.05 * limit))  # for the final MIP
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
+    every_row = features, y
+    features, y, sample_weight = distinct_rows(features, y, sample_weight)
+    # what each sample costs when misclassified: its class's weight, times its own
+    costs = np.where(y, float(positive_weight), float(negative_weight))
+    if sample_weight is not None:
+        costs = costs * sample_weight
     rng = np.random.default_rng(random_state)
     sample = _pricing_sample(y, max_pricing_samples, rng)
     n_priced = len(y) if sample is None else len(sample)
     budget.require("pricing", features.shape[1] * (len(y) + 4 * n_priced),
                    "the pricing matrices (samples x features: 1 byte each, 4 more for the beam's samples)")
-    full = PricingData.from_features(features, y, negative_weight)
+    full = PricingData.from_features(features, y, negative_weight, sample_weight=sample_weight)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
-    master = MasterProblem(n_pos, complexity, positive_weight, seed=random_state, should_stop=budget.cancelled)
-    priced = (full if sample is None else PricingData.from_features(features[sample], y[sample], negative_weight))
+    positive_costs = costs[positives] if sample_weight is not None else positive_weight
+    master = MasterProblem(n_pos, complexity, positive_costs, seed=random_state, should_stop=budget.cancelled)
+    priced = (full if sample is None else PricingData.from_features(
+        features[sample], y[sample], negative_weight,
+        sample_weight=None if sample_weight is None else sample_weight[sample]))
     priced = priced.as_floats()
 
     def time_left() -> float:
@@ -103,7 +115,7 @@ def column_generation(
     trace = Trace()
     status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
     iterations = exact_calls = 0
-    lp_value = float(positive_weight * n_pos)
+    lp_value = float(costs[y].sum())
     stopped_by = None
     try:
         while True:
@@ -129,7 +141,7 @@ def column_generation(
                                                   budget.cancelled)
                 exact_calls += 1
                 empty = full.reduced_cost((), mu, unit_price)
-                lp_bound = max(lp_bound, weak_duality_bound(mu, lam, complexity, positive_weight, empty, bound,
+                lp_bound = max(lp_bound, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound,
                                                             max_degree, n_pos))
                 if improving:
                     found = improving
@@ -149,7 +161,7 @@ def column_generation(
                 if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
                     stopped_by = MEMORY_BUDGET
                     break
-                cost = negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
+                cost = float(costs[covered & ~y].sum()) + penalty * (1 + len(clause))
                 master.add_clause(cost, 1 + len(clause), covered_positives)
                 budget.charge("master", master.nbytes + len(seen) * len(key))
                 clauses.append(clause)
@@ -168,15 +180,15 @@ def column_generation(
     else:
         mip_value, selected, mip_bound, mip_proven = master.solve_mip(np.inf if left is None else max(left, 0.05))
     chosen = [clauses[k] for k in selected]
-    objective = _objective(features, y, chosen, positive_weight, negative_weight, penalty)
+    objective = _objective(features, y, chosen, costs, penalty)
     if not mip_proven and clauses:  # a MIP cut short may have no solution (none chosen), or a poor one
-        greedy = _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty)
-        greedy_objective = _objective(features, y, greedy, positive_weight, negative_weight, penalty)
+        greedy = _greedy_selection(features, y, clauses, complexity, costs, penalty)
+        greedy_objective = _objective(features, y, greedy, costs, penalty)
         if greedy_objective < objective:
             chosen, objective = greedy, greedy_objective
-    chosen, objective = _without_redundant_clauses(features, y, chosen, objective, positive_weight, negative_weight,
-                                                   penalty)
-    integral = _integral(positive_weight, negative_weight, penalty)
+    chosen, objective = _without_redundant_clauses(features, y, chosen, objective, costs, penalty)
+    chosen, objective = _without_needless_conditions(features, y, chosen, objective, costs, penalty)
+    integral = _integral(penalty, *np.unique(costs))
     lower = lp_bound
     if integral and np.isfinite(lower):
         lower = math.ceil(lower - 1e-6)
@@ -199,10 +211,30 @@ def column_generation(
         "pricing_samples": len(y) if sample is None else len(sample),
         # what users count: training samples the set misclassifies (the objective counts a negative once
         # per clause covering it, and weighs the classes)
-        "training_mistakes": _mistakes(features, y, chosen),
+        "training_mistakes": _mistakes(*every_row, chosen),
+        "distinct_rows": len(y),
         "solver": f"HiGHS {highs_version()}",
     }
     return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+
+
+def distinct_rows(features, y, sample_weight=None):
+    """The rows that differ (in features or label) and their total weights, dropping rows of weight 0.
+
+    Identical rows cost the same in every rule set, so the problem on distinct rows weighted by their
+    multiplicity is the same problem, smaller (categorical tables repeat many rows), and the same
+    whether the data came repeated or weighted. Rows are ordered by content, not by input order, so a
+    shuffled table gives the same problem too. Without sample weights and without repeated rows the
+    data come back as they were (weights None: the unweighted counting is faster)."""
+    weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
+    if weights is not None and not (weights > 0).all():
+        features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
+    keys = np.packbits(np.column_stack([features, y]), axis=1)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    if weights is None and len(first) == len(y):
+        return features, y, None
+    totals = np.bincount(inverse.ravel(), weights=weights, minlength=len(first))
+    return features[first], y[first], totals
 
 
 EXACT_METHODS = ("enumeration", "ip")
@@ -235,7 +267,7 @@ def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width,
     if max_features is None or n_features <= max_features:
         return [c for _, c in beam_search(data, mu, unit_price, max_degree, beam_width)]
     subset = np.sort(rng.choice(n_features, size=max_features, replace=False))
-    sub = PricingData(data.positive[:, subset], data.negative[:, subset], data.z_weight)
+    sub = data.features(subset)
     return [tuple(int(subset[j]) for j in c) for _, c in beam_search(sub, mu, unit_price, max_degree, beam_width)]
 
 
@@ -251,17 +283,17 @@ def _pricing_sample(y, max_samples: int, rng):
     return np.sort(np.concatenate(picked))
 
 
-def _greedy_selection(features, y, clauses, complexity, positive_weight, negative_weight, penalty):
+def _greedy_selection(features, y, clauses, complexity, costs, penalty):
     """Clauses added one at a time, each the one that lowers the objective most within the complexity
     bound: a rule set when the restricted MIP found none in its time."""
     covers = np.vstack(_covers(features, clauses, len(y)))
     sizes = np.array([1 + len(c) for c in clauses])
-    own_cost = negative_weight * (covers & ~y).sum(axis=1) + penalty * sizes
+    own_cost = (covers & ~y) @ costs + penalty * sizes
     covered = np.zeros(len(y), bool)
     available = np.ones(len(clauses), bool)
     chosen, used = [], 0
     while True:
-        gain = positive_weight * (covers & (y & ~covered)).sum(axis=1) - own_cost
+        gain = (covers & (y & ~covered)) @ costs - own_cost
         gain[~available | (used + sizes > complexity)] = -np.inf
         k = int(np.argmax(gain))
         if not gain[k] > 0:
@@ -282,7 +314,7 @@ def _mistakes(features, y, clauses) -> int:
     return int((covered != y).sum())
 
 
-def _without_redundant_clauses(features, y, clauses, objective, positive_weight, negative_weight, penalty):
+def _without_redundant_clauses(features, y, clauses, objective, costs, penalty):
     """Drop, largest first, every clause that covers no positive the others miss: the objective cannot
     grow (its negatives and complexity go, no positive is lost) and the set reads shorter. A MIP keeps
     such a clause only when it costs nothing (no negatives, no penalty), a tie."""
@@ -298,17 +330,41 @@ def _without_redundant_clauses(features, y, clauses, objective, positive_weight,
             k += 1
     if len(kept) == len(clauses):
         return clauses, objective
-    smaller = _objective(features, y, kept, positive_weight, negative_weight, penalty)
+    smaller = _objective(features, y, kept, costs, penalty)
     if smaller > objective:  # cannot happen (weights and penalty are >= 0); keep the solver's set if it did
         return clauses, objective
     return [c for c in clauses if c in kept], smaller
 
 
-def _objective(features, y, clauses, positive_weight, negative_weight, penalty) -> float:
-    """Weighted Hamming loss of the rule set (missed positives, covered negatives per clause) + penalty."""
+def _without_needless_conditions(features, y, clauses, objective, costs, penalty):
+    """Drop, one at a time, every condition whose removal leaves the objective no larger (a clause then
+    covers more rows, but no costlier ones): among equally good sets the shorter reads better, and
+    equally good sets found from weighted and from repeated rows agree."""
+    clauses = list(clauses)
+    changed = True
+    while changed:
+        changed = False
+        for k, clause in enumerate(clauses):
+            for condition in clause:
+                shorter = tuple(c for c in clause if c != condition)
+                if shorter in clauses:
+                    continue
+                trial = clauses[:k] + [shorter] + clauses[k + 1:]
+                value = _objective(features, y, trial, costs, penalty)
+                if value <= objective + 1e-12:
+                    clauses, objective, changed = trial, value, True
+                    break
+            if changed:
+                break
+    return clauses, objective
+
+
+def _objective(features, y, clauses, costs, penalty) -> float:
+    """Weighted Hamming loss of the rule set (missed positives, covered negatives per clause; ``costs``:
+    each sample's weight) + penalty."""
     covered_any = np.zeros(len(y), bool)
     loss = 0.0
     for clause, covered in zip(clauses, _covers(features, clauses, len(y))):
-        loss += negative_weight * int((covered & ~y).sum()) + penalty * (1 + len(clause))
+        loss += float(costs[covered & ~y].sum()) + penalty * (1 + len(clause))
         covered_any |= covered
-    return loss + positive_weight * int((y & ~covered_any).sum())
+    return loss + float(costs[y & ~covered_any].sum())

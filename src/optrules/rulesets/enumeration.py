@@ -4,7 +4,7 @@ The pricing problem asks for the clause k (a set of at most D features) minimisi
 
     rc(k) = z_weight * |negatives covered by k| - sum of mu over positives covered by k + u * (1 + |k|)
 
-with u the price of a unit of complexity. Adding a feature to a clause only shrinks what it covers and
+(with sample weights, the first term is the covered negatives' weight) with u the price of a unit of complexity. Adding a feature to a clause only shrinks what it covers and
 adds u, so every extension k' of k (with |k'| >= |k| + 1) has
 
     rc(k') >= - (mu covered by k) + u * (2 + |k|)                                  (extension bound)
@@ -56,8 +56,26 @@ def _count(words):
     return total
 
 
+@njit(inline="always", cache=True)
+def _negative_cost(words, z_weight, z_weights, z_planes):
+    """What the negatives set in ``words`` cost: z_weight x their number; with integer weights (repeated
+    rows, frequency weights) z_weight x the sum over the weights' bit planes of 2^b x popcount; with
+    other weights (``z_weights`` non-empty) their sum, bit by bit."""
+    if z_planes.shape[0] > 0:
+        total = 0
+        for b in range(z_planes.shape[0]):
+            part = 0
+            for w in range(words.shape[0]):
+                part += np.int64(popcount(words[w] & z_planes[b, w]))
+            total += part << b
+        return z_weight * total
+    if z_weights.shape[0] > 0:
+        return _mu_sum(words, z_weights)
+    return z_weight * _count(words)
+
+
 @njit(cache=True)
-def search_root(root, order, pos_bits, neg_bits, mu, z_weight, unit_price, max_degree, best, node_cap,
+def search_root(root, order, pos_bits, neg_bits, mu, z_weight, z_weights, z_planes, unit_price, max_degree, best, node_cap,
                 best_clause, stack_p, stack_z, next_pos, chosen, depth_state):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
@@ -77,7 +95,7 @@ def search_root(root, order, pos_bits, neg_bits, mu, z_weight, unit_price, max_d
         stack_z[1, :] = neg_bits[j]
         chosen[1] = root
         covered_mu = _mu_sum(stack_p[1], mu)
-        value = z_weight * _count(stack_z[1]) - covered_mu + unit_price * 2.0
+        value = _negative_cost(stack_z[1], z_weight, z_weights, z_planes) - covered_mu + unit_price * 2.0
         nodes = 1
         if value < best:
             best = value
@@ -113,7 +131,7 @@ def search_root(root, order, pos_bits, neg_bits, mu, z_weight, unit_price, max_d
             stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
         nodes += 1
         chosen[child] = p
-        value = z_weight * _count(stack_z[child]) - covered_mu + unit_price * (1.0 + child)
+        value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
         if value < best:
             best = value
             for level in range(1, child + 1):
@@ -139,7 +157,7 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     mu = np.asarray(mu, dtype=np.float64)
     active = mu > 1e-12
     n_features = data.positive.shape[1]
-    empty_value = float(data.z_weight * data.negative.shape[0] - mu[active].sum() + unit_price)
+    empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum() + unit_price)
     best, found = empty_value, [(empty_value, ())]
     if max_degree < 1 or n_features == 0:
         return found, best, best, True
@@ -147,6 +165,7 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     neg_bits = bitset.pack((data.negative > 0).T) if data.negative.shape[0] else np.zeros((n_features, 1), np.uint64)
     mu_padded = np.zeros(64 * pos_bits.shape[1])
     mu_padded[: int(active.sum())] = mu[active]
+    z_padded, z_planes = _negative_weights(data, neg_bits.shape[1])
     # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
     root_bounds = -(data.positive[active] > 0).T.astype(np.float64) @ mu[active] + 2.0 * unit_price
     order = np.argsort(root_bounds, kind="stable").astype(np.int64)
@@ -169,7 +188,8 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
                 unexplored = min(unexplored, float(root_bounds[order[root]]))
                 break
             best, length, _, finished, _ = search_root(
-                root, order, pos_bits, neg_bits, mu_padded, float(data.z_weight), float(unit_price),
+                root, order, pos_bits, neg_bits, mu_padded, float(data.z_weight), z_padded, z_planes,
+                float(unit_price),
                 int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state)
             if length > 0:
                 found.append((best, tuple(sorted(int(j) for j in best_clause[:length]))))
@@ -178,3 +198,21 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     found.sort(key=lambda item: item[0])
     lower = min(best, unexplored)
     return found[:max_clauses], best, lower, bool(lower >= best)
+
+
+def _negative_weights(data, n_words: int):
+    """The negatives' own weights for :func:`search_root`: ``(padded weights, bit planes)``, the planes
+    when the weights are whole numbers (each a multiple of ``z_weight``), both empty without weights."""
+    none = np.zeros(0), np.zeros((0, n_words), np.uint64)
+    if data.z_weights is None or len(data.z_weights) == 0:
+        return none
+    multiples = data.z_weights / data.z_weight if data.z_weight > 0 else data.z_weights
+    whole = multiples.round()
+    if np.array_equal(multiples, whole) and whole.max(initial=0) < 2**20:
+        counts = whole.astype(np.int64)
+        n_planes = max(1, int(counts.max(initial=1)).bit_length())
+        planes = np.vstack([bitset.pack(((counts >> b) & 1).astype(bool)[None, :]) for b in range(n_planes)])
+        return none[0], planes
+    padded = np.zeros(64 * n_words)
+    padded[: len(data.z_weights)] = data.z_weights
+    return padded, none[1]

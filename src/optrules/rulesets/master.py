@@ -1,11 +1,12 @@
 """The master problem of Boolean rule-set learning (Dash, Guenluek, Wei, NeurIPS 2018) on HiGHS.
 
-    min  p_weight * sum_{i in P} xi_i + sum_k cost_k w_k
+    min  sum_{i in P} p_weight_i xi_i + sum_k cost_k w_k
     s.t. xi_i + sum_{k in K_i} w_k >= 1     for i in P        (duals mu_i >= 0)
          sum_k c_k w_k <= C                                   (dual -lambda, lambda >= 0)
          w_k in {0, 1} (MIP) or >= 0 (LP), xi_i >= 0
 
-with cost_k = z_weight * |Z covered by clause k| + penalty * c_k and c_k = 1 + conditions. Clauses
+with cost_k = (weight of the negatives clause k covers) + penalty * c_k and c_k = 1 + conditions;
+p_weight_i is a positive's weight (class weight x sample weight). Clauses
 are added as columns to the live HiGHS model, and each LP re-solve starts from the previous basis.
 """
 
@@ -30,7 +31,8 @@ def weak_duality_bound(mu, lam, complexity_bound, p_weight, empty_reduced_cost, 
     ``(mu, lam)`` (from the restricted master, say) price the clauses; exact pricing proved that every
     clause has reduced cost >= ``reduced_cost_bound``, and the empty clause (complexity 1) has
     ``empty_reduced_cost``. Raising lambda by t = max(0, -rc(empty), -bound / 2) makes every column
-    dual-feasible (the others have complexity >= 2; mu is clipped to [0, p_weight] for the xi columns),
+    dual-feasible (the others have complexity >= 2; mu_i is clipped to [0, p_weight_i] for the xi columns;
+    ``p_weight`` is one number or one per positive),
     and the dual objective sum(mu) - C (lambda + t) then bounds the LP by weak duality. Computed from the
     duals themselves, not from the solver's objective, so it holds whatever the LP's tolerances.
 
@@ -81,8 +83,9 @@ class MasterProblem:
         lower = np.concatenate([np.ones(n_positive), [-INF]])
         upper = np.concatenate([np.full(n_positive, INF), [bound]])
         self.highs.addRows(n_positive + 1, lower, upper, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        p_weights = np.broadcast_to(np.asarray(p_weight, np.float64), (n_positive,))  # one, or one a positive
         for i in range(n_positive):  # xi_i
-            self.highs.addCol(float(p_weight), 0.0, INF, 1, np.array([i], np.int32), np.array([1.0]))
+            self.highs.addCol(float(p_weights[i]), 0.0, INF, 1, np.array([i], np.int32), np.array([1.0]))
         self.clause_columns: list[int] = []
         self.n_columns = n_positive
 

@@ -2,6 +2,8 @@
 
     rc(k) = z_weight * |Z covered| - sum_{i in P covered} mu_i + (penalty + lambda) * (1 + |k|)
 
+(with sample weights, z_weight * |Z covered| is the covered negatives' weight)
+
 either exactly (an integer program on HiGHS, with a time limit and a proven lower bound on the minimum
 reduced cost) or heuristically (a beam search over conjunctions, vectorised: the scores of all one-feature
 extensions of a clause are two matrix-vector products).
@@ -24,27 +26,41 @@ class PricingData:
     positive: np.ndarray  # (|P|, J)
     negative: np.ndarray  # (|Z|, J)
     z_weight: float = 1.0
+    #: each negative's own weight (sample weights), replacing ``z_weight``; None: every one weighs z_weight
+    z_weights: np.ndarray | None = None
 
     @classmethod
-    def from_features(cls, features, y, z_weight: float = 1.0, dtype=bool) -> "PricingData":
+    def from_features(cls, features, y, z_weight: float = 1.0, dtype=bool, sample_weight=None) -> "PricingData":
         features = np.asarray(features, dtype=bool)
         y = np.asarray(y).astype(bool)
-        return cls(features[y].astype(dtype), features[~y].astype(dtype), z_weight)
+        z_weights = None if sample_weight is None else z_weight * np.asarray(sample_weight, np.float64)[~y]
+        return cls(features[y].astype(dtype), features[~y].astype(dtype), z_weight, z_weights)
 
     def as_floats(self) -> "PricingData":
         """The same data as float32 0/1 matrices (for the beam search's matrix products)."""
         if self.positive.dtype == np.float32:
             return self
-        return PricingData(self.positive.astype(np.float32), self.negative.astype(np.float32), self.z_weight)
+        return PricingData(self.positive.astype(np.float32), self.negative.astype(np.float32), self.z_weight,
+                           self.z_weights)
+
+    def features(self, subset) -> "PricingData":
+        """The same samples with only the features in ``subset``."""
+        return PricingData(self.positive[:, subset], self.negative[:, subset], self.z_weight, self.z_weights)
 
     @property
     def nbytes(self) -> int:
         return self.positive.nbytes + self.negative.nbytes
 
+    def negative_cost(self, covered_z) -> float:
+        """Weight of the negatives a clause covers (a boolean vector over them)."""
+        if self.z_weights is None:
+            return float(self.z_weight * np.count_nonzero(covered_z))
+        return float(self.z_weights[covered_z].sum())
+
     def reduced_cost(self, clause, mu, unit_price: float) -> float:
         covered_p = self.positive[:, list(clause)].all(axis=1) if clause else np.ones(len(self.positive), bool)
         covered_z = self.negative[:, list(clause)].all(axis=1) if clause else np.ones(len(self.negative), bool)
-        return float(self.z_weight * covered_z.sum() - mu[covered_p].sum() + unit_price * (1 + len(clause)))
+        return float(self.negative_cost(covered_z) - mu[covered_p].sum() + unit_price * (1 + len(clause)))
 
 
 def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_width: int = 10,
@@ -64,8 +80,11 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
         candidates: dict[frozenset, tuple[float, tuple, np.ndarray, np.ndarray, float]] = {}
         for clause, covered_p, covered_z in beam:
             gain = (mu * covered_p) @ data.positive  # mu-weight still covered after adding feature j
-            z_count = covered_z.astype(np.float32) @ data.negative
-            scores = data.z_weight * z_count - gain + unit_price * (1 + degree)
+            if data.z_weights is None:
+                z_cost = data.z_weight * (covered_z.astype(np.float32) @ data.negative)
+            else:
+                z_cost = (covered_z * data.z_weights).astype(np.float32) @ data.negative
+            scores = z_cost - gain + unit_price * (1 + degree)
             order = np.argsort(scores, kind="stable")
             taken = 0
             for j in order:
@@ -106,7 +125,8 @@ def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, tim
     interrupt_when(h, should_stop)
     # columns: z_j (binary), delta_i for active positives, delta_i for negatives
     n_pos, n_neg = len(active), data.negative.shape[0]
-    costs = np.concatenate([np.full(n_features, unit_price), -mu[active], np.full(n_neg, data.z_weight)])
+    z_costs = np.full(n_neg, data.z_weight) if data.z_weights is None else data.z_weights
+    costs = np.concatenate([np.full(n_features, unit_price), -mu[active], z_costs])
     lower = np.zeros(n_features + n_pos + n_neg)
     upper = np.ones(n_features + n_pos + n_neg)
     h.addVars(len(costs), lower, upper)

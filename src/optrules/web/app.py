@@ -156,6 +156,12 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
             "max_upload_total_mb": manager.uploads.max_total_bytes / 2**20,
         })
 
+    async def families(request: Request) -> Response:
+        """The model families and the settings of each (the page builds its form from these)."""
+        from ..families import families as registry
+
+        return _json([family.describe() for family in registry().values()])
+
     async def datasets(request: Request) -> Response:
         from ..data.datasets import DATASETS
 
@@ -259,6 +265,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
         Route("/", index),
         Route("/api/limits", limits),
         Route("/api/datasets", datasets),
+        Route("/api/families", families),
         Route("/api/uploads", upload, methods=["POST"]),
         Route("/api/tables/{key}", table),
         Route("/api/runs", runs, methods=["GET"]),

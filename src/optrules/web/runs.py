@@ -26,7 +26,6 @@ from .uploads import UploadStore
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 FINISHED = (DONE, FAILED, CANCELLED)
 
-MODELS = ("rulelist", "frl", "ruleset")
 PREVIEW_ROWS = 8
 PARSED_UPLOADS_KEPT = 2  # parsed tables in memory; the others are read from disk again when needed
 
@@ -77,13 +76,6 @@ def _shown(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-#: the parameters a run takes, by model family (the page sends its family's only); any other is refused
-COMMON_PARAMETERS = ("time_limit", "max_memory", "max_card", "missing_as_category")
-PARAMETERS = {
-    "rulelist": COMMON_PARAMETERS + ("regularization", "class_weight"),
-    "frl": COMMON_PARAMETERS + ("w", "C", "soft", "pos_label"),
-    "ruleset": COMMON_PARAMETERS + ("complexity", "max_degree", "pos_label"),
-}
 DEFAULT_TIME_LIMIT = 60.0
 MAX_TIME_LIMIT = 24 * 3600.0
 
@@ -96,72 +88,41 @@ def memory_limits_mb() -> tuple[float, float]:
     return default_memory_budget() / 2**20, physical_memory() / 2**20
 
 
-def _number(params: dict, key: str, default, kind=float, low=None, high=None):
-    value = params.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"{key} must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(f"{key} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise InputError(f"{key} must be finite, got {value!r}")
-    if kind is int:
-        if not number.is_integer():
-            raise InputError(f"{key} must be a whole number, got {value!r}")
-        number = int(number)
-    if (low is not None and number < low) or (high is not None and number > high):
-        raise InputError(f"{key} must lie in [{low:g}, {high:g}], got {value!r}")
-    return number
+def common_form() -> tuple:
+    """The settings of every run: budgets, features per rule, missing values."""
+    from ..families import Parameter
 
-
-def _flag(params: dict, key: str) -> bool:
-    value = params.get(key, False)
-    if not isinstance(value, bool):
-        raise InputError(f"{key} must be true or false, got {value!r}")
-    return value
+    default_mb, most_mb = memory_limits_mb()
+    return (
+        Parameter("time_limit", "Time limit (s)", "number", DEFAULT_TIME_LIMIT, 0.1, MAX_TIME_LIMIT),
+        Parameter("max_memory", "Memory limit (MB)", "number", round(default_mb), 16, round(most_mb)),
+        Parameter("max_card", "Features per rule", "integer", 2, 1, 3),
+        Parameter("missing_as_category", "treat missing values as a category", "flag", False),
+    )
 
 
 def build_estimator(model: str, params, progress):
     """The estimator a run fits, from the form's parameters (validated here, with clear messages)."""
-    from ..estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
-    from ..frl import DEFAULT_C, DEFAULT_W
+    from ..families import ParameterError, family
 
-    if model not in MODELS:
-        raise InputError(f"unknown model family {model!r}; choose one of {', '.join(MODELS)}")
+    try:
+        chosen = family(model)
+    except ValueError as error:
+        raise InputError(str(error)) from None
     if not isinstance(params, dict):
         raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
-    unknown = sorted(str(k) for k in params if k not in PARAMETERS[model])
+    common_parameters = common_form()
+    allowed = [parameter.name for parameter in common_parameters + chosen.form]
+    unknown = sorted(str(k) for k in params if k not in allowed)
     if unknown:
-        raise InputError(f"{', '.join(unknown)}: not a parameter of {model} (it takes {', '.join(PARAMETERS[model])})")
-    default_mb, most_mb = memory_limits_mb()
-    common = {  # every family: budgets, missing values, progress
-        "time_limit": _number(params, "time_limit", DEFAULT_TIME_LIMIT, float, 0.1, MAX_TIME_LIMIT),
-        "max_memory": int(_number(params, "max_memory", round(default_mb), float, 16, round(most_mb)) * 2**20),
-        "missing": "category" if _flag(params, "missing_as_category") else "error",
-        "verbose": progress,
-    }
-    max_card = _number(params, "max_card", 2, int, 1, 3)
-    if model == "rulelist":
-        class_weight = params.get("class_weight") or None
-        if class_weight not in (None, "balanced"):
-            raise InputError(f"class_weight must be empty or 'balanced', got {class_weight!r}")
-        return RuleListClassifier(regularization=_number(params, "regularization", 0.01, float, 0.0, 0.999),
-                                  max_card=max_card, class_weight=class_weight, **common)
-    pos_label = params.get("pos_label")  # text, matched to a class of the target when the table is known
-    if pos_label is not None and not isinstance(pos_label, str):
-        raise InputError(f"pos_label must be the text of a class (or empty), got {pos_label!r}")
-    pos_label = pos_label or None
-    if model == "frl":
-        return FallingRuleListClassifier(
-            w=_number(params, "w", DEFAULT_W, float, 1e-6, 1e6), C=_number(params, "C", DEFAULT_C, float, 0.0, 1.0),
-            soft=_flag(params, "soft"), max_card=max_card, random_state=0, pos_label=pos_label, **common,
-        )
-    return RuleSetClassifier(
-        complexity=_number(params, "complexity", 20.0, float, 2.0, 1000.0),
-        max_degree=_number(params, "max_degree", 3, int, 1, 10),
-        pricing_time_limit=min(common["time_limit"], 10.0), pos_label=pos_label, **common,
-    )
+        raise InputError(f"{', '.join(unknown)}: not a parameter of {model} (it takes {', '.join(allowed)})")
+    try:
+        time_limit, max_memory, max_card, missing_as_category = (p.read(params) for p in common_parameters)
+        common = {"time_limit": time_limit, "max_memory": int(max_memory * 2**20), "max_card": max_card,
+                  "missing": "category" if missing_as_category else "error", "verbose": progress}
+        return chosen.estimator_from_form(params, common)
+    except ParameterError as error:
+        raise InputError(str(error)) from None
 
 
 def _described_class(estimator, y):
@@ -300,6 +261,7 @@ class RunManager:
         """Validate now (clear message on the page), fit later (queued)."""
         from ..data.binarize import Binarizer
         from ..data.validation import check_target
+        from ..families import family
 
         estimator = build_estimator(model, params, None)  # parameters first: they need no table
         table = self.table(source)
@@ -308,7 +270,7 @@ class RunManager:
         X, y = table.frame.drop(columns=[target]), table.frame[target]
         _described_class(estimator, y)
         try:
-            check_target(y, len(X), binary=model != "rulelist")
+            check_target(y, len(X), binary=not family(model).multiclass)
             Binarizer(missing="category" if params.get("missing_as_category") else "error").fit(X)
         except ValueError as error:
             hint = " (tick 'treat missing values as a category', or clean the file)" if "missing" in str(error) else ""

@@ -79,25 +79,84 @@ $("dataset").addEventListener("change", async () => {
   catch (error) { message(error.message); }
 });
 
+// -- model families: the form's fields for each come from the server's registry -------------------------
+let families = [];  // [{name, title, parameters: [{name, label, kind, default, min, max, choices}]}]
+
+function familyField(parameter) {
+  const label = document.createElement("label");
+  const text = document.createElement("span");
+  let input;
+  if (parameter.kind === "choice") {
+    input = document.createElement("select");
+    for (const [value, shown] of parameter.choices) {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = shown;
+      input.appendChild(option);
+    }
+    input.value = parameter.default ?? "";
+  } else {
+    input = document.createElement("input");
+    if (parameter.kind === "flag") {
+      input.type = "checkbox";
+      input.checked = Boolean(parameter.default);
+      label.className = "check";
+    } else if (parameter.kind === "class") {
+      input.type = "text";
+      input.placeholder = "default: the second class";
+    } else {
+      input.type = "number";
+      input.step = parameter.kind === "integer" ? "1" : "any";
+      input.value = parameter.default;
+      if (parameter.min !== null) input.min = parameter.min;
+      if (parameter.max !== null) input.max = parameter.max;
+    }
+  }
+  input.id = parameter.name;
+  if (parameter.kind === "flag") { label.append(input, text); } else { label.append(text, input); }
+  label.dataset.labels = "{}";
+  return label;
+}
+
+function buildFamilies(list) {
+  families = list;
+  const fields = $("family-fields");
+  for (const family of list) {
+    const option = document.createElement("option");
+    option.value = family.name;
+    option.textContent = family.title;
+    $("model").appendChild(option);
+    for (const parameter of family.parameters) {
+      // a setting two families share (the class a model describes) is one field, labelled per family
+      const label = $(parameter.name) ? $(parameter.name).closest("label") : fields.appendChild(familyField(parameter));
+      const labels = JSON.parse(label.dataset.labels);
+      labels[family.name] = parameter.label;
+      label.dataset.labels = JSON.stringify(labels);
+    }
+  }
+  showFamilyFields();
+}
+
+function chosenFamily() {
+  return families.find((family) => family.name === $("model").value);
+}
+
 function showFamilyFields() {
   const model = $("model").value;
-  for (const element of document.querySelectorAll("[data-families]")) {
-    element.classList.toggle("hidden", !element.dataset.families.split(" ").includes(model));
+  for (const label of $("family-fields").children) {
+    const labels = JSON.parse(label.dataset.labels);
+    label.classList.toggle("hidden", !(model in labels));
+    if (model in labels) label.querySelector("span").textContent = labels[model] + " ";
   }
 }
 $("model").addEventListener("change", showFamilyFields);
 
 // -- runs --------------------------------------------------------------------------------------------
-// the parameters of each family (the server refuses any other)
-const FAMILY_FIELDS = {
-  rulelist: ["regularization", "class_weight"],
-  frl: ["w", "C", "soft", "pos_label"],
-  ruleset: ["complexity", "max_degree", "pos_label"],
-};
-
 function parameters() {
   const params = {};
-  for (const id of ["time_limit", "max_memory", "max_card", "missing_as_category", ...FAMILY_FIELDS[$("model").value]]) {
+  const family = chosenFamily();
+  const own = family ? family.parameters.map((parameter) => parameter.name) : [];
+  for (const id of ["time_limit", "max_memory", "max_card", "missing_as_category", ...own]) {
     params[id] = $(id).type === "checkbox" ? $(id).checked : $(id).value;
   }
   return params;
@@ -258,9 +317,9 @@ async function showLimits() {
 }
 
 (async function init() {
-  showFamilyFields();
   draw();
   try {
+    buildFamilies(await api("/api/families"));
     await showLimits();
     for (const dataset of await api("/api/datasets")) {
       const option = document.createElement("option");

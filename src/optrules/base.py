@@ -1,0 +1,191 @@
+"""What the three families' scikit-learn estimators share: validation of the target, binarizing,
+mining, budgets, progress, and predicting through the fitted model (each family's estimator lives
+beside its solver: ``corels/estimator.py``, ``frl/estimator.py``, ``rulesets/estimator.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .budget import Budget
+from .certificate import Trace
+from .data.binarize import Binarizer
+from .data.mine import mine_antecedents
+from .data.validation import as_frame, check_target
+
+
+#: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
+#: its model by then returns it with its gap (``time_limit=None``: no limit)
+DEFAULT_TIME_LIMIT = 120.0
+
+
+class ModelViews:
+    """The fitted model's table, explanations and exports, on the estimator (see
+    :class:`optrules.models.Model`)."""
+
+    def get_rules(self, prior: float | None = None, level: float = 0.95):
+        """One row per rule, in order: condition, prediction, probability, training support and accuracy;
+        with ``prior``, smoothed probabilities and credible intervals (:meth:`optrules.models.Model.get_rules`)."""
+        return self._fitted_estimator().rule_list_.get_rules(prior, level)
+
+    def explain(self, X, prior: float | None = None, level: float = 0.95):
+        """The rule that decides each row of ``X``, with its prediction and training counts."""
+        estimator = self._fitted_estimator()
+        return estimator.rule_list_.explain(estimator._check_predict_input(X), prior, level)
+
+    def to_sql(self, table: str = "data", dialect: str = "sqlite") -> str:
+        """A query over ``table`` (the training columns) giving each row's prediction; SQLite or DuckDB."""
+        return self._fitted_estimator().rule_list_.to_sql(table, dialect)
+
+    def to_python(self) -> str:
+        """The source of a standalone module (standard library only) with ``predict(row: dict)``."""
+        return self._fitted_estimator().rule_list_.to_python()
+
+
+class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
+    """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
+
+    #: learns from more than two classes
+    multiclass = False
+
+    def _target(self, X, y):
+        """Check ``X`` and ``y``; set ``classes_``, ``n_features_in_``, ``feature_names_in_``; return the
+        frame and the class indices (0/1 for binary models)."""
+        frame = as_frame(X)
+        codes, classes = check_target(y, frame.shape[0], binary=not self.multiclass)
+        self.classes_ = classes
+        self.n_features_in_ = frame.shape[1]
+        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
+        return frame, codes
+
+    def _binarize(self, frame, min_category_count: int = 1, budget: Budget | None = None,
+                  sample_weight=None) -> np.ndarray:
+        """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds at
+        weighted quantiles) and return the boolean features of ``frame``."""
+        binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
+                              self.identifiers, max(1, int(min_category_count))).fit(frame, sample_weight=sample_weight)
+        self.binarizer_ = binarizer
+        if budget is not None:
+            budget.require("features", frame.shape[0] * len(binarizer.features_), "the binarized table")
+        return binarizer.transform(frame)
+
+    def _class_weights(self, y_codes) -> np.ndarray:
+        """Weight of each class (``class_weight``: None, "balanced" or {label: weight})."""
+        if self.class_weight is None:
+            return np.ones(len(self.classes_))
+        if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}")
+        from sklearn.utils.class_weight import compute_class_weight
+
+        return compute_class_weight(self.class_weight, classes=self.classes_, y=self.classes_[y_codes])
+
+    def _allowed_features(self, forbidden) -> np.ndarray:
+        """Which binarized features rules may use: all but those named in ``forbidden`` (feature names,
+        or column names meaning every feature of that column)."""
+        binarizer = self.binarizer_
+        allowed = np.ones(len(binarizer.features_), dtype=bool)
+        if forbidden is None:
+            return allowed
+        names = [forbidden] if isinstance(forbidden, str) else list(forbidden)
+        known_columns = set(binarizer.columns_)
+        unknown = [n for n in names if n not in binarizer.feature_names_ and n not in known_columns]
+        if unknown:
+            raise ValueError(f"forbidden names {unknown} are neither features nor columns of the data "
+                             f"(features look like {binarizer.feature_names_[:3]})")
+        banned = set(names)
+        for j, feature in enumerate(binarizer.features_):
+            if feature.name in banned or feature.column in banned:
+                allowed[j] = False
+        return allowed
+
+    def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
+              budget: Budget | None = None, forbidden=None) -> None:
+        """Mine the antecedents of the binarized ``features`` (but the ``forbidden`` ones); set
+        ``antecedents_``."""
+        binarizer = self.binarizer_
+        allowed = self._allowed_features(forbidden)
+        names, groups = binarizer.feature_names_, binarizer.groups_
+        if not allowed.all():
+            features = features[:, allowed]
+            names = [name for name, keep in zip(names, allowed) if keep]
+            groups = groups[allowed]
+        antecedents = mine_antecedents(
+            features, names, groups, max_card=self.max_card,
+            min_support=min_support, y=y01, min_class_support=min_class_support,
+            max_antecedents=self.max_antecedents, budget=budget,
+        )
+        if budget is not None:
+            budget.release("features")
+        if len(antecedents) == 0:
+            raise ValueError(
+                f"no antecedent has support in [{min_support}, {1 - min_support}]"
+                + (f" and {min_class_support} of a class" if min_class_support else "")
+                + ": lower the support thresholds or provide more informative features"
+            )
+        self.antecedents_ = antecedents
+
+    def _budget(self, progress) -> Budget:
+        """The fit's budget; a progress callback is also asked, between stages, whether to stop."""
+        hook = None
+        if progress is not None:
+            def hook():
+                progress(Trace(), {"nodes_expanded": 0, "queue": 0})
+        return Budget(self.time_limit, self.max_memory, hook)
+
+    def _progress(self):
+        """The search's progress callback: ``verbose`` itself when callable, a terminal display when true."""
+        if callable(self.verbose):
+            return self.verbose
+        if not self.verbose:
+            return None
+        from .progress import SearchProgress
+
+        return SearchProgress()
+
+    @staticmethod
+    def _close(progress) -> None:
+        close = getattr(progress, "close", None)
+        if close is not None:
+            close()
+
+    def _conditions(self):
+        return [self.antecedents_.conditions(i) for i in range(len(self.antecedents_))]
+
+    def _check_predict_input(self, X):
+        """Fitted, and arrays have the fitted number of columns (a DataFrame is matched by column names)."""
+        check_is_fitted(self, "rule_list_")
+        frame = as_frame(X, columns=list(self.feature_names_in_))
+        if not hasattr(X, "columns") and frame.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return frame
+
+    def _fitted_estimator(self):
+        check_is_fitted(self, "rule_list_")
+        return self
+
+    def _described_class(self) -> int:
+        """The index in ``classes_`` of ``pos_label`` (binary families; default: the second class)."""
+        if self.pos_label is None:
+            return 1
+        matches = [k for k, label in enumerate(self.classes_) if label == self.pos_label]
+        if not matches:
+            raise ValueError(f"pos_label={self.pos_label!r} is not one of the classes {list(self.classes_)}")
+        return matches[0]
+
+    def predict(self, X):
+        frame = self._check_predict_input(X)
+        return self.rule_list_.predict(frame)
+
+    def predict_proba(self, X):
+        frame = self._check_predict_input(X)
+        return self.rule_list_.predict_proba(frame)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = self.multiclass
+        tags.input_tags.allow_nan = self.missing == "category"
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags

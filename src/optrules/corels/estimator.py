@@ -1,0 +1,213 @@
+"""The scikit-learn estimator of certifiably optimal rule lists."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
+from ..budget import Budget, check_budget_values
+from ..data import bitset
+from .prefix import rule_list_from_prefix
+from .problem import Problem, check_regularization, check_sample_weight
+from .search import Ablation, check_max_length, search
+
+
+class RuleListClassifier(RuleModelEstimator):
+    """Certifiably optimal rule list (CORELS): minimises mistakes/N + regularization * (number of rules).
+
+    Two or more classes (each rule predicts the majority class of what it captures); with
+    ``sample_weight`` or ``class_weight`` mistakes are weighted and N is the total weight.
+
+    The data are binarized (:class:`~optrules.data.binarize.Binarizer`), antecedents mined (conjunctions
+    of up to ``max_card`` features with support in [min_support, 1 - min_support]) and the
+    branch-and-bound search run until the optimum is certified or a budget runs out.
+
+    Parameters
+    ----------
+    regularization : lambda in [0, 1), the price of one rule in training accuracy.
+    max_card : features per antecedent, at most.
+    min_support : minimum antecedent support for mining; defaults to ``regularization`` (Thm 10: rarer
+        antecedents can never appear in an optimal list, so this loses nothing).
+    policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
+    map_type : symmetry-aware map keyed on the antecedent set (``prefix``, Cor 16), on the captured set
+        (``captured``, Thm 15), or ``none``.
+    max_antecedents : at most this many antecedents are mined (``"auto"``: 2,000, fewer for very many
+        samples; None: no bound); when more qualify, the support floor of the longest conjunctions is
+        raised (the most frequent are kept) and ``antecedents_.report`` says so.
+    max_nodes, time_limit, max_memory : budgets (prefixes expanded; seconds for the whole fit, from
+        binarizing to the end of the search, default 120, None for no limit; bytes of everything the fit
+        holds: binarized table, antecedents, queue, maps, trace; default 1 GiB or half the machine's). On any, and on
+        Ctrl-C, the best list found is returned and ``certificate_`` says how far from optimal it can be.
+    verbose : show live progress; or a callable ``(trace, counters)`` called after each slice of the
+        search, and with an empty trace between the stages before it (raising ``KeyboardInterrupt`` in
+        it stops the fit, which returns its best list).
+    class_weight : None, "balanced" (weights inversely proportional to class frequencies) or
+        {label: weight}; multiplies ``sample_weight`` given to ``fit``.
+    use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,
+    use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
+    categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer
+        (``identifiers="drop"`` leaves out columns that identify rows, with a warning).
+    greedy_start : seed the search with the greedy list (a good first incumbent prunes early; the
+        certificate does not depend on it). Not scikit-learn's ``warm_start``: every fit starts afresh.
+    max_rules : domain constraint: lists of at most this many rules (default: no limit); the
+        certificate is then optimal over those lists.
+    forbidden : domain constraint: features (``"sex=Male"``) or columns (``"race"``: every feature of
+        it) no rule may use; the certificate is optimal over the lists that avoid them.
+
+    Attributes
+    ----------
+    rule_list_ : the certified :class:`~optrules.models.RuleList`.
+    certificate_ : its :class:`~optrules.certificate.Certificate` (optimal, or the gap left by a budget).
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
+    binarizer_, antecedents_ : the fitted binarizer and the mined antecedents.
+    antecedent_indices_ : the list's antecedents, as indices into ``antecedents_``.
+    """
+
+    def __init__(
+        self,
+        regularization: float = 0.01,
+        max_card: int = 2,
+        min_support: float | None = None,
+        policy: str = "lower_bound",
+        map_type: str = "prefix",
+        max_nodes: int | None = None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+        max_memory: int | None = None,
+        verbose: bool = False,
+        greedy_start: bool = True,
+        class_weight=None,
+        use_minimum_support: bool = True,
+        use_accurate_support: bool = True,
+        use_excessive_support: bool = True,
+        use_lookahead: bool = True,
+        use_equivalent_points: bool = True,
+        categorical=None,
+        bins=None,
+        n_thresholds: int = 9,
+        negations: bool = False,
+        missing: str = "error",
+        identifiers: str = "drop",
+        max_antecedents="auto",
+        max_rules: int | None = None,
+        forbidden=None,
+    ):
+        self.regularization = regularization
+        self.max_card = max_card
+        self.min_support = min_support
+        self.policy = policy
+        self.map_type = map_type
+        self.max_nodes = max_nodes
+        self.time_limit = time_limit
+        self.max_memory = max_memory
+        self.verbose = verbose
+        self.greedy_start = greedy_start
+        self.class_weight = class_weight
+        self.use_minimum_support = use_minimum_support
+        self.use_accurate_support = use_accurate_support
+        self.use_excessive_support = use_excessive_support
+        self.use_lookahead = use_lookahead
+        self.use_equivalent_points = use_equivalent_points
+        self.categorical = categorical
+        self.bins = bins
+        self.n_thresholds = n_thresholds
+        self.negations = negations
+        self.missing = missing
+        self.identifiers = identifiers
+        self.max_antecedents = max_antecedents
+        self.max_rules = max_rules
+        self.forbidden = forbidden
+
+    def _ablation(self) -> Ablation:
+        return Ablation(
+            minimum_support=self.use_minimum_support,
+            accurate_support=self.use_accurate_support,
+            excessive_support=self.use_excessive_support,
+            lookahead=self.use_lookahead,
+            equivalent_points=self.use_equivalent_points,
+        )
+
+    multiclass = True
+
+    def fit(self, X, y, sample_weight=None):
+        regularization = check_regularization(self.regularization)
+        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
+        check_max_length(self.max_rules, "max_rules")
+        progress = self._progress()
+        try:
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                prepared = self._prepare(X, y, sample_weight, regularization, budget)
+                return self._search(prepared, budget=budget, progress=progress)
+        finally:
+            self._close(progress)
+
+    def _prepare(self, X, y, sample_weight, smallest_regularization: float, budget: Budget | None = None):
+        """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
+        A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
+        frame, codes = self._target(X, y)
+        weights = self._sample_weights(codes, sample_weight)
+        min_support = self._default_min_support(smallest_regularization, weights)
+        # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
+        features = self._binarize(frame, math.ceil(min_support * len(codes) - 1e-9), budget,
+                                  check_sample_weight(sample_weight, len(codes)))
+        self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden)
+        return codes, weights
+
+    def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
+        """The certified search on prepared data (``_prepare``), optionally from a known list; within
+        ``budget`` (the fit's), or a new one from ``time_limit`` and ``max_memory``."""
+        codes, weights = prepared
+        own_progress = progress is None
+        progress = self._progress() if own_progress else progress
+        try:
+            budget = budget if budget is not None else self._budget(progress)
+            budget.require("captures", 2 * len(self.antecedents_) * len(codes),
+                           "grouping the samples (antecedents x samples bytes, twice)")
+            problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
+                                               sample_weight=weights, n_classes=len(self.classes_))
+            result = search(
+                problem,
+                policy=self.policy,
+                map_type=self.map_type,
+                ablation=self._ablation(),
+                max_nodes=self.max_nodes,
+                warm_start=self.greedy_start,
+                initial_prefix=initial_prefix,
+                progress=progress,
+                budget=budget,
+                max_length=self.max_rules,
+            )
+        finally:
+            if own_progress:
+                self._close(progress)
+        self.rule_list_ = self._rule_list(codes, weights, result.prefix)
+        self.antecedent_indices_ = result.prefix
+        self.certificate_ = result.certificate
+        self.certificate_.counters["antecedents"] = len(self.antecedents_)
+        self.certificate_.counters["fit_time"] = budget.elapsed()
+        return self
+
+    def _rule_list(self, codes, weights, prefix):
+        """The rule list of ``prefix`` (only its antecedents' capture vectors are unpacked)."""
+        rows = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(codes))
+        conditions = [self.antecedents_.conditions(a) for a in prefix]
+        return rule_list_from_prefix(rows, codes, range(len(prefix)), conditions, self.classes_, self.binarizer_,
+                                     sample_weight=weights)
+
+    def _sample_weights(self, codes, sample_weight):
+        """Per-sample weights (``sample_weight`` x class weight), or None for unit weights."""
+        if sample_weight is None and self.class_weight is None:
+            return None
+        weights = np.ones(len(codes)) if sample_weight is None else check_sample_weight(sample_weight, len(codes))
+        return weights * self._class_weights(codes)[codes]
+
+    def _default_min_support(self, regularization: float, weights) -> float:
+        """Thm 10: an antecedent of an optimal list captures a weight >= lambda * W, so one whose share
+        of samples is below lambda * W / (N * largest weight) can be left out without losing the optimum."""
+        if self.min_support is not None:
+            return float(self.min_support)
+        if weights is None:
+            return regularization
+        return regularization * float(weights.sum()) / (len(weights) * float(weights.max()))

@@ -1,0 +1,56 @@
+"""Certifiably optimal rule lists, as the command line and the web app offer them."""
+
+from __future__ import annotations
+
+from ..families import Family, Parameter
+
+
+def _add_cli_options(parser) -> None:
+    group = parser.add_argument_group("rule lists (--model rulelist, the default)")
+    group.add_argument("--regularization", "-r", type=float, nargs="+", default=[0.01], metavar="LAMBDA",
+                       help="lambda: the price of one rule in training accuracy (default 0.01); several values "
+                            "with --cv")
+    group.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
+    group.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"],
+                       help="queue order (default lower_bound)")
+    group.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"],
+                       help="symmetry-aware map (default prefix)")
+
+
+def _from_cli(args, common: dict, pos_label):
+    from .estimator import RuleListClassifier
+
+    return RuleListClassifier(
+        regularization=args.regularization[0], min_support=args.min_support, policy=args.policy,
+        map_type=args.map_type, max_nodes=args.max_nodes, max_antecedents=args.max_antecedents, **FAMILY.accepted(common),
+    )
+
+
+def _cv_from_cli(args, estimator):
+    from ..model_selection import RuleListCV
+
+    return RuleListCV(args.regularization, estimator, cv=args.cv, n_jobs=args.n_jobs)
+
+
+FAMILY = Family(
+    name="rulelist",
+    title="rule list (certifiably optimal, CORELS)",
+    estimator_path="optrules.corels.estimator:RuleListClassifier",
+    model_path="optrules.models:RuleList",
+    multiclass=True,
+    sample_weight=True,
+    class_weight=True,
+    pos_label=False,
+    constraints=True,
+    cv_parameter="regularization",
+    form=(
+        Parameter("regularization", "lambda (price of a rule)", "number", 0.01, 0.0, 0.999),
+        Parameter("class_weight", "Class weights", "choice", "", choices=(("", "equal"), ("balanced", "balanced"))),
+    ),
+    add_cli_options=_add_cli_options,
+    from_cli=_from_cli,
+    cv_from_cli=_cv_from_cli,
+    cv_size=("mean_n_rules", "rules"),
+    cv_candidates=lambda args: args.regularization,
+    settings_text=lambda model: f"{len(model.antecedents_)} antecedents, lambda = {model.regularization:g}",
+)

@@ -1,0 +1,154 @@
+"""The registry of model families: what the command line and the web app read instead of branching on
+model types.
+
+Each family package (``corels/``, ``frl/``, ``rulesets/``) declares one :class:`Family` in its
+``family.py``: its estimator and model classes (named, imported on first use), what it accepts (classes,
+sample and class weights, a described class, domain constraints, cross-validation), its command-line
+options and its web form. A new family is one package and one line in :data:`FAMILY_MODULES`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Callable
+
+
+class ParameterError(ValueError):
+    """A setting with a wrong value: the message says which and why (shown as it is)."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One setting of a family's web form: its estimator keyword, label, kind and range, and the
+    check of what a page sends for it."""
+
+    name: str
+    label: str
+    kind: str  # "number", "integer", "flag", "choice" or "class" (the text of a class of the target)
+    default: Any = None
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()  # for "choice": (value, label) pairs; the value "" means None
+
+    def read(self, params: dict):
+        """The value in ``params`` (the default when absent), checked; ParameterError says what is wrong."""
+        value = params.get(self.name, self.default)
+        if self.kind == "flag":
+            if not isinstance(value, bool):
+                raise ParameterError(f"{self.name} must be true or false, got {value!r}")
+            return value
+        if self.kind == "choice":
+            allowed = [choice for choice, _ in self.choices]
+            if value not in allowed and not (value is None and "" in allowed):
+                raise ParameterError(f"{self.name} must be one of {allowed}, got {value!r}")
+            return value or None
+        if self.kind == "class":
+            if value is not None and not isinstance(value, str):
+                raise ParameterError(f"{self.name} must be the text of a class (or empty), got {value!r}")
+            return value or None
+        return self._number(value)
+
+    def _number(self, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ParameterError(f"{self.name} must be a number, got {value!r}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ParameterError(f"{self.name} must be a number, got {value!r}") from None
+        if not math.isfinite(number):
+            raise ParameterError(f"{self.name} must be finite, got {value!r}")
+        if self.kind == "integer":
+            if not number.is_integer():
+                raise ParameterError(f"{self.name} must be a whole number, got {value!r}")
+            number = int(number)
+        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+            raise ParameterError(f"{self.name} must lie in [{self.low:g}, {self.high:g}], got {value!r}")
+        return number
+
+    def describe(self) -> dict:
+        """What a page needs to draw the field."""
+        return {"name": self.name, "label": self.label, "kind": self.kind, "default": self.default,
+                "min": self.low, "max": self.high, "choices": [list(c) for c in self.choices]}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One model family, as the command line and the web app see it."""
+
+    name: str  # the --model value and the web form's
+    title: str  # one line, for menus
+    estimator_path: str  # "module:Class"
+    model_path: str
+    multiclass: bool  # learns from more than two classes
+    sample_weight: bool  # fit(X, y, sample_weight=...)
+    class_weight: bool  # the class_weight parameter
+    pos_label: bool  # the pos_label parameter (binary families: the class described)
+    constraints: bool  # max_rules and forbidden
+    #: the parameter --cv chooses, or None
+    cv_parameter: str | None
+    #: the web form's settings beyond the common ones (every family: budgets, max_card, missing values)
+    form: tuple[Parameter, ...] = ()
+    #: estimator settings the web app fixes for this family, from the common ones
+    web_settings: Callable[[dict], dict] = field(default=lambda common: {})
+    #: adds the family's own command-line options to ``fit``'s parser
+    add_cli_options: Callable | None = None
+    #: (args, common settings, pos_label) -> the estimator the command line fits, unfitted
+    from_cli: Callable | None = None
+    #: (args, estimator) -> a cross-validated search over the family's --cv parameter, unfitted
+    cv_from_cli: Callable | None = None
+    #: the cross-validation table's size column in ``cv_results_`` and its title
+    cv_size: tuple[str, str] = ("", "")
+    #: (args) -> the values the command line was given for the --cv parameter
+    cv_candidates: Callable = field(default=lambda args: [])
+    #: (fitted estimator) -> what was fitted, after the data's name ("lambda = 0.01")
+    settings_text: Callable = field(default=lambda model: "")
+    #: (fitted estimator) -> a few words added to the training accuracy line ("" for none)
+    fit_text: Callable = field(default=lambda model: "")
+
+    @property
+    def estimator(self) -> type:
+        return _resolve(self.estimator_path)
+
+    @property
+    def model(self) -> type:
+        return _resolve(self.model_path)
+
+    def estimator_from_form(self, params: dict, common: dict):
+        """The estimator a web run fits: the form's settings (checked) plus what the app fixes."""
+        settings = {parameter.name: parameter.read(params) for parameter in self.form}
+        return self.estimator(**settings, **self.accepted(common), **self.web_settings(common))
+
+    def accepted(self, common: dict) -> dict:
+        """The settings of ``common`` (those every front end offers) that this family's estimator takes:
+        rule sets, say, bound conditions per clause with their own ``max_degree``, not ``max_card``."""
+        own = self.estimator._get_param_names()
+        return {key: value for key, value in common.items() if key in own}
+
+    def describe(self) -> dict:
+        return {"name": self.name, "title": self.title, "multiclass": self.multiclass,
+                "parameters": [parameter.describe() for parameter in self.form]}
+
+
+def _resolve(path: str):
+    module, name = path.split(":")
+    return getattr(import_module(module), name)
+
+
+#: the family modules, in the order menus show them (the first is the default)
+FAMILY_MODULES = ("optrules.corels.family", "optrules.frl.family", "optrules.rulesets.family")
+
+
+def families() -> dict[str, Family]:
+    """Every family by name, the default first."""
+    found = [import_module(module).FAMILY for module in FAMILY_MODULES]
+    return {family.name: family for family in found}
+
+
+def family(name: str) -> Family:
+    """The family called ``name``, or a ValueError listing the known ones."""
+    known = families()
+    if name not in known:
+        raise ValueError(f"unknown model family {name!r}; choose one of {', '.join(known)}")
+    return known[name]

@@ -1,0 +1,144 @@
+"""The scikit-learn estimator of falling rule lists."""
+
+from __future__ import annotations
+
+import math
+
+from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
+from ..budget import Budget, check_budget_values
+from ..corels.problem import check_sample_weight
+from . import DEFAULT_C, DEFAULT_W
+
+
+class FallingRuleListClassifier(RuleModelEstimator):
+    """Falling rule list (Chen and Rudin, AISTATS 2018): probabilities that fall down the list, chosen to
+    minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + C * (rules),
+    + C1 * (how much the list fails to fall) when ``soft``.
+
+    Parameters
+    ----------
+    w : weight of a positive; a sample is predicted positive when its rule's probability > 1/(1+w)
+        (default 1: a missed positive costs as much as a false alarm).
+    C, C1 : price of a rule (default 0.001: a rule must fix 0.1% of the rows); price of rising
+        probabilities (softly falling lists only).
+    soft : learn a softly falling list (Program 5.1) instead of a falling one (Program 2.9).
+    method : ``certified`` (branch-and-bound, optimal with a certificate, the default) or
+        ``montecarlo`` (the paper's randomized search: ``iterations``, ``prob_terminate``,
+        ``curiosity_weight``, ``random_state``). ``certified`` starts from a short Monte-Carlo run.
+    max_nodes, time_limit, max_memory, verbose : budgets (the time limit, 120 s by default, covers the
+        whole fit, the Monte-Carlo warm start included) and progress, as for rule lists.
+    min_class_support : antecedents must hold for at least this share of the positives or of the
+        negatives (the paper: 10%); ``max_card``: items per antecedent; ``max_antecedents``: at most this
+        many (``"auto"``, as for rule lists).
+    categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer.
+    pos_label : the class whose probability falls down the list and whose misses cost ``w`` (default:
+        the second of the sorted classes).
+
+    Attributes
+    ----------
+    rule_list_ : the :class:`~optrules.models.FallingRuleList`.
+    objective_ : its objective (weighted risk + C per rule (+ C1 x rise)).
+    certificate_ : its :class:`~optrules.certificate.Certificate`; None for ``montecarlo``, which proves
+        nothing.
+    classes_, binarizer_, antecedents_, n_features_in_, feature_names_in_ : as for rule lists.
+    """
+
+    def __init__(
+        self,
+        w: float = DEFAULT_W,
+        C: float = DEFAULT_C,
+        C1: float = 0.5,
+        soft: bool = False,
+        method: str = "certified",
+        iterations: int = 3000,
+        prob_terminate: float = 0.01,
+        curiosity_weight: float = 0.8,
+        random_state=None,
+        max_nodes: int | None = None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+        max_memory: int | None = None,
+        verbose: bool = False,
+        min_class_support: float = 0.1,
+        max_card: int = 2,
+        categorical=None,
+        bins=None,
+        n_thresholds: int = 9,
+        negations: bool = False,
+        missing: str = "error",
+        identifiers: str = "drop",
+        max_antecedents="auto",
+        pos_label=None,
+    ):
+        self.w = w
+        self.C = C
+        self.C1 = C1
+        self.soft = soft
+        self.method = method
+        self.iterations = iterations
+        self.prob_terminate = prob_terminate
+        self.curiosity_weight = curiosity_weight
+        self.random_state = random_state
+        self.max_nodes = max_nodes
+        self.time_limit = time_limit
+        self.max_memory = max_memory
+        self.verbose = verbose
+        self.min_class_support = min_class_support
+        self.max_card = max_card
+        self.categorical = categorical
+        self.bins = bins
+        self.n_thresholds = n_thresholds
+        self.negations = negations
+        self.missing = missing
+        self.identifiers = identifiers
+        self.max_antecedents = max_antecedents
+        self.pos_label = pos_label
+
+    def fit(self, X, y, sample_weight=None):
+        """Learn the list from ``X`` and ``y``; ``sample_weight`` (one non-negative number a row) makes
+        every count in the objective a weight sum (a row of weight 2 counts as two rows)."""
+        if self.method not in ("certified", "montecarlo"):
+            raise ValueError(f"method must be 'certified' or 'montecarlo', got {self.method!r}")
+        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
+        progress = self._progress()
+        try:
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                self._fit(X, y, sample_weight, budget, progress)
+        finally:
+            self._close(progress)
+        return self
+
+    def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:
+        from .montecarlo import montecarlo_search
+        from .objective import falling_rule_list
+        from .search import FRLProblem, certified_search
+
+        frame, codes = self._target(X, y)
+        weights = check_sample_weight(sample_weight, len(codes))
+        describes = self._described_class()
+        y01 = (codes == describes).astype(codes.dtype)  # 1: the class whose probability falls
+        # a conjunction must hold for min_class_support of the positives or of the negatives: rarer
+        # categories can be in none
+        smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
+        features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights)
+        self._mine(features, y01, 0.0, self.min_class_support, budget)
+        budget.require("captures", len(self.antecedents_) * len(y01), "the antecedents' capture vectors")
+        captures = self.antecedents_.capture_matrix()
+        problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions(), weights)
+        # the warm start of the certified search gets at most a tenth of the time left
+        warm = montecarlo_search(
+            problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
+            self.prob_terminate, self.curiosity_weight, self.random_state,
+            time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
+        )
+        prefix, self.certificate_ = warm.prefix, None
+        if self.method == "certified":
+            result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=warm.prefix,
+                                      progress=progress, budget=budget)
+            prefix, self.certificate_ = result.prefix, result.certificate
+            self.certificate_.counters["antecedents"] = len(self.antecedents_)
+            self.certificate_.counters["fit_time"] = budget.elapsed()
+        self.objective_ = problem.objective(prefix, self.soft)
+        self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
+                                            self.classes_, self.binarizer_, describes=describes,
+                                            sample_weight=weights)

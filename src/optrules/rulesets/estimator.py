@@ -1,0 +1,163 @@
+"""The scikit-learn estimator of Boolean rule sets."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
+from ..budget import check_budget_values
+from ..corels.problem import check_sample_weight
+
+
+class RuleSetClassifier(RuleModelEstimator):
+    """Boolean rule set (DNF, or CNF with ``cnf=True``) by column generation on HiGHS (Dash, Guenluek and
+    Wei, NeurIPS 2018): minimise missed positives + covered negatives (Hamming loss) subject to a
+    complexity bound (clauses + conditions <= ``complexity``), optionally with a complexity ``penalty``
+    and class weights.
+
+    Parameters
+    ----------
+    complexity : C, the bound on sum over clauses of (1 + conditions).
+    max_degree : conditions per clause, at most.
+    cnf : learn a CNF (AND of ORs) instead of a DNF.
+    pos_label : the class the rule set describes (predicts when it holds); default None: the second of
+        the sorted classes, as scikit-learn's binary metrics assume. Describing the other class is a
+        different problem with a different optimum (a DNF for one class is a CNF for the other).
+    penalty : price of each unit of complexity in the objective (0: only the bound).
+    class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
+    time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
+        final MIP; None: no limit) and per exact pricing call.
+    max_memory : bytes the fit may hold (binarized table, pricing matrices, the master's columns;
+        default 1 GiB or half the machine's): column generation stops there, status ``memory budget``.
+    min_support : a category must hold for at least this share of the training rows to become a
+        feature (a rarer one describes a handful of rows, and a raw table's names or dates can have
+        thousands of them).
+    beam_width : width of the pricing beam search.
+    exact_pricing : when the beam finds nothing, price exactly (needed to prove the LP bound): ``True``
+        or ``"enumeration"`` (branch-and-bound over conjunctions, the default), ``"ip"`` (the pricing IP
+        on HiGHS), ``False`` (beam only).
+    max_pricing_samples, max_pricing_features : the beam search prices on a stratified random subsample
+        of samples, and a random subset of features, above these sizes (clauses are re-scored on all).
+    categorical, bins, n_thresholds, negations, missing, identifiers : the Binarizer (the paper: decile
+        thresholds both ways, one-hot with negations).
+
+    Attributes
+    ----------
+    rule_set_ : the :class:`~optrules.models.RuleSet` (also as ``rule_list_``).
+    certificate_ : its :class:`~optrules.certificate.Certificate`, objective and lower bound in weighted
+        mistakes.
+    classes_, binarizer_, n_features_in_, feature_names_in_ : as for rule lists.
+    """
+
+    def __init__(
+        self,
+        complexity: float = 30.0,
+        max_degree: int = 5,
+        cnf: bool = False,
+        pos_label=None,
+        penalty: float = 0.0,
+        class_weight=None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+        pricing_time_limit: float = 30.0,
+        beam_width: int = 10,
+        exact_pricing: bool | str = True,
+        max_pricing_samples: int = 5000,
+        max_pricing_features: int = 2000,
+        random_state: int = 0,
+        verbose: bool = False,
+        categorical=None,
+        bins=None,
+        n_thresholds: int = 9,
+        negations: bool = True,
+        missing: str = "error",
+        identifiers: str = "drop",
+        max_memory: int | None = None,
+        min_support: float = 0.005,
+    ):
+        self.complexity = complexity
+        self.max_degree = max_degree
+        self.cnf = cnf
+        self.pos_label = pos_label
+        self.penalty = penalty
+        self.class_weight = class_weight
+        self.time_limit = time_limit
+        self.pricing_time_limit = pricing_time_limit
+        self.beam_width = beam_width
+        self.exact_pricing = exact_pricing
+        self.max_pricing_samples = max_pricing_samples
+        self.max_pricing_features = max_pricing_features
+        self.random_state = random_state
+        self.verbose = verbose
+        self.categorical = categorical
+        self.bins = bins
+        self.n_thresholds = n_thresholds
+        self.negations = negations
+        self.missing = missing
+        self.identifiers = identifiers
+        self.max_memory = max_memory
+        self.min_support = min_support
+
+    def fit(self, X, y, sample_weight=None):
+        """Learn the rule set; ``sample_weight`` (one non-negative number a row) multiplies each row's
+        class weight in the objective."""
+        from ..models import RuleSet
+        from .colgen import column_generation
+
+        if not (self.complexity is None or self.complexity >= 2):
+            raise ValueError(f"complexity must be >= 2 (one clause of one condition), got {self.complexity}")
+        if int(self.max_degree) < 1:
+            raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
+        if self.penalty < 0 or not self.pricing_time_limit > 0:
+            raise ValueError("penalty must be >= 0 and pricing_time_limit positive")
+        if not 0.0 <= self.min_support < 0.5:
+            raise ValueError(f"min_support must lie in [0, 0.5), got {self.min_support}")
+        check_budget_values(self.time_limit, self.max_memory)
+        progress = self._progress()
+        try:
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                frame, y01 = self._target(X, y)
+                sample_weight = check_sample_weight(sample_weight, len(y01))
+                features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget,
+                                          sample_weight)
+                names = list(self.binarizer_.feature_names_)
+                describes = self._described_class()
+                weights = self._class_weights(y01)
+                negative_weight, positive_weight = weights[1 - describes], weights[describes]
+                target = y01 == describes
+                if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
+                    features, target = ~features, ~target
+                    positive_weight, negative_weight = negative_weight, positive_weight
+                result = column_generation(
+                    features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
+                    int(self.max_degree), positive_weight, negative_weight, None, self.pricing_time_limit,
+                    self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
+                    self.random_state, progress, budget=budget, sample_weight=sample_weight,
+                )
+                result.certificate.counters["fit_time"] = budget.elapsed()
+        finally:
+            self._close(progress)
+        clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
+        rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
+        fired = rule_set.rule_index(X)
+        accepted = np.array([b.prediction == describes for b in rule_set.branches()])[fired]
+        # the described class's (weighted) training rate among the rows the set rejects, and among those
+        # it accepts
+        row_weights = np.ones(len(y01)) if sample_weight is None else sample_weight
+        is_described = (y01 == describes).astype(np.float64)
+        rates = tuple(_weighted_mean(is_described[accepted == side], row_weights[accepted == side], float(side))
+                      for side in (False, True))
+        totals = np.zeros((len(clauses) + 1, 2))
+        np.add.at(totals, (fired, y01), row_weights)
+        self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_,
+                                                   describes=describes, branch_totals=totals)
+        self.certificate_ = result.certificate
+        return self
+
+
+def _weighted_mean(values, weights, empty: float) -> float:
+    """The weighted mean, or ``empty`` when there is no weight."""
+    total = float(weights.sum())
+    return float(values @ weights) / total if total > 0 else empty
