@@ -38,6 +38,17 @@ class ModelViews:
         """A query over ``table`` (the training columns) giving each row's prediction; SQLite or DuckDB."""
         return self._fitted_estimator().rule_list_.to_sql(table, dialect)
 
+    def report(self, X=None, y=None, groups=None, sample_weight=None, title: str = "optrules model") -> str:
+        """One self-contained HTML page (:func:`optrules.report.html_report`): the data ``X``/``y`` (training
+        or held out), the rules, the certificate and its trace, accuracy overall and by the ``groups``
+        columns (a DataFrame or dict of arrays)."""
+        from .report import html_report
+
+        estimator = self._fitted_estimator()
+        return html_report(estimator.rule_list_, getattr(estimator, "certificate_", None),
+                           None if X is None else estimator._check_predict_input(X), y, groups, sample_weight,
+                           title=title)
+
     def to_python(self) -> str:
         """The source of a standalone module (standard library only) with ``predict(row: dict)``."""
         return self._fitted_estimator().rule_list_.to_python()

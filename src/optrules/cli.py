@@ -29,6 +29,8 @@ examples:
                                                          choose lambda by 5-fold cross-validation
   optrules predict model.json new.csv -o scored.csv      predictions (+ --proba, --explain)
   optrules export model.json --to sql -o model.sql       the model as an SQL query (or --to python)
+  optrules report model.json data.csv --target label --group race sex
+                                                         one HTML page: rules, certificate, accuracy by group
   optrules trace model.json -o trace.png                 the search's convergence, as in the paper
   optrules bench --dataset compas -r 0.02 0.01           time and memory of the search
   optrules serve                                         the web app on http://127.0.0.1:8000/
@@ -208,6 +210,7 @@ def _check_fit_arguments(args, family) -> None:
     if args.max_memory is not None and not args.max_memory > 0:
         raise SystemExit(f"error: --max-memory must be positive MB, got {args.max_memory}")
     _check_output(getattr(args, "output", None))
+    _check_output(getattr(args, "report", None))
 
 
 def _class_named(text: str | None, y):
@@ -303,6 +306,9 @@ def cmd_fit(args, console: Console) -> int:
 
     extra = family(args.model).fit_text(model)
     console.print(line + (f", {extra}" if extra else ""))
+    if args.report:
+        _write_report(args.report, model.rule_list_, certificate, X, y, _group_columns(args, X), weights,
+                      args.data or args.dataset, console)
     return _save(args, model.rule_list_, certificate, console)
 
 
@@ -392,6 +398,57 @@ def cmd_predict(args, console: Console) -> int:
     if target is not None:
         accuracy = float(np.mean(out["prediction"].astype(str).to_numpy() == target.astype(str).to_numpy()))
         console.print(f"accuracy against {args.target!r}: {accuracy:.4f}")
+    return 0
+
+
+# -- report ---------------------------------------------------------------------------------------------
+def _group_columns(args, X, frame=None):
+    """The --group columns, from the features or from the file (a column left out with --drop)."""
+    if not getattr(args, "group", None):
+        return None
+    found = {}
+    for column in args.group:
+        if column in X.columns:
+            found[column] = X[column].to_numpy()
+        elif frame is not None and column in frame.columns:
+            found[column] = frame[column].to_numpy()
+        else:
+            raise SystemExit(f"error: --group {column!r} is not a column of the data")
+    return found
+
+
+def _write_report(path: str, model, certificate, X, y, groups, weights, source, console: Console) -> None:
+    from .report import html_report
+
+    html = html_report(model, certificate, X, y, groups, weights, title=f"optrules: {Path(source).name}", source=source)
+    try:
+        Path(path).write_text(html, encoding="utf-8")
+    except OSError as error:
+        raise SystemExit(f"error: cannot write {path}: {error.strerror}") from None
+    console.print(f"report written to {path}")
+
+
+def cmd_report(args, console: Console) -> int:
+    from .certificate import Certificate
+
+    _check_output(args.output)
+    model = _load_saved(args.model_file)
+    saved = json.loads(Path(args.model_file).read_text(encoding="utf-8"))
+    certificate = Certificate.from_dict(saved["certificate"]) if "certificate" in saved else None
+    X = y = groups = weights = None
+    source = args.model_file
+    if args.data or args.dataset:
+        X, y, weights, source = _load_xy(args)
+        frame = None if args.dataset else _read_table(args.data, args.sep, args.encoding, not args.no_header)
+        if frame is not None:
+            frame.columns = [str(c) for c in frame.columns]
+        groups = _group_columns(args, X, frame)
+        missing = [c for c in model.binarizer.columns_ if c not in X.columns] if model.binarizer is not None else []
+        if missing:
+            raise SystemExit(f"error: the data lack the model's columns {missing}")
+    elif args.group:
+        raise SystemExit("error: --group needs data: a file with --target, or --dataset")
+    _write_report(args.output, model, certificate, X, y, groups, weights, source, console)
     return 0
 
 
@@ -594,10 +651,25 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_arguments(fit)
     _add_fit_arguments(fit)
     fit.add_argument("--output", "-o", help="write the model (and its certificate) as JSON to this file")
+    fit.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report of the fit")
+    fit.add_argument("--group", nargs="+", metavar="COLUMN", help="with --report: accuracy by these columns")
     fit.add_argument("--reference-out", help="the C++ reference's .out file (instead of a CSV)")
     fit.add_argument("--reference-label", help="the matching .label file")
     fit.add_argument("--reference-minor", help="the matching .minor file (optional)")
     fit.set_defaults(handler=cmd_fit)
+
+    report = commands.add_parser(
+        "report", help="one self-contained HTML page of a saved model: data, rules, certificate, accuracy by group",
+        description="Write an HTML page (no scripts, no external files) describing a saved model: the data it is "
+                    "scored on, its rules with their training counts, the certificate and its gap, the search's "
+                    "trace, and accuracy overall and by the --group columns.",
+    )
+    report.add_argument("model_file", help="model JSON written by 'optrules fit -o'")
+    _add_data_arguments(report, "CSV (or .parquet) file to describe and score the model on (optional)")
+    report.add_argument("--weight-column", help="column of per-row weights for the accuracy table")
+    report.add_argument("--group", nargs="+", metavar="COLUMN", help="break accuracy down by these columns")
+    report.add_argument("--output", "-o", default="report.html", help="the page to write (default report.html)")
+    report.set_defaults(handler=cmd_report)
 
     predict = commands.add_parser(
         "predict", help="predict with a saved model (JSON from 'fit -o')",
