@@ -55,7 +55,7 @@ def test_bad_input_errors():
         RuleListClassifier().fit(X, [1, 1, 1, 1])
     with pytest.raises(ValueError, match="lambda"):
         RuleListClassifier(regularization=1.5).fit(X, [0, 1, 0, 1])
-    with pytest.raises(ValueError, match="binary target"):  # rule lists take several classes, rule sets two
+    with pytest.raises(ValueError, match="describes one class"):  # rule lists take several classes, rule sets two
         RuleSetClassifier().fit(X, [0, 1, 2, 1])
     with pytest.raises(ValueError, match="Unknown label type"):
         RuleListClassifier().fit(X, [0.5, 1.25, 0.5, 1.0])

@@ -59,12 +59,14 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
 
     #: learns from more than two classes
     multiclass = False
+    #: why not, in the error a target of three or more classes gets
+    why_binary = "this model learns two classes"
 
     def _target(self, X, y):
         """Check ``X`` and ``y``; set ``classes_``, ``n_features_in_``, ``feature_names_in_``; return the
         frame and the class indices (0/1 for binary models)."""
         frame = as_frame(X)
-        codes, classes = check_target(y, frame.shape[0], binary=not self.multiclass)
+        codes, classes = check_target(y, frame.shape[0], binary=not self.multiclass, why_binary=self.why_binary)
         self.classes_ = classes
         self.n_features_in_ = frame.shape[1]
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)

@@ -63,9 +63,11 @@ def check_binary_target(y, n_samples: int | None = None) -> tuple[np.ndarray, np
     return codes.astype(np.int8), classes
 
 
-def check_target(y, n_samples: int | None = None, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def check_target(y, n_samples: int | None = None, binary: bool = False,
+                 why_binary: str = "this model learns two classes") -> tuple[np.ndarray, np.ndarray]:
     """Validate a classification target; return ``(codes, classes)``: sorted distinct labels and each
-    sample's index into them. At least two classes; exactly two when ``binary``."""
+    sample's index into them. At least two classes; exactly two when ``binary`` (``why_binary`` says why
+    in the error)."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
     if not isinstance(y, pd.Series):
@@ -91,9 +93,11 @@ def check_target(y, n_samples: int | None = None, binary: bool = False) -> tuple
         raise ValueError(f"the target has one class only ({classes[0]!r}): a single class cannot be learnt, "
                          "two classes are needed")
     if binary and len(classes) > 2:
-        shown = ", ".join(repr(c) for c in classes[:6]) + (" ..." if len(classes) > 6 else "")
-        raise ValueError(f"Only binary classification is supported: a binary target is required, got "
-                         f"{len(classes)} classes: {shown}")
+        shown = ", ".join(repr(_plain_label(c)) for c in classes[:6]) + (" ..." if len(classes) > 6 else "")
+        raise ValueError(f"Only binary classification is supported: {why_binary}, and the target has "
+                         f"{len(classes)} classes ({shown}). Learn a rule list (RuleListClassifier, --model "
+                         f"rulelist), which predicts every class, or make the target one class against the "
+                         f"rest (y == {_plain_label(classes[0])!r}, say)")
     codes = np.searchsorted(classes, labels.to_numpy()) if _sortable(classes) else _codes(labels, classes)
     return codes.astype(np.int64), classes
 
@@ -110,3 +114,8 @@ def _sortable(classes) -> bool:
 def _codes(labels: pd.Series, classes) -> np.ndarray:
     index = {c: i for i, c in enumerate(classes)}
     return np.array([index[v] for v in labels.to_numpy()], dtype=np.int64)
+
+
+def _plain_label(label):
+    """A numpy scalar as the Python value it holds (errors show 1, not np.int64(1))."""
+    return label.item() if isinstance(label, np.generic) else label

@@ -43,6 +43,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
     classes_, binarizer_, antecedents_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
+    why_binary = "a falling rule list gives the probability of one class (pos_label), falling down the list"
+
     def __init__(
         self,
         w: float = DEFAULT_W,

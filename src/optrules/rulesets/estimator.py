@@ -51,6 +51,8 @@ class RuleSetClassifier(RuleModelEstimator):
     classes_, binarizer_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
+    why_binary = "a rule set describes one class (pos_label): a row either satisfies it or not"
+
     def __init__(
         self,
         complexity: float = 30.0,

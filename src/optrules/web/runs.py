@@ -270,7 +270,8 @@ class RunManager:
         X, y = table.frame.drop(columns=[target]), table.frame[target]
         _described_class(estimator, y)
         try:
-            check_target(y, len(X), binary=not family(model).multiclass)
+            chosen = family(model)
+            check_target(y, len(X), binary=not chosen.multiclass, why_binary=chosen.estimator.why_binary)
             Binarizer(missing="category" if params.get("missing_as_category") else "error").fit(X)
         except ValueError as error:
             hint = " (tick 'treat missing values as a category', or clean the file)" if "missing" in str(error) else ""
