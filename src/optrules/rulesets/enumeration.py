@@ -27,7 +27,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .._numba import drop_stale_cache, popcount, trailing_zeros
+from .._numba import drop_stale_cache, popcount, trailing_zeros, weighted_count
 from ..data import bitset
 
 drop_stale_cache(__file__, ["../_numba.py"])
@@ -62,13 +62,7 @@ def _negative_cost(words, z_weight, z_weights, z_planes):
     rows, frequency weights) z_weight x the sum over the weights' bit planes of 2^b x popcount; with
     other weights (``z_weights`` non-empty) their sum, bit by bit."""
     if z_planes.shape[0] > 0:
-        total = 0
-        for b in range(z_planes.shape[0]):
-            part = 0
-            for w in range(words.shape[0]):
-                part += np.int64(popcount(words[w] & z_planes[b, w]))
-            total += part << b
-        return z_weight * total
+        return z_weight * weighted_count(words, z_planes)
     if z_weights.shape[0] > 0:
         return _mu_sum(words, z_weights)
     return z_weight * _count(words)
