@@ -247,12 +247,13 @@ DEFAULT_COMPLEXITIES = (5, 10, 15, 20, 30)
 
 
 def _fold_fits(base, X, y, weights, train, test, candidates, scorer):
-    """Fit every candidate setting on one fold's training part; score each on its test part (no sample
-    weights: RuleSetCV.fit refuses them)."""
+    """Fit every candidate setting on one fold's training part (with its sample weights); score each on
+    its test part (unweighted, as RuleListCV)."""
     X_train, X_test = _take(X, train), _take(X, test)
+    fit_weights = {} if weights is None else {"sample_weight": weights[train]}
     scores, sizes, certified = [], [], []
     for params in candidates:
-        model = clone(base).set_params(**params).fit(X_train, y[train])
+        model = clone(base).set_params(**params).fit(X_train, y[train], **fit_weights)
         scores.append(float(scorer(model, X_test, y[test])))
         sizes.append(model.rule_set_.complexity)
         certified.append(model.certificate_.status == "optimal")
@@ -308,8 +309,6 @@ class RuleSetCV(_CrossValidated):
         return [{"complexity": c, "pos_label": label} for c in values for label in labels]
 
     def fit(self, X, y, sample_weight=None):
-        if sample_weight is not None:
-            raise ValueError("rule sets take no sample weights (use the estimator's class_weight)")
         _, classes = check_target(y, len(y))
         if isinstance(self.pos_labels, str) and self.pos_labels == "both":
             self._labels = list(classes)
@@ -318,7 +317,7 @@ class RuleSetCV(_CrossValidated):
             unknown = [label for label in self._labels if label not in list(classes)]
             if unknown:
                 raise ValueError(f"pos_labels {unknown} are not classes of y {list(classes)}")
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight)
 
     _fold = staticmethod(_fold_fits)
 
