@@ -138,6 +138,17 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             )
         self.antecedents_ = antecedents
 
+    def _within_budget(self, work):
+        """Run ``work(budget, progress)`` with the fit's budget (Ctrl-C turned into a stop request) and
+        its progress display, closed whatever happens; returns what ``work`` returns."""
+        progress = self._progress()
+        try:
+            budget = self._budget(progress)
+            with budget.catch_interrupt():
+                return work(budget, progress)
+        finally:
+            self._close(progress)
+
     def _budget(self, progress) -> Budget:
         """The fit's budget; a progress callback is also asked, between stages, whether to stop."""
         hook = None

@@ -49,8 +49,11 @@ def html_report(model, certificate=None, X=None, y=None, groups=None, sample_wei
 
 
 def _family(model) -> str:
-    return {"RuleList": "certifiably optimal rule list (CORELS)", "FallingRuleList": "falling rule list",
-            "RuleSet": "Boolean rule set (column generation)"}.get(type(model).__name__, type(model).__name__)
+    """The registry's title of the model's family."""
+    from .families import families
+
+    titles = [family.title for family in families().values() if family.model is type(model)]
+    return titles[0] if titles else type(model).__name__
 
 
 def _version() -> str:

@@ -134,14 +134,8 @@ class RuleListClassifier(RuleModelEstimator):
         regularization = check_regularization(self.regularization)
         check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
         check_max_length(self.max_rules, "max_rules")
-        progress = self._progress()
-        try:
-            budget = self._budget(progress)
-            with budget.catch_interrupt():
-                prepared = self._prepare(X, y, sample_weight, regularization, budget)
-                return self._search(prepared, budget=budget, progress=progress)
-        finally:
-            self._close(progress)
+        return self._within_budget(lambda budget, progress: self._search(
+            self._prepare(X, y, sample_weight, regularization, budget), budget=budget, progress=progress))
 
     def _prepare(self, X, y, sample_weight, smallest_regularization: float, budget: Budget | None = None):
         """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.

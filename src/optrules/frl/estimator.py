@@ -101,13 +101,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         if self.method not in ("certified", "montecarlo"):
             raise ValueError(f"method must be 'certified' or 'montecarlo', got {self.method!r}")
         check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
-        progress = self._progress()
-        try:
-            budget = self._budget(progress)
-            with budget.catch_interrupt():
-                self._fit(X, y, sample_weight, budget, progress)
-        finally:
-            self._close(progress)
+        self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
         return self
 
     def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:

@@ -88,6 +88,8 @@ def column_generation(
     y = np.asarray(y).astype(bool)
     every_row = features, y
     features, y, sample_weight = distinct_rows(features, y, sample_weight)
+    if features is not every_row[0]:  # a copy of the (distinct) rows beside the caller's table
+        budget.require("distinct rows", features.nbytes, "the distinct rows (samples x features, 1 byte each)")
     # what each sample costs when misclassified: its class's weight, times its own
     costs = np.where(y, float(positive_weight), float(negative_weight))
     if sample_weight is not None:

@@ -104,9 +104,6 @@ class RuleSetClassifier(RuleModelEstimator):
     def fit(self, X, y, sample_weight=None):
         """Learn the rule set; ``sample_weight`` (one non-negative number a row) multiplies each row's
         class weight in the objective."""
-        from ..models import RuleSet
-        from .colgen import column_generation
-
         if not (self.complexity is None or self.complexity >= 2):
             raise ValueError(f"complexity must be >= 2 (one clause of one condition), got {self.complexity}")
         if int(self.max_degree) < 1:
@@ -116,31 +113,32 @@ class RuleSetClassifier(RuleModelEstimator):
         if not 0.0 <= self.min_support < 0.5:
             raise ValueError(f"min_support must lie in [0, 0.5), got {self.min_support}")
         check_budget_values(self.time_limit, self.max_memory)
-        progress = self._progress()
-        try:
-            budget = self._budget(progress)
-            with budget.catch_interrupt():
-                frame, y01 = self._target(X, y)
-                sample_weight = check_sample_weight(sample_weight, len(y01))
-                features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget,
-                                          sample_weight)
-                names = list(self.binarizer_.feature_names_)
-                describes = self._described_class()
-                weights = self._class_weights(y01)
-                negative_weight, positive_weight = weights[1 - describes], weights[describes]
-                target = y01 == describes
-                if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
-                    features, target = ~features, ~target
-                    positive_weight, negative_weight = negative_weight, positive_weight
-                result = column_generation(
-                    features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
-                    int(self.max_degree), positive_weight, negative_weight, None, self.pricing_time_limit,
-                    self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
-                    self.random_state, progress, budget=budget, sample_weight=sample_weight,
-                )
-                result.certificate.counters["fit_time"] = budget.elapsed()
-        finally:
-            self._close(progress)
+        self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
+        return self
+
+    def _fit(self, X, y, sample_weight, budget, progress) -> None:
+        from ..models import RuleSet
+        from .colgen import column_generation
+
+        frame, y01 = self._target(X, y)
+        sample_weight = check_sample_weight(sample_weight, len(y01))
+        features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget,
+                                  sample_weight)
+        names = list(self.binarizer_.feature_names_)
+        describes = self._described_class()
+        weights = self._class_weights(y01)
+        negative_weight, positive_weight = weights[1 - describes], weights[describes]
+        target = y01 == describes
+        if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
+            features, target = ~features, ~target
+            positive_weight, negative_weight = negative_weight, positive_weight
+        result = column_generation(
+            features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
+            int(self.max_degree), positive_weight, negative_weight, None, self.pricing_time_limit,
+            self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
+            self.random_state, progress, budget=budget, sample_weight=sample_weight,
+        )
+        result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
         fired = rule_set.rule_index(X)
@@ -156,7 +154,6 @@ class RuleSetClassifier(RuleModelEstimator):
         self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_,
                                                    describes=describes, branch_totals=totals)
         self.certificate_ = result.certificate
-        return self
 
 
 def _weighted_mean(values, weights, empty: float) -> float:
