@@ -93,31 +93,30 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
 
         return compute_class_weight(self.class_weight, classes=self.classes_, y=self.classes_[y_codes])
 
-    def _allowed_features(self, forbidden) -> np.ndarray:
-        """Which binarized features rules may use: all but those named in ``forbidden`` (feature names,
-        or column names meaning every feature of that column)."""
+    def _named_features(self, names, role: str) -> tuple[list[str], np.ndarray]:
+        """``names`` (one or a list of feature names, or column names meaning every feature of that
+        column) as a list, and a ``(names, features)`` mask of the binarized features each one names."""
         binarizer = self.binarizer_
-        allowed = np.ones(len(binarizer.features_), dtype=bool)
-        if forbidden is None:
-            return allowed
-        names = [forbidden] if isinstance(forbidden, str) else list(forbidden)
+        names = [] if names is None else [names] if isinstance(names, str) else list(names)
         known_columns = set(binarizer.columns_)
         unknown = [n for n in names if n not in binarizer.feature_names_ and n not in known_columns]
         if unknown:
-            raise ValueError(f"forbidden names {unknown} are neither features nor columns of the data "
+            raise ValueError(f"{role} names {unknown} are neither features nor columns of the data "
                              f"(features look like {binarizer.feature_names_[:3]})")
-        banned = set(names)
-        for j, feature in enumerate(binarizer.features_):
-            if feature.name in banned or feature.column in banned:
-                allowed[j] = False
-        return allowed
+        masks = np.array([[feature.name == name or feature.column == name for feature in binarizer.features_]
+                          for name in names], dtype=bool).reshape(len(names), len(binarizer.features_))
+        return names, masks
 
     def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
-              budget: Budget | None = None, forbidden=None) -> None:
-        """Mine the antecedents of the binarized ``features`` (but the ``forbidden`` ones); set
-        ``antecedents_``."""
+              budget: Budget | None = None, forbidden=None, required=None) -> None:
+        """Mine the antecedents of the binarized ``features`` (but the ``forbidden`` ones; conjunctions
+        of a ``required`` one whatever their support); set ``antecedents_``."""
         binarizer = self.binarizer_
-        allowed = self._allowed_features(forbidden)
+        allowed = ~self._named_features(forbidden, "forbidden")[1].any(axis=0)
+        required_names, required_masks = self._named_features(required, "required")
+        for name, mask in zip(required_names, required_masks):
+            if not (mask & allowed).any():
+                raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
         if not allowed.all():
             features = features[:, allowed]
@@ -126,7 +125,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         antecedents = mine_antecedents(
             features, names, groups, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
-            max_antecedents=self.max_antecedents, budget=budget,
+            max_antecedents=self.max_antecedents, budget=budget, unbounded=required_masks.any(axis=0)[allowed],
         )
         if budget is not None:
             budget.release("features")

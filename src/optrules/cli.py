@@ -192,8 +192,8 @@ def _check_fit_arguments(args, family) -> None:
 
     if args.weight_column and not family.sample_weight:
         refuse("--weight-column", "sample_weight")
-    if (args.max_rules is not None or args.forbid) and not family.constraints:
-        refuse("--max-rules and --forbid", "constraints")
+    if (args.max_rules is not None or args.forbid or args.require) and not family.constraints:
+        refuse("--max-rules, --forbid and --require", "constraints")
     if args.class_weight and not family.class_weight:
         refuse("--class-weight", "class_weight", "see the family's own options in --help")
     if args.pos_label is not None and not family.pos_label:
@@ -252,7 +252,7 @@ def _fit_model(args, console: Console):
     if family.class_weight:
         common["class_weight"] = args.class_weight
     if family.constraints:
-        common.update(max_rules=args.max_rules, forbidden=args.forbid)
+        common.update(max_rules=args.max_rules, forbidden=args.forbid, required=args.require)
     pos_label = None if args.pos_label in (None, "both") else _class_named(args.pos_label, y)
     estimator = family.from_cli(args, common, pos_label)
     fit_weights = {} if weights is None else {"sample_weight": weights}
@@ -596,6 +596,9 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
                         help="rule lists: at most K rules (the certificate is optimal over those lists)")
     search.add_argument("--forbid", nargs="+", default=None, metavar="NAME",
                         help="rule lists: features (sex=Male) or columns (race) no rule may use")
+    search.add_argument("--require", nargs="+", default=None, metavar="NAME",
+                        help="rule lists: features or columns each of which some rule must use (the certificate "
+                             "is optimal over the lists that use them all)")
     search.add_argument("--verbose", "-v", action="store_true", help="show live progress (default: on a terminal)")
     search.add_argument("--quiet", "-q", action="store_true", help="no live progress")
 

@@ -85,7 +85,7 @@ class Family:
     sample_weight: bool  # fit(X, y, sample_weight=...)
     class_weight: bool  # the class_weight parameter
     pos_label: bool  # the pos_label parameter (binary families: the class described)
-    constraints: bool  # max_rules and forbidden
+    constraints: bool  # max_rules, forbidden and required
     #: the parameter --cv chooses, or None
     cv_parameter: str | None
     #: the web form's settings beyond the common ones (every family: budgets, max_card, missing values)

@@ -13,16 +13,18 @@ from .prefix import class_weight_matrix, objective, rule_mistakes
 class BruteForceResult:
     objective: float
     mistakes: float
-    prefix: tuple[int, ...]
+    prefix: tuple[int, ...] | None
 
 
 def brute_force(captures, y, regularization: float, max_length: int | None = None, sample_weight=None,
-                n_classes: int | None = None) -> BruteForceResult:
+                n_classes: int | None = None, required=None) -> BruteForceResult:
     """Minimum of mistakes/N + lambda*K over all ordered prefixes of distinct antecedents.
 
     ``captures`` is a boolean ``(n_antecedents, n_samples)`` matrix, ``y`` class indices; with
     ``sample_weight`` mistakes are weighted and N is the total weight. With ``max_length=None`` every
-    length up to the number of antecedents is tried, so the result is the true optimum. Every prefix is
+    length up to the number of antecedents is tried, so the result is the true optimum. With
+    ``required`` (groups of antecedent indices) only lists holding an antecedent of every group count
+    (the result's ``prefix`` is None when none does). Every prefix is
     evaluated (depth-first, reusing the parent's uncaptured set), none is pruned. Among equal objectives
     (to 12 decimals) the shortest, then lexicographically smallest prefix is returned.
     """
@@ -32,11 +34,13 @@ def brute_force(captures, y, regularization: float, max_length: int | None = Non
     n_antecedents = captures.shape[0]
     longest = n_antecedents if max_length is None else min(int(max_length), n_antecedents)
     found: list[tuple[float, int, float, tuple[int, ...]]] = []
+    required_groups = [] if required is None else [{int(a) for a in group} for group in required]
 
     def visit(prefix: tuple[int, ...], remaining: np.ndarray, mistakes_so_far: float) -> None:
         mistakes = mistakes_so_far + float(rule_mistakes(class_weights[remaining].sum(axis=0)))
         value = objective(mistakes, len(prefix), total_weight, regularization)
-        found.append((round(value, 12), len(prefix), mistakes, prefix))
+        if all(set(group) & set(prefix) for group in required_groups):
+            found.append((round(value, 12), len(prefix), mistakes, prefix))
         if len(prefix) == longest:
             return
         for a in range(n_antecedents):
@@ -47,6 +51,8 @@ def brute_force(captures, y, regularization: float, max_length: int | None = Non
                   mistakes_so_far + float(rule_mistakes(class_weights[captured].sum(axis=0))))
 
     visit((), np.ones(captures.shape[1], dtype=bool), 0.0)
+    if not found:
+        return BruteForceResult(np.inf, np.inf, None)
     _, _, mistakes, prefix = min(found)
     if sample_weight is None:
         mistakes = int(round(mistakes))

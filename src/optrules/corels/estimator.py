@@ -11,6 +11,7 @@ from ..budget import Budget, check_budget_values
 from ..data import bitset
 from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization, check_sample_weight
+from .requirements import Requirements
 from .search import Ablation, check_max_length, search
 
 
@@ -55,6 +56,11 @@ class RuleListClassifier(RuleModelEstimator):
         certificate is then optimal over those lists.
     forbidden : domain constraint: features (``"sex=Male"``) or columns (``"race"``: every feature of
         it) no rule may use; the certificate is optimal over the lists that avoid them.
+    required : domain constraint: features or columns (at most 16) each of which some rule must use;
+        the certificate is optimal over the lists that use them all. Conjunctions with a required
+        feature are mined whatever their support (the support floor is Theorem 10's, which only
+        holds for rules a list can do without), categories however rare get a feature, and the
+        ``captured`` map is refused (it would merge prefixes that meet different requirements).
 
     Attributes
     ----------
@@ -92,6 +98,7 @@ class RuleListClassifier(RuleModelEstimator):
         max_antecedents="auto",
         max_rules: int | None = None,
         forbidden=None,
+        required=None,
     ):
         self.regularization = regularization
         self.max_card = max_card
@@ -118,6 +125,7 @@ class RuleListClassifier(RuleModelEstimator):
         self.max_antecedents = max_antecedents
         self.max_rules = max_rules
         self.forbidden = forbidden
+        self.required = required
 
     def _ablation(self) -> Ablation:
         return Ablation(
@@ -144,9 +152,10 @@ class RuleListClassifier(RuleModelEstimator):
         weights = self._sample_weights(codes, sample_weight)
         min_support = self._default_min_support(smallest_regularization, weights)
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
-        features = self._binarize(frame, math.ceil(min_support * len(codes) - 1e-9), budget,
-                                  check_sample_weight(sample_weight, len(codes)))
-        self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden)
+        # (but a required one may be, so with requirements every category gets its feature)
+        rarest = 1 if self._required_names() else math.ceil(min_support * len(codes) - 1e-9)
+        features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes)))
+        self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required)
         return codes, weights
 
     def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
@@ -172,6 +181,7 @@ class RuleListClassifier(RuleModelEstimator):
                 progress=progress,
                 budget=budget,
                 max_length=self.max_rules,
+                required=self._requirements(),
             )
         finally:
             if own_progress:
@@ -182,6 +192,28 @@ class RuleListClassifier(RuleModelEstimator):
         self.certificate_.counters["antecedents"] = len(self.antecedents_)
         self.certificate_.counters["fit_time"] = budget.elapsed()
         return self
+
+    def _required_names(self) -> list[str]:
+        required = self.required
+        return [] if required is None else [required] if isinstance(required, str) else list(required)
+
+    def _requirements(self) -> Requirements | None:
+        """The ``required`` names as groups of antecedents: those with a condition on the named feature,
+        or on any feature of the named column."""
+        names = self._required_names()
+        if not names:
+            return None
+        column_of = {feature.name: feature.column for feature in self.binarizer_.features_}
+        groups = [[a for a in range(len(self.antecedents_))
+                   if any(c == name or column_of[c] == name for c in self.antecedents_.conditions(a))]
+                  for name in names]
+        for name, group in zip(names, groups):
+            if not group:
+                raise ValueError(f"required {name!r} is in no antecedent: its features hold for no training row "
+                                 "or were left out by the bound on antecedents (max_antecedents)")
+        requirements = Requirements.from_groups(groups, len(self.antecedents_), names)
+        requirements.check_length(self.max_rules, "max_rules")
+        return requirements
 
     def _rule_list(self, codes, weights, prefix):
         """The rule list of ``prefix`` (only its antecedents' capture vectors are unpacked)."""

@@ -131,6 +131,27 @@ def _extensions_may_win(lower_bound, b0, lambda_n, best, use_equivalent, use_loo
     return lower_bound < best
 
 
+@njit(inline="always", cache=True)
+def _admissible_extensions_may_win(lower_bound, b0, rules_needed, lambda_n, best, use_equivalent, use_lookahead):
+    """May an admissible extension of this prefix beat the incumbent? One that must still add
+    ``rules_needed`` >= 1 rules to meet the requirements costs at least lambda*N each: Lemma 2's argument
+    for that many rules (:mod:`optrules.corels.requirements`)."""
+    if rules_needed > 0:
+        return _extensions_may_win(lower_bound + lambda_n * rules_needed, b0, lambda_n, best, use_equivalent, False)
+    return _extensions_may_win(lower_bound, b0, lambda_n, best, use_equivalent, use_lookahead)
+
+
+@njit(inline="always", cache=True)
+def _prefix_coverage(node, node_parent, node_last, requirement_masks):
+    """The requirements the prefix ending at ``node`` meets (the union of its antecedents' masks)."""
+    covered = np.int64(0)
+    x = node
+    while x > 0:
+        covered |= requirement_masks[node_last[x]]
+        x = node_parent[x]
+    return covered
+
+
 _ORDER_SCALE = float(1 << 31)
 
 
@@ -178,7 +199,7 @@ PARALLEL_MIN_WORDS = 1 << 16
 
 
 # -- the search loop --------------------------------------------------------------------------------
-def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0, frontier, progress, n_chunks):
+def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mistakes, node_b0, frontier, progress, n_chunks):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
@@ -190,12 +211,17 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
     region. (A parameter: numba cannot cache a kernel that asks for its thread count.)
 
     ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
-    :class:`Settings`; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
+    :class:`Settings`; ``requirements``: ``(masks, rules_needed)`` of a
+    :class:`~optrules.corels.requirements.Requirements` (zeros and ``[0]`` when there are none): only
+    lists meeting every requirement are incumbents, and Theorems 10, 11 and 21 prune a rule only when
+    removing it (or the rules from it on) keeps the list admissible; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
     word per antecedent, XORed into the prefix map's keys.
     """
     (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
      minority_weights) = counting
     n_samples, lambda_n, policy, map_type, flags, max_length = settings
+    requirement_masks, rules_needed = requirements
+    complete = rules_needed.shape[0] - 1
     node_parent, node_last, node_depth, node_hash, node_dead = tree
     heap_key, heap_node, map_slots = frontier
     ints, floats, best_prefix = progress
@@ -232,10 +258,13 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
         prefix_mistakes = float(node_mistakes[node])
         lb = theorem1_hierarchical_lower_bound(prefix_mistakes, depth, lambda_n)
         b0 = float(node_b0[node])
+        covered = _prefix_coverage(node, node_parent, node_last, requirement_masks)
+        needed = rules_needed[covered]
         # the incumbent may have improved since this prefix was queued
-        if not _extensions_may_win(lb, b0, lambda_n, best, use_equivalent, use_lookahead):
+        if not _admissible_extensions_may_win(lb, b0, needed, lambda_n, best, use_equivalent, use_lookahead):
             continue
-        if depth + 1 > theorem4_max_prefix_length(best, lambda_n, n_antecedents) or depth + 1 > max_length:
+        shortest_extension = depth + max(needed, 1)
+        if shortest_extension > theorem4_max_prefix_length(best, lambda_n, n_antecedents) or shortest_extension > max_length:
             continue
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
         mark_prefix(node, node_parent, node_last, in_prefix, True)
@@ -290,26 +319,32 @@ def _expand(max_pops, counting, settings, zobrist, tree, node_mistakes, node_b0,
                 n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
                 rule_correct = max(n_pos, n_cap - n_pos)
                 rest_correct = max(pos_unc - n_pos, n_unc - n_cap - (pos_unc - n_pos))
-            if n_cap <= 0.0:
+            child_covered = covered | requirement_masks[a]
+            # a rule that meets no new requirement can be removed from any list keeping it admissible
+            removable = child_covered == covered
+            if removable and n_cap <= 0.0:
                 continue  # a rule that captures nothing (of weight) only costs lambda
-            if use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
+            if removable and use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
                 continue
-            if use_accurate and not theorem11_minimum_accurate_support(rule_correct, lambda_n):
+            if removable and use_accurate and not theorem11_minimum_accurate_support(rule_correct, lambda_n):
                 continue
-            if use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
+            # Thm 21 cuts the list before the rule: admissible only if the prefix already is
+            if covered == complete and use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
                 continue
             child_mistakes = prefix_mistakes + n_cap - rule_correct
             child_lb = theorem1_hierarchical_lower_bound(child_mistakes, depth + 1, lambda_n)
             n_rest = n_unc - n_cap
             child_objective = child_lb + n_rest - rest_correct
-            if child_objective < floats[0]:
+            if child_objective < floats[0] and child_covered == complete:
                 record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             best = floats[0]
             # may the child's extensions still beat the incumbent?
-            if depth + 1 >= max_length:  # no extension allowed (max_length <= n_antecedents)
+            child_needed = rules_needed[child_covered]
+            if depth + 1 + max(child_needed, 1) > max_length:  # no admissible extension is short enough
                 continue
             child_b0 = minor_unc - n_min if use_equivalent else 0.0
-            if not _extensions_may_win(child_lb, child_b0, lambda_n, best, use_equivalent, use_lookahead):
+            if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
+                                                  use_lookahead):
                 continue
             h = np.uint64(0)
             slot = -1

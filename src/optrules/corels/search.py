@@ -22,6 +22,7 @@ from .greedy import greedy_prefix
 from .prefix import objective
 
 from .problem import Problem
+from .requirements import Requirements
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,24 @@ def check_max_length(value, name: str = "max_length") -> None:
         raise ValueError(f"{name} must be a whole number >= 0 or None, got {value!r}")
 
 
+def as_requirements(required, n_antecedents: int) -> Requirements:
+    """``required`` as :class:`Requirements`: None (none), or groups of antecedent indices."""
+    if required is None:
+        return Requirements.none(n_antecedents)
+    if isinstance(required, Requirements):
+        if required.masks.shape != (n_antecedents,):
+            raise ValueError(f"the requirements describe {required.masks.shape[0]} antecedents, the problem has "
+                             f"{n_antecedents}")
+        return required
+    return Requirements.from_groups(required, n_antecedents)
+
+
 def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget,
-                       max_length: int | None = None) -> tuple[int, ...]:
+                       max_length: int | None = None, requirements: Requirements | None = None) -> tuple[int, ...]:
     """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes,
-    each cut to ``max_length`` rules (the first rules of a list are a list)."""
+    each cut to ``max_length`` rules (the first rules of a list are a list) and completed to meet the
+    ``requirements``."""
+    requirements = requirements if requirements is not None else Requirements.none(problem.n_antecedents)
     candidates = [()]
     if warm_start:
         candidates.append(greedy_prefix(problem, max_length=max_length, budget=budget))
@@ -75,6 +90,7 @@ def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budge
         if len(set(prefix)) != len(prefix) or any(not 0 <= a < problem.n_antecedents for a in prefix):
             raise ValueError(f"initial_prefix must list distinct antecedent indices, got {prefix}")
         candidates.append(prefix[:max_length])
+    candidates = [requirements.completed(p, max_length) for p in candidates]
     return min(candidates, key=lambda p: problem.mistakes(p) + problem.lambda_n * len(p))
 
 
@@ -93,6 +109,7 @@ def search(
     counting: str = "auto",
     budget: Budget | None = None,
     max_length: int | None = None,
+    required=None,
 ) -> SearchResult:
     """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
     (mistakes weighted and N the total weight when the problem has sample weights).
@@ -104,7 +121,8 @@ def search(
     :class:`~optrules.budget.Budget`) replaces ``time_limit`` and ``max_memory`` when the search is one
     stage of a fit: its deadline and memory account are the fit's. ``progress``, if given, is called
     with the latest trace point and counters after every slice. ``max_length`` restricts the search (and
-    the certificate) to lists of at most that many rules.
+    the certificate) to lists of at most that many rules; ``required`` (groups of antecedent indices, or
+    :class:`~optrules.corels.requirements.Requirements`) to lists holding an antecedent of every group.
     """
     if policy not in K.POLICIES:
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
@@ -112,6 +130,11 @@ def search(
         raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
     check_budget_values(time_limit, max_memory, max_nodes)
     check_max_length(max_length)
+    requirements = as_requirements(required, problem.n_antecedents)
+    requirements.check_length(max_length)
+    if requirements.count and map_type == "captured":
+        raise ValueError("map_type='captured' cannot be used with requirements: two prefixes that capture the "
+                         "same samples may meet different requirements (use 'prefix')")
     budget = as_budget(budget, time_limit, max_memory)
 
     n, m = problem.total_weight, problem.n_antecedents
@@ -119,22 +142,22 @@ def search(
     # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
     root_b0 = float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points else 0.0
     if budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
-        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length)
+        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
     budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
     groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
                            problem.class_weights() if problem.weighted else None)
     budget.release("captures")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
-        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length)
+        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
     # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
     count_type = np.float64 if problem.weighted else np.int32
     state = SearchState(m, {"node_mistakes": count_type, "node_b0": count_type})
-    incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget, max_length)
+    incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget, max_length, requirements)
     if budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
-        return _before_search(problem, [incumbent], budget, root_b0, policy, map_type, max_length)
+        return _before_search(problem, [incumbent], budget, root_b0, policy, map_type, max_length, requirements)
     state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
     # the root: the empty prefix
     state.node_b0[0] = root_b0
@@ -150,10 +173,13 @@ def search(
     longest = m if max_length is None else min(int(max_length), m)
     settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags, longest)
 
+    kernel_requirements = (requirements.masks, requirements.rules_needed)
+
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
-            return (kernel if threads else K.expand)(max_pops, counting, settings, zobrist, state.tree(),
+            return (kernel if threads else K.expand)(max_pops, counting, settings, kernel_requirements, zobrist,
+                                                     state.tree(),
                                                      state.node_mistakes, state.node_b0, state.frontier(),
                                                      state.progress(), min(m, 4 * threads))
 
@@ -185,18 +211,20 @@ def search(
 
 
 def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: float, policy, map_type,
-                   max_length: int | None = None):
+                   max_length: int | None = None, requirements: Requirements | None = None):
     """The best of the empty list and the given prefixes, with the root's bound (Thm 20) as the
     certified lower bound: what a fit returns when its budget ran out before the search began."""
     from ..certificate import INTERRUPTED, TIME_BUDGET
 
-    prefix = _initial_incumbent(problem, False, initial_prefix, budget, max_length)
+    prefix = _initial_incumbent(problem, False, initial_prefix, budget, max_length, requirements)
     mistakes = problem.mistakes(prefix)
     best = objective(mistakes, len(prefix), problem.total_weight, problem.regularization)
     counters = {**unsearched_counters(len(prefix)), "policy": policy, "map_type": map_type}
     status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-    return SearchResult(prefix, mistakes, best, Certificate(status, best, min(best, root_b0 / problem.total_weight),
-                                                            counters, Trace()))
+    # every admissible list has at least the rules the requirements need
+    shortest = 0 if requirements is None else requirements.shortest()
+    lower_bound = min(best, (root_b0 + problem.lambda_n * shortest) / problem.total_weight)
+    return SearchResult(prefix, mistakes, best, Certificate(status, best, lower_bound, counters, Trace()))
 
 
 def _queue_lower_bound(state: SearchState, lambda_n: float, summary=None) -> float:

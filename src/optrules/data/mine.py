@@ -131,6 +131,7 @@ def mine_antecedents(
     min_class_support: float = 0.0,
     max_antecedents: int | str | None = None,
     budget=None,
+    unbounded=None,
 ) -> Antecedents:
     """Mine all conjunctions of up to ``max_card`` features (see the module docstring).
 
@@ -141,6 +142,11 @@ def mine_antecedents(
     ``max_antecedents`` (an int, ``"auto"`` for :func:`auto_max_antecedents`, or None for no bound) caps
     how many are kept, raising a level's support floor when needed. Antecedents come out by length, then
     in lexicographic order of their feature indices.
+
+    ``unbounded`` (a boolean mask over the features) marks features whose conjunctions escape the support
+    bounds (any that captures a sample is kept, the count bound applies to them apart) and are never
+    merged with a conjunction of other such features: a required feature's rules must stay available
+    whatever Theorems 10 and 21 say about unconstrained lists.
     """
     features = np.asarray(features, dtype=bool)
     _check_mining_args(features, feature_names, max_card, min_support)
@@ -148,6 +154,14 @@ def mine_antecedents(
     groups = np.full(f, -1, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     if groups.shape != (f,):
         raise ValueError(f"groups must have one entry per feature ({f}), got shape {groups.shape}")
+    unbounded = np.zeros(f, dtype=bool) if unbounded is None else np.asarray(unbounded, dtype=bool)
+    if unbounded.shape != (f,):
+        raise ValueError(f"unbounded must have one entry per feature ({f}), got shape {unbounded.shape}")
+    # unbounded features first: a conjunction holds one exactly when its first feature is one, so the
+    # conjunctions it grows from are unbounded too and none is lost to the support floor on the way
+    order = np.concatenate([np.flatnonzero(unbounded), np.flatnonzero(~unbounded)])
+    n_unbounded = int(unbounded.sum())
+    features, groups = features[:, order], groups[order]
     cap = auto_max_antecedents(n) if max_antecedents == "auto" else max_antecedents
     if cap is not None and (int(cap) != cap or cap < 1):
         raise ValueError(f"max_antecedents must be a positive integer, 'auto' or None, got {max_antecedents!r}")
@@ -185,30 +199,46 @@ def mine_antecedents(
             break
         # single features are always mined (one popcount each): a fit whose time ran out still has them
         level = _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room,
-                            extend=card < max_card, budget=budget if card > 1 else None)
+                            extend=card < max_card, budget=budget if card > 1 else None, n_unbounded=n_unbounded)
         if level is None:
             report.stopped = True
             report.notes.append(f"mining stopped by the budget before conjunctions of {card} features were done")
             break
-        items, bits, floor, candidates, next_combos, next_bits = level
+        items, bits, (floor, unbounded_floor), candidates, next_combos, next_bits = level
         kept_items.append(items)
         kept_bits.append(bits)
         n_kept += len(items)
         report.levels.append({"cardinality": card, "candidates": int(candidates), "kept": int(len(items)),
                               "support_floor": int(math.ceil(floor))})
+        raised = []
         if floor > lowest:
-            report.notes.append(
-                f"conjunctions of {card} feature{'s' if card > 1 else ''}: support floor raised to {floor / n:.4g} "
-                f"({math.ceil(floor):,} samples) to keep at most {cap:,} antecedents"
-                + ("; longer conjunctions not mined" if card < max_card else ""))
+            raised.append(f"conjunctions of {card} feature{'s' if card > 1 else ''}: support floor raised to "
+                          f"{floor / n:.4g} ({math.ceil(floor):,} samples) to keep at most {cap:,} antecedents")
+        if unbounded_floor > 0.5:
+            raised.append(f"conjunctions of {card} feature{'s' if card > 1 else ''} with a required one: support "
+                          f"floor raised to {math.ceil(unbounded_floor):,} samples to keep at most {cap:,} antecedents")
+        if raised:
+            raised[-1] += "; longer conjunctions not mined" if card < max_card else ""
+            report.notes.extend(raised)
             break
         if next_combos is None or len(next_combos) == 0:
             break
         combos, combo_bits = next_combos, next_bits
 
     all_bits = np.concatenate(kept_bits) if kept_bits else np.zeros((0, bitset.n_words(n)), np.uint64)
-    order_items = [tuple(int(j) for j in row) for block in kept_items for row in block]
-    first = _first_of_each_distinct_row(all_bits)
+    order_items = [tuple(sorted(int(order[j]) for j in row)) for block in kept_items for row in block]
+    key = all_bits
+    if n_unbounded:
+        # back to the caller's feature order; conjunctions of different unbounded features stay apart
+        by_items = sorted(range(len(order_items)), key=lambda i: (len(order_items[i]), order_items[i]))
+        order_items = [order_items[i] for i in by_items]
+        all_bits = all_bits[np.asarray(by_items, dtype=np.int64)]
+        which = np.zeros((len(order_items), n_unbounded), dtype=bool)
+        rank = {int(j): k for k, j in enumerate(order[:n_unbounded])}
+        for i, items in enumerate(order_items):
+            which[i, [rank[j] for j in items if j in rank]] = True
+        key = np.hstack([all_bits, bitset.pack(which)]) if len(order_items) else all_bits
+    first = _first_of_each_distinct_row(key)
     report.n_antecedents = len(first)
     if len(first) < len(all_bits):
         report.notes.append(f"{len(all_bits) - len(first):,} conjunctions left out: they capture the same samples "
@@ -228,31 +258,34 @@ def mine_antecedents(
 _BLOCK_WORDS = 1 << 26
 
 
-def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room, extend, budget):
+def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room, extend, budget,
+                n_unbounded=0):
     """One level: every ``combo + (j,)`` with ``j`` after the combo's last feature and in none of its
-    groups. Returns ``(kept items, their bits, support floor, candidates, extendable combos, their
-    bits)``, or None when the budget stopped it."""
+    groups. Returns ``(kept items, their bits, support floors (bounded, unbounded), candidates,
+    extendable combos, their bits)``, or None when the budget stopped it. Conjunctions that start with one of the first
+    ``n_unbounded`` features escape the support bounds; ``room`` counts them first."""
     lowest, highest, by_class, lowest_positive, lowest_negative = limits
     n_features, n_words = feature_bits.shape
     combo_groups = groups[combos] if combos.shape[1] else np.zeros((len(combos), 0), np.int64)
     last = combos[:, -1] if combos.shape[1] else np.full(len(combos), -1, np.int64)
+    first = combos[:, 0] if combos.shape[1] else np.full(len(combos), -1, np.int64)
     block = max(1, _BLOCK_WORDS // max(1, n_features * n_words))
-    histogram = np.zeros(n + 2, np.int64)  # valid candidates by support
+    histogram = np.zeros((2, n + 2), np.int64)  # valid candidates by support: bounded, unbounded
     tallies = np.zeros(3, np.int64)  # candidates, frequent but not valid, frequent
     for start in range(0, len(combos), block):
         if budget is not None and budget.stopped():
             return None
         stop = min(len(combos), start + block)
-        _count_level(combo_bits[start:stop], last[start:stop], combo_groups[start:stop], feature_bits, groups,
-                     positive_bits, n, lowest, highest, by_class, lowest_positive, lowest_negative,
-                     histogram, tallies)
-    floor = lowest
+        _count_level(combo_bits[start:stop], last[start:stop], first[start:stop], combo_groups[start:stop],
+                     feature_bits, groups, positive_bits, n, lowest, highest, by_class, lowest_positive,
+                     lowest_negative, n_unbounded, histogram, tallies)
+    floors = np.array([lowest, 0.5])  # support floors: bounded, unbounded (one sample)
     if room is not None:
-        above = np.cumsum(histogram[::-1])[::-1]  # valid candidates with support >= s
-        first_fit = int(np.argmax(above <= room))  # histogram[n+1] is 0, so some s fits
-        floor = max(lowest, float(first_fit) - 0.5)
-    capped = floor > lowest
-    n_out = int(histogram[int(math.ceil(max(floor, 0))):].sum()) + (0 if capped or not extend else int(tallies[1]))
+        floors[1] = max(0.5, _floor_to_fit(histogram[1], room))
+        floors[0] = max(lowest, _floor_to_fit(histogram[0], room - int(histogram[1, _ceil(floors[1]):].sum())))
+    capped = floors[0] > lowest or floors[1] > 0.5
+    n_out = (int(histogram[0, _ceil(floors[0]):].sum()) + int(histogram[1, _ceil(floors[1]):].sum())
+             + (0 if capped or not extend else int(tallies[1])))
     if budget is not None:
         budget.require("mining", n_out * (n_words * 8 + 16 * (combos.shape[1] + 1)), "the mined conjunctions")
     out_combo = np.empty(n_out, np.int64)
@@ -263,10 +296,10 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
         if budget is not None and budget.stopped():
             return None
         stop = min(len(combos), start + block)
-        written = _collect_level(combo_bits[start:stop], last[start:stop], combo_groups[start:stop], feature_bits,
-                                 groups, positive_bits, n, lowest, highest, by_class, lowest_positive,
-                                 lowest_negative, floor, extend and not capped, start, out_combo, out_feature,
-                                 out_valid, written)
+        written = _collect_level(combo_bits[start:stop], last[start:stop], first[start:stop],
+                                 combo_groups[start:stop], feature_bits, groups, positive_bits, n, lowest, highest,
+                                 by_class, lowest_positive, lowest_negative, n_unbounded, floors,
+                                 extend and not capped, start, out_combo, out_feature, out_valid, written)
     items = np.column_stack([combos[out_combo], out_feature]) if n_out else np.zeros((0, combos.shape[1] + 1), np.int64)
     bits = combo_bits[out_combo] & feature_bits[out_feature]
     if budget is not None:
@@ -274,7 +307,20 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
     next_combos = next_bits = None
     if extend and not capped:
         next_combos, next_bits = items, bits
-    return items[out_valid], bits[out_valid], floor, int(tallies[0]), next_combos, next_bits
+    return items[out_valid], bits[out_valid], floors, int(tallies[0]), next_combos, next_bits
+
+
+def _ceil(floor: float) -> int:
+    return int(math.ceil(max(floor, 0.0)))
+
+
+def _floor_to_fit(histogram: np.ndarray, room: int) -> float:
+    """The lowest support floor that keeps at most ``room`` of the candidates counted in ``histogram``
+    (by support; its last entry, support n + 1, is 0)."""
+    if room <= 0:
+        return histogram.shape[0] - 1.5
+    above = np.cumsum(histogram[::-1])[::-1]  # candidates with support >= s
+    return float(int(np.argmax(above <= room))) - 0.5
 
 
 @njit(cache=True)
@@ -304,9 +350,20 @@ def _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negati
     return (not by_class) or positives >= lowest_positive or count - positives >= lowest_negative
 
 
+@njit(inline="always", cache=True)
+def _kind(count, positives, unbounded, n, lowest, highest, by_class, lowest_positive, lowest_negative):
+    """0: infrequent (neither kept nor extended); 1: frequent but outside the support bounds (only
+    extended); 2: valid (kept)."""
+    if unbounded:
+        return 2 if count > 0 else 0
+    if not _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negative):
+        return 0
+    return 2 if count <= highest and count < n else 1
+
+
 @njit(cache=True)
-def _count_level(combo_bits, last, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest, by_class,
-                 lowest_positive, lowest_negative, histogram, tallies):
+def _count_level(combo_bits, last, first, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest,
+                 by_class, lowest_positive, lowest_negative, n_unbounded, histogram, tallies):
     for c in range(combo_bits.shape[0]):
         for j in range(last[c] + 1, feature_bits.shape[0]):
             allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
@@ -314,29 +371,33 @@ def _count_level(combo_bits, last, combo_groups, feature_bits, groups, positive_
             if not allowed:
                 continue
             tallies[0] += 1
-            if not _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negative):
+            unbounded = (first[c] if first[c] >= 0 else j) < n_unbounded
+            kind = _kind(count, positives, unbounded, n, lowest, highest, by_class, lowest_positive, lowest_negative)
+            if kind == 0:
                 continue
             tallies[2] += 1
-            if count <= highest and count < n:
-                histogram[count] += 1
+            if kind == 2:
+                histogram[1 if unbounded else 0, count] += 1
             else:
                 tallies[1] += 1
 
 
 @njit(cache=True)
-def _collect_level(combo_bits, last, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest, by_class,
-                   lowest_positive, lowest_negative, floor, keep_frequent, offset, out_combo, out_feature, out_valid,
-                   written):
-    """Write the candidates kept (valid with support >= floor) and, with ``keep_frequent``, the other
-    frequent ones (extendable at the next level; support only shrinks as features are added)."""
+def _collect_level(combo_bits, last, first, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest,
+                   by_class, lowest_positive, lowest_negative, n_unbounded, floors, keep_frequent, offset, out_combo,
+                   out_feature, out_valid, written):
+    """Write the candidates kept (valid with support >= their floor) and, with ``keep_frequent``, the
+    other frequent ones (extendable at the next level; support only shrinks as features are added)."""
     for c in range(combo_bits.shape[0]):
         for j in range(last[c] + 1, feature_bits.shape[0]):
             allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
                                                    positive_bits, by_class)
-            if not allowed or not _frequent(count, positives, lowest, by_class, lowest_positive, lowest_negative):
+            if not allowed:
                 continue
-            valid = count <= highest and count < n
-            if (valid and count >= floor) or (keep_frequent and not valid):
+            unbounded = (first[c] if first[c] >= 0 else j) < n_unbounded
+            kind = _kind(count, positives, unbounded, n, lowest, highest, by_class, lowest_positive, lowest_negative)
+            valid = kind == 2
+            if (valid and count >= floors[1 if unbounded else 0]) or (keep_frequent and kind == 1):
                 out_combo[written] = offset + c
                 out_feature[written] = j
                 out_valid[written] = valid
