@@ -89,6 +89,12 @@ def test_command_line_constraints(capsys):
     assert "certified optimal" in out and "sex=" not in out and "else if" in out and out.count("then predict") <= 2
     with pytest.raises(SystemExit, match="only for --model rulelist"):
         main(["fit", "--dataset", "compas", "--model", "ruleset", "--max-rules", "2"])
+    assert main(["fit", "--dataset", "compas", "-r", "0.01", "--require", "juvenile-crimes", "--max-rules", "3",
+                 "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "certified optimal" in out and "juvenile-crimes>0" in out
+    with pytest.raises(SystemExit, match="only for --model rulelist"):
+        main(["fit", "--dataset", "compas", "--model", "frl", "--require", "sex"])
 
 
 # -- required antecedents ---------------------------------------------------------------------------
@@ -194,6 +200,19 @@ def test_conjunctions_of_unbounded_features_escape_the_support_bounds_and_stay_a
              for items in mined.items]
     assert len(found) == len(set(found))  # kept apart only when they differ
     assert set(found) == expected
+    # the bound on antecedents raises one floor for both kinds: the most frequent conjunctions stay
+    capped = mine_antecedents(features, [f"f{j}" for j in range(f)], groups, max_card=2, min_support=min_support,
+                              unbounded=unbounded, max_antecedents=f + 4)
+    pairs = [items for items in capped.items if len(items) == 2]
+    assert len(capped) <= f + 4
+    if pairs:
+        support = {items: int(features[:, list(items)].all(axis=1).sum()) for items in pairs}
+        floor = min(support.values())
+        dropped = [items for items in combinations(range(f), 2) if items not in support
+                   and not (groups[items[0]] >= 0 and groups[items[0]] == groups[items[1]])
+                   and (features[:, list(items)].all(axis=1).tobytes(), tuple(j for j in items if unbounded[j]))
+                   in expected]
+        assert all(int(features[:, list(items)].all(axis=1).sum()) <= floor for items in dropped)
 
 
 def test_a_required_rare_category_is_used_and_the_list_is_optimal_among_those_using_it(table):

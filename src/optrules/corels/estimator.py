@@ -58,9 +58,11 @@ class RuleListClassifier(RuleModelEstimator):
         it) no rule may use; the certificate is optimal over the lists that avoid them.
     required : domain constraint: features or columns (at most 16) each of which some rule must use;
         the certificate is optimal over the lists that use them all. Conjunctions with a required
-        feature are mined whatever their support (the support floor is Theorem 10's, which only
-        holds for rules a list can do without), categories however rare get a feature, and the
-        ``captured`` map is refused (it would merge prefixes that meet different requirements).
+        feature escape ``min_support`` (Theorem 10's floor holds only for rules a list can do
+        without; ``max_antecedents`` still bounds them all), categories however rare get a feature,
+        and the ``captured`` map is refused (it would merge prefixes that meet different
+        requirements). With ``greedy_start``, a tenth of the budget first searches without the
+        requirements: its lists, completed, are the first incumbents and its bound a lower bound.
 
     Attributes
     ----------

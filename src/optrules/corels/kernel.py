@@ -44,6 +44,7 @@ from .._numba import (
     needs_room,
     packed_sum,
     plane_counts,
+    prefix_of,
     rebuild_uncaptured,
     record_incumbent,
     remaining_set_hash,
@@ -211,16 +212,18 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     region. (A parameter: numba cannot cache a kernel that asks for its thread count.)
 
     ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
-    :class:`Settings`; ``requirements``: ``(masks, rules_needed)`` of a
-    :class:`~optrules.corels.requirements.Requirements` (zeros and ``[0]`` when there are none): only
-    lists meeting every requirement are incumbents, and Theorems 10, 11 and 21 prune a rule only when
-    removing it (or the rules from it on) keeps the list admissible; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
+    :class:`Settings`; ``requirements``: ``(masks, rules_needed, free_best, free_prefix)``, the first
+    two of a :class:`~optrules.corels.requirements.Requirements` (zeros and ``[0]`` when there are
+    none): only lists meeting every requirement are incumbents, and Theorems 10, 11 and 21 prune a rule
+    only when removing it (or the rules from it on) keeps the list admissible. A list that misses some
+    requirement but beats ``free_best[0]`` is written to ``free_prefix`` (its length in
+    ``free_best[1]``), for the driver to complete into an admissible incumbent; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
     word per antecedent, XORed into the prefix map's keys.
     """
     (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
      minority_weights) = counting
     n_samples, lambda_n, policy, map_type, flags, max_length = settings
-    requirement_masks, rules_needed = requirements
+    requirement_masks, rules_needed, free_best, free_prefix = requirements
     complete = rules_needed.shape[0] - 1
     node_parent, node_last, node_depth, node_hash, node_dead = tree
     heap_key, heap_node, map_slots = frontier
@@ -335,8 +338,15 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             child_lb = theorem1_hierarchical_lower_bound(child_mistakes, depth + 1, lambda_n)
             n_rest = n_unc - n_cap
             child_objective = child_lb + n_rest - rest_correct
-            if child_objective < floats[0] and child_covered == complete:
-                record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
+            if child_covered == complete:
+                if child_objective < floats[0]:
+                    record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last,
+                                     node_depth)
+            elif child_objective < free_best[0]:
+                free_best[0] = child_objective
+                length = prefix_of(node, node_parent, node_last, node_depth, free_prefix)
+                free_prefix[length] = a
+                free_best[1] = length + 1
             best = floats[0]
             # may the child's extensions still beat the incumbent?
             child_needed = rules_needed[child_covered]
@@ -365,7 +375,10 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
                     node_dead[other] = True
                 else:
                     ints[MAP_COUNT] += 1
-            key = _priority(policy, child_lb, child_b0, child_objective, n_samples - n_rest, depth + 1, ints[N_NODES])
+            # a prefix that still needs rules is as far from a list as their lambdas (requirements only)
+            owed = lambda_n * child_needed
+            key = _priority(policy, child_lb + owed, child_b0, child_objective + owed, n_samples - n_rest, depth + 1,
+                            ints[N_NODES])
             child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
                               map_slots, heap_key, heap_node, ints)
             # the child's mistakes, not its bound: int32 (exact) for unit weights, 4 bytes a prefix fewer

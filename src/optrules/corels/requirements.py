@@ -75,9 +75,11 @@ class Requirements:
         """Rules every admissible list has at least."""
         return int(self.rules_needed[0])
 
-    def completed(self, prefix, max_length: int | None = None) -> tuple[int, ...]:
-        """An admissible list that starts like ``prefix``: its first rules (as many as leave room under
-        ``max_length`` for the rules still needed), then the fewest antecedents that complete it."""
+    def completed(self, prefix, max_length: int | None = None, cost=None) -> tuple[int, ...]:
+        """An admissible list made from ``prefix``: its first rules (as many as leave room under
+        ``max_length`` for the rules still needed), and the fewest antecedents that complete it, each
+        one of those that bring the list one rule closer, put where ``cost(list)`` is least (without
+        ``cost``: the first one, at the end)."""
         prefix = list(prefix)
         if max_length is not None:
             while prefix and len(prefix) + int(self.rules_needed[self.coverage(prefix)]) > max_length:
@@ -85,11 +87,15 @@ class Requirements:
         covered = self.coverage(prefix)
         while covered != self.complete:
             needed = self.rules_needed[covered]
-            # an antecedent that brings the coverage one rule closer to complete (one exists: the table is exact)
-            a = next(int(a) for a in np.flatnonzero(self.masks & ~covered)
-                     if self.rules_needed[covered | int(self.masks[a])] == needed - 1 and a not in prefix)
-            prefix.append(a)
-            covered |= int(self.masks[a])
+            # antecedents that bring the coverage one rule closer to complete (some exist: the table is exact)
+            closer = [int(a) for a in np.flatnonzero(self.masks & ~covered)
+                      if self.rules_needed[covered | int(self.masks[a])] == needed - 1 and a not in prefix]
+            if cost is None:
+                prefix.append(closer[0])
+            else:
+                prefix = min((prefix[:at] + [a] + prefix[at:] for a in closer for at in range(len(prefix) + 1)),
+                             key=cost)
+            covered = self.coverage(prefix)
         return tuple(prefix)
 
     def check_length(self, max_length: int | None, name: str = "max_length") -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, MAX_LENGTH, SearchState, drive, parallel_region, unsearched_counters
+from ..bnb import EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, drive, parallel_region, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
@@ -73,6 +73,40 @@ def as_requirements(required, n_antecedents: int) -> Requirements:
     return Requirements.from_groups(required, n_antecedents)
 
 
+def _prefixes(initial_prefix) -> list:
+    """``initial_prefix`` (None, one prefix, or a list of prefixes) as a list of prefixes."""
+    given = [] if initial_prefix is None else list(initial_prefix)
+    if given and not all(isinstance(p, (tuple, list, np.ndarray)) for p in given):
+        given = [given]  # one prefix
+    return given
+
+
+#: share of the time left (or of the node budget) a search under requirements first spends without them
+FREE_WARM_START_SHARE = 0.1
+#: prefixes that warm start may expand when the search has neither a time nor a node budget
+FREE_WARM_START_NODES = 200_000
+
+
+def _free_warm_start(problem: Problem, budget: Budget, max_nodes, max_length, initial_prefix, **options):
+    """A short search without the requirements: the lists it finds, completed, are good first
+    incumbents (a list that misses a requirement is usually one rule from a good admissible list, and
+    the constrained search, which may not prune rules that meet requirements, is slow to find them).
+    Returns its result, or None when the budget is already spent."""
+    if budget.stopped():
+        return None
+
+    def stop_with_the_fit():
+        if budget.cancelled():
+            raise KeyboardInterrupt
+
+    nodes = None if max_nodes is None else max(1, int(FREE_WARM_START_SHARE * max_nodes))
+    if budget.deadline is None and nodes is None:
+        nodes = FREE_WARM_START_NODES
+    own = Budget(budget.share(FREE_WARM_START_SHARE), max(1, budget.allowance("free warm start")), stop_with_the_fit)
+    return search(problem, max_nodes=nodes, budget=own, max_length=max_length, initial_prefix=initial_prefix,
+                  **options)
+
+
 def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget,
                        max_length: int | None = None, requirements: Requirements | None = None) -> tuple[int, ...]:
     """The best of: the empty list, the greedy list (``warm_start``), and the given prefix or prefixes,
@@ -82,16 +116,16 @@ def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budge
     candidates = [()]
     if warm_start:
         candidates.append(greedy_prefix(problem, max_length=max_length, budget=budget))
-    given = [] if initial_prefix is None else list(initial_prefix)
-    if given and not all(isinstance(p, (tuple, list, np.ndarray)) for p in given):
-        given = [given]  # one prefix
-    for prefix in given:
+    for prefix in _prefixes(initial_prefix):
         prefix = tuple(int(a) for a in prefix)
         if len(set(prefix)) != len(prefix) or any(not 0 <= a < problem.n_antecedents for a in prefix):
             raise ValueError(f"initial_prefix must list distinct antecedent indices, got {prefix}")
         candidates.append(prefix[:max_length])
-    candidates = [requirements.completed(p, max_length) for p in candidates]
-    return min(candidates, key=lambda p: problem.mistakes(p) + problem.lambda_n * len(p))
+    def cost(prefix) -> float:
+        return problem.mistakes(prefix) + problem.lambda_n * len(prefix)
+
+    return min((requirements.completed(p, max_length, cost if requirements.count else None) for p in candidates),
+               key=cost)
 
 
 def search(
@@ -150,6 +184,12 @@ def search(
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
+    free = None
+    if requirements.count and warm_start:
+        free = _free_warm_start(problem, budget, max_nodes, max_length, initial_prefix, policy=policy,
+                                map_type=map_type, ablation=ablation, counting=counting)
+        if free is not None:
+            initial_prefix = _prefixes(initial_prefix) + [free.prefix]
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
     # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
@@ -173,15 +213,22 @@ def search(
     longest = m if max_length is None else min(int(max_length), m)
     settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags, longest)
 
-    kernel_requirements = (requirements.masks, requirements.rules_needed)
+    # the best list seen that misses a requirement, and its length: completed into an incumbent below
+    free_best = np.array([np.inf, 0.0])
+    free_prefix = np.zeros(m + 1, np.int64)
+    kernel_requirements = (requirements.masks, requirements.rules_needed, free_best, free_prefix)
 
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
-            return (kernel if threads else K.expand)(max_pops, counting, settings, kernel_requirements, zobrist,
-                                                     state.tree(),
-                                                     state.node_mistakes, state.node_b0, state.frontier(),
-                                                     state.progress(), min(m, 4 * threads))
+            code = (kernel if threads else K.expand)(max_pops, counting, settings, kernel_requirements, zobrist,
+                                                     state.tree(), state.node_mistakes, state.node_b0,
+                                                     state.frontier(), state.progress(), min(m, 4 * threads))
+        if free_best[1]:
+            # a good list the requirements forbid: its admissible completion may be a better incumbent
+            _offer_completion(problem, state, requirements, free_prefix[:int(free_best[1])], max_length)
+            free_best[1] = 0
+        return code
 
     trace = Trace()
     outcome = drive(
@@ -197,6 +244,8 @@ def search(
         lower_bound = best_objective
     else:
         lower_bound = min(best_objective, _queue_lower_bound(state, lambda_n) / n)
+        if free is not None:  # admissible lists are lists: none beats the unconstrained bound
+            lower_bound = min(best_objective, max(lower_bound, free.certificate.lower_bound))
     counters = {
         "total_time": outcome.total_time,
         "time_to_optimum": outcome.time_to_optimum,
@@ -208,6 +257,20 @@ def search(
     }
     certificate = Certificate(status, best_objective, lower_bound, counters, trace)
     return SearchResult(prefix, mistakes, best_objective, certificate)
+
+
+def _offer_completion(problem: Problem, state: SearchState, requirements: Requirements, prefix,
+                      max_length: int | None) -> None:
+    """Make the admissible completion of ``prefix`` the incumbent if it beats it (only the incumbent's
+    quality depends on this; the certificate never does)."""
+    def cost(candidate) -> float:
+        return problem.mistakes(candidate) + problem.lambda_n * len(candidate)
+
+    completed = requirements.completed([int(a) for a in prefix], max_length, cost)
+    value = cost(completed)
+    if value < float(state.floats[0]):
+        state.set_incumbent(value, completed)
+        state.ints[IMPROVED] = 1
 
 
 def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: float, policy, map_type,

@@ -210,16 +210,11 @@ def mine_antecedents(
         n_kept += len(items)
         report.levels.append({"cardinality": card, "candidates": int(candidates), "kept": int(len(items)),
                               "support_floor": int(math.ceil(floor))})
-        raised = []
-        if floor > lowest:
-            raised.append(f"conjunctions of {card} feature{'s' if card > 1 else ''}: support floor raised to "
-                          f"{floor / n:.4g} ({math.ceil(floor):,} samples) to keep at most {cap:,} antecedents")
-        if unbounded_floor > 0.5:
-            raised.append(f"conjunctions of {card} feature{'s' if card > 1 else ''} with a required one: support "
-                          f"floor raised to {math.ceil(unbounded_floor):,} samples to keep at most {cap:,} antecedents")
-        if raised:
-            raised[-1] += "; longer conjunctions not mined" if card < max_card else ""
-            report.notes.extend(raised)
+        if floor > lowest or unbounded_floor > 0.5:  # the bound raised the floor (to unbounded_floor, for all)
+            report.notes.append(
+                f"conjunctions of {card} feature{'s' if card > 1 else ''}: support floor raised to "
+                f"{unbounded_floor / n:.4g} ({math.ceil(unbounded_floor):,} samples) to keep "
+                f"at most {cap:,} antecedents" + ("; longer conjunctions not mined" if card < max_card else ""))
             break
         if next_combos is None or len(next_combos) == 0:
             break
@@ -279,11 +274,12 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
         _count_level(combo_bits[start:stop], last[start:stop], first[start:stop], combo_groups[start:stop],
                      feature_bits, groups, positive_bits, n, lowest, highest, by_class, lowest_positive,
                      lowest_negative, n_unbounded, histogram, tallies)
-    floors = np.array([lowest, 0.5])  # support floors: bounded, unbounded (one sample)
+    raised = -np.inf  # one floor for every conjunction of the level when there are too many: the most frequent stay
     if room is not None:
-        floors[1] = max(0.5, _floor_to_fit(histogram[1], room))
-        floors[0] = max(lowest, _floor_to_fit(histogram[0], room - int(histogram[1, _ceil(floors[1]):].sum())))
-    capped = floors[0] > lowest or floors[1] > 0.5
+        above = np.cumsum(histogram.sum(axis=0)[::-1])[::-1]  # valid candidates with support >= s
+        raised = float(int(np.argmax(above <= room))) - 0.5  # histogram[:, n+1] is 0, so some s fits
+    floors = np.array([max(lowest, raised), max(0.5, raised)])  # bounded, unbounded (from one sample)
+    capped = raised > lowest or raised > 0.5
     n_out = (int(histogram[0, _ceil(floors[0]):].sum()) + int(histogram[1, _ceil(floors[1]):].sum())
              + (0 if capped or not extend else int(tallies[1])))
     if budget is not None:
@@ -312,15 +308,6 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
 
 def _ceil(floor: float) -> int:
     return int(math.ceil(max(floor, 0.0)))
-
-
-def _floor_to_fit(histogram: np.ndarray, room: int) -> float:
-    """The lowest support floor that keeps at most ``room`` of the candidates counted in ``histogram``
-    (by support; its last entry, support n + 1, is 0)."""
-    if room <= 0:
-        return histogram.shape[0] - 1.5
-    above = np.cumsum(histogram[::-1])[::-1]  # candidates with support >= s
-    return float(int(np.argmax(above <= room))) - 0.5
 
 
 @njit(cache=True)
