@@ -244,3 +244,10 @@ def test_required_names_are_checked(table):
         RuleListClassifier(required=["race=u"], forbidden=["race"]).fit(X, y)
     with pytest.raises(ValueError, match="max_rules=1"):
         RuleListClassifier(required=["a", "b"], max_rules=1, max_card=1).fit(X, y)
+
+
+def test_a_required_column_without_features_is_explained(table):
+    X, y = table
+    X = X.assign(row_id=[f"r{i}" for i in range(len(X))])  # an identifier: dropped by the binarizer
+    with pytest.raises(ValueError, match="'row_id' has no feature.*distinct values"):
+        RuleListClassifier(required=["row_id"]).fit(X, y)

@@ -115,6 +115,10 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         allowed = ~self._named_features(forbidden, "forbidden")[1].any(axis=0)
         required_names, required_masks = self._named_features(required, "required")
         for name, mask in zip(required_names, required_masks):
+            if not mask.any():
+                dropped = getattr(binarizer, "dropped_columns_", {})
+                raise ValueError(f"required {name!r} has no feature, so no rule can use it: "
+                                 + (f"{dropped[name]}" if name in dropped else "the column takes a single value"))
             if not (mask & allowed).any():
                 raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
