@@ -487,3 +487,24 @@ def test_a_preview_with_infinities_and_gaps_is_strict_json(client):
     assert response.status_code == 200, response.text
     assert strict_json(response.text)["preview"] == [["inf", 1.0, "2024-01-02", "yes"], ["-inf", None, "2024-02-03", "no"],
                                                       [1.5, 2.0, None, "yes"]]
+
+
+def test_the_form_takes_the_rule_lists_domain_constraints(client):
+    families = {family["name"]: family for family in client.get("/api/families").json()}
+    kinds = {parameter["name"]: parameter["kind"] for parameter in families["rulelist"]["parameters"]}
+    assert kinds["required"] == kinds["forbidden"] == "names" and kinds["max_rules"] == "integer"
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist",
+            "params": {"regularization": 0.01, "max_rules": "3", "forbidden": "sex", "required": "juvenile-crimes"}}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 201, response.text
+    run = wait(client, response.json()["id"], 60)
+    assert run["status"] == "done", run
+    text = run["result"]["text"]
+    assert "juvenile-crimes" in text and "sex=" not in text and text.count("predict") <= 4
+    for bad in ({"max_rules": -1}, {"max_rules": 1.5}, {"required": 3}):
+        response = client.post("/api/runs", json={**body, "params": {"regularization": 0.01, **bad}})
+        assert response.status_code == 400 and next(iter(bad)) in response.text, response.text
+    # an unknown name is the fit's error, shown on the run
+    response = client.post("/api/runs", json={**body, "params": {"regularization": 0.01, "required": "nope"}})
+    run = wait(client, response.json()["id"], 60)
+    assert run["status"] == "failed" and "neither features nor columns" in run["message"], run

@@ -26,7 +26,8 @@ class Parameter:
 
     name: str
     label: str
-    kind: str  # "number", "integer", "flag", "choice" or "class" (the text of a class of the target)
+    kind: str  # "number", "integer", "flag", "choice", "class" (the text of a class of the target) or
+    # "names" (features or columns, separated by commas)
     default: Any = None
     low: float | None = None
     high: float | None = None
@@ -48,7 +49,21 @@ class Parameter:
             if value is not None and not isinstance(value, str):
                 raise ParameterError(f"{self.name} must be the text of a class (or empty), got {value!r}")
             return value or None
+        if self.kind == "names":
+            return self._names(value)
+        if self.default is None and value in (None, ""):
+            return None  # an optional number left empty: no bound
         return self._number(value)
+
+    def _names(self, value):
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = value.split(",")
+        if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+            raise ParameterError(f"{self.name} must be names separated by commas, got {value!r}")
+        names = [name.strip() for name in value if name.strip()]
+        return names or None
 
     def _number(self, value):
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
@@ -64,7 +79,9 @@ class Parameter:
                 raise ParameterError(f"{self.name} must be a whole number, got {value!r}")
             number = int(number)
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
-            raise ParameterError(f"{self.name} must lie in [{self.low:g}, {self.high:g}], got {value!r}")
+            low = -math.inf if self.low is None else self.low
+            high = math.inf if self.high is None else self.high
+            raise ParameterError(f"{self.name} must lie in [{low:g}, {high:g}], got {value!r}")
         return number
 
     def describe(self) -> dict:

@@ -46,6 +46,9 @@ FAMILY = Family(
     form=(
         Parameter("regularization", "lambda (price of a rule)", "number", 0.01, 0.0, 0.999),
         Parameter("class_weight", "Class weights", "choice", "", choices=(("", "equal"), ("balanced", "balanced"))),
+        Parameter("max_rules", "At most this many rules", "integer", None, 0, None),
+        Parameter("forbidden", "Features or columns no rule may use", "names"),
+        Parameter("required", "Features or columns some rule must use", "names"),
     ),
     add_cli_options=_add_cli_options,
     from_cli=_from_cli,

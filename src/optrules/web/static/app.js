@@ -104,10 +104,14 @@ function familyField(parameter) {
     } else if (parameter.kind === "class") {
       input.type = "text";
       input.placeholder = "default: the second class";
+    } else if (parameter.kind === "names") {
+      input.type = "text";
+      input.placeholder = "e.g. sex=Male, race (comma-separated)";
     } else {
       input.type = "number";
       input.step = parameter.kind === "integer" ? "1" : "any";
-      input.value = parameter.default;
+      input.value = parameter.default ?? "";
+      if (parameter.default === null) input.placeholder = "no limit";
       if (parameter.min !== null) input.min = parameter.min;
       if (parameter.max !== null) input.max = parameter.max;
     }
