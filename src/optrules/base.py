@@ -54,6 +54,11 @@ class ModelViews:
         return self._fitted_estimator().rule_list_.to_python()
 
 
+def as_names(names) -> list[str]:
+    """None, one name, or several, as a list."""
+    return [] if names is None else [names] if isinstance(names, str) else list(names)
+
+
 class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
     """What the rule-model estimators share: binarize, mine, predict through the fitted model."""
 
@@ -97,7 +102,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         """``names`` (one or a list of feature names, or column names meaning every feature of that
         column) as a list, and a ``(names, features)`` mask of the binarized features each one names."""
         binarizer = self.binarizer_
-        names = [] if names is None else [names] if isinstance(names, str) else list(names)
+        names = as_names(names)
         known_columns = set(binarizer.columns_)
         unknown = [n for n in names if n not in binarizer.feature_names_ and n not in known_columns]
         if unknown:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
+from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
 from ..data import bitset
 from .prefix import rule_list_from_prefix
@@ -155,7 +155,7 @@ class RuleListClassifier(RuleModelEstimator):
         min_support = self._default_min_support(smallest_regularization, weights)
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         # (but a required one may be, so with requirements every category gets its feature)
-        rarest = 1 if self._required_names() else math.ceil(min_support * len(codes) - 1e-9)
+        rarest = 1 if as_names(self.required) else math.ceil(min_support * len(codes) - 1e-9)
         features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes)))
         self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required)
         return codes, weights
@@ -195,20 +195,15 @@ class RuleListClassifier(RuleModelEstimator):
         self.certificate_.counters["fit_time"] = budget.elapsed()
         return self
 
-    def _required_names(self) -> list[str]:
-        required = self.required
-        return [] if required is None else [required] if isinstance(required, str) else list(required)
-
     def _requirements(self) -> Requirements | None:
-        """The ``required`` names as groups of antecedents: those with a condition on the named feature,
-        or on any feature of the named column."""
-        names = self._required_names()
+        """The ``required`` names as groups of antecedents: those with a condition on a feature the
+        name names (itself, or any feature of the named column)."""
+        names, masks = self._named_features(self.required, "required")
         if not names:
             return None
-        column_of = {feature.name: feature.column for feature in self.binarizer_.features_}
+        index = {name: j for j, name in enumerate(self.binarizer_.feature_names_)}
         groups = [[a for a in range(len(self.antecedents_))
-                   if any(c == name or column_of[c] == name for c in self.antecedents_.conditions(a))]
-                  for name in names]
+                   if any(mask[index[c]] for c in self.antecedents_.conditions(a))] for mask in masks]
         for name, group in zip(names, groups):
             if not group:
                 raise ValueError(f"required {name!r} is in no antecedent: its features hold for no training row "

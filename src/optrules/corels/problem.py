@@ -131,6 +131,10 @@ class Problem:
         rows = bitset.unpack(self.bits[np.asarray(prefix, dtype=np.int64)], self.n_samples)
         return prefix_mistakes(rows, self.y, range(len(prefix)), self.sample_weight, self.n_classes)
 
+    def cost(self, prefix) -> float:
+        """The objective of the list a prefix defines, in mistake units: mistakes + lambda*N*K."""
+        return self.mistakes(prefix) + self.lambda_n * len(prefix)
+
     def captures(self) -> np.ndarray:
         return bitset.unpack(self.bits, self.n_samples)
 

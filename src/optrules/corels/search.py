@@ -121,11 +121,8 @@ def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budge
         if len(set(prefix)) != len(prefix) or any(not 0 <= a < problem.n_antecedents for a in prefix):
             raise ValueError(f"initial_prefix must list distinct antecedent indices, got {prefix}")
         candidates.append(prefix[:max_length])
-    def cost(prefix) -> float:
-        return problem.mistakes(prefix) + problem.lambda_n * len(prefix)
-
-    return min((requirements.completed(p, max_length, cost if requirements.count else None) for p in candidates),
-               key=cost)
+    cost = problem.cost if requirements.count else None
+    return min((requirements.completed(p, max_length, cost) for p in candidates), key=problem.cost)
 
 
 def search(
@@ -144,6 +141,7 @@ def search(
     budget: Budget | None = None,
     max_length: int | None = None,
     required=None,
+    _groups=None,
 ) -> SearchResult:
     """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
     (mistakes weighted and N the total weight when the problem has sample weights).
@@ -177,17 +175,19 @@ def search(
     root_b0 = float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points else 0.0
     if budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
-    budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
-    groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
-                           problem.class_weights() if problem.weighted else None)
-    budget.release("captures")
+    groups = _groups
+    if groups is None:  # (a free warm start is given its search's groups)
+        budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
+        groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
+                               problem.class_weights() if problem.weighted else None)
+        budget.release("captures")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
     free = None
     if requirements.count and warm_start:
         free = _free_warm_start(problem, budget, max_nodes, max_length, initial_prefix, policy=policy,
-                                map_type=map_type, ablation=ablation, counting=counting)
+                                map_type=map_type, ablation=ablation, _groups=groups)
         if free is not None:
             initial_prefix = _prefixes(initial_prefix) + [free.prefix]
     zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
@@ -198,7 +198,7 @@ def search(
     incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget, max_length, requirements)
     if budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
         return _before_search(problem, [incumbent], budget, root_b0, policy, map_type, max_length, requirements)
-    state.set_incumbent(problem.mistakes(incumbent) + lambda_n * len(incumbent), incumbent)
+    state.set_incumbent(problem.cost(incumbent), incumbent)
     # the root: the empty prefix
     state.node_b0[0] = root_b0
     state.push_root()
@@ -263,11 +263,8 @@ def _offer_completion(problem: Problem, state: SearchState, requirements: Requir
                       max_length: int | None) -> None:
     """Make the admissible completion of ``prefix`` the incumbent if it beats it (only the incumbent's
     quality depends on this; the certificate never does)."""
-    def cost(candidate) -> float:
-        return problem.mistakes(candidate) + problem.lambda_n * len(candidate)
-
-    completed = requirements.completed([int(a) for a in prefix], max_length, cost)
-    value = cost(completed)
+    completed = requirements.completed([int(a) for a in prefix], max_length, problem.cost)
+    value = problem.cost(completed)
     if value < float(state.floats[0]):
         state.set_incumbent(value, completed)
         state.ints[IMPROVED] = 1
