@@ -6,11 +6,14 @@ import math
 
 import numpy as np
 
+from sklearn.utils.validation import check_is_fitted
+
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
 from ..data import bitset
 from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization, check_sample_weight
+from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
 from .requirements import Requirements
 from .search import Ablation, check_max_length, search
 
@@ -188,12 +191,70 @@ class RuleListClassifier(RuleModelEstimator):
         finally:
             if own_progress:
                 self._close(progress)
+        self._training = (codes, weights)  # what rashomon_set searches again
         self.rule_list_ = self._rule_list(codes, weights, result.prefix)
         self.antecedent_indices_ = result.prefix
         self.certificate_ = result.certificate
         self.certificate_.counters["antecedents"] = len(self.antecedents_)
         self.certificate_.counters["fit_time"] = budget.elapsed()
         return self
+
+    def rashomon_set(self, epsilon: float, relative: bool = False, max_nodes: int | None = None,
+                     time_limit: float | None = DEFAULT_TIME_LIMIT, max_memory: int | None = None) -> RashomonSet:
+        """Every rule list over ``antecedents_`` whose objective is within ``epsilon`` of the optimum R*
+        (``relative=True``: epsilon is a share of R*), as a :class:`~optrules.corels.rashomon.RashomonSet`,
+        certified complete unless a budget (``max_nodes``, ``time_limit`` seconds, ``max_memory`` bytes)
+        or Ctrl-C stops it first; then it says below which objective it is complete.
+
+        Lists with ``max_rules`` rules at most; ``forbidden`` features never appear (they are not
+        among the antecedents). Only antecedents the fit mined can appear: with the default
+        ``min_support`` (lambda) a member's rules, which classify at least N (lambda - epsilon) samples
+        correctly, may need rarer ones when epsilon > 0; fit with ``min_support=max(0, lambda -
+        epsilon)`` (``mined_all_rules`` says whether that holds).
+        """
+        check_is_fitted(self, "rule_list_")
+        if as_names(self.required):
+            raise ValueError("rashomon_set does not take required features yet: fit without required= "
+                             "and filter the members that use them")
+        epsilon = check_epsilon(epsilon)
+        check_budget_values(time_limit, max_memory, max_nodes)
+        codes, weights = self._training
+        regularization = check_regularization(self.regularization)
+        problem = Problem.from_antecedents(self.antecedents_, codes, regularization, sample_weight=weights,
+                                           n_classes=len(self.classes_))
+        upper_bound = self.certificate_.objective
+        if relative:
+            epsilon *= upper_bound
+        budget = Budget(time_limit, max_memory)
+        with budget.catch_interrupt():
+            enumeration = enumerate_rashomon(problem, epsilon, upper_bound, max_length=self.max_rules,
+                                             max_nodes=max_nodes, budget=budget)
+        n = len(codes)
+
+        def rule_list(prefix):
+            return self._rule_list(codes, weights, prefix)
+
+        def training_captures(antecedents):
+            return bitset.unpack(self.antecedents_.bits[np.asarray(antecedents, dtype=np.int64)], n)
+
+        def capture_frame(X, antecedents):
+            frame = self._check_predict_input(X)
+            conditions = [self.antecedents_.conditions(a) for a in antecedents]
+            binary = self.binarizer_.transform_frame(frame, sorted({c for conds in conditions for c in conds}))
+            captures = np.ones((len(antecedents), len(frame)), dtype=bool)
+            for row, conds in zip(captures, conditions):
+                for condition in conds:
+                    row &= binary[condition].to_numpy(dtype=bool)
+            return captures
+
+        result = RashomonSet(enumeration, self._conditions(), self.classes_, rule_list, capture_frame,
+                             training_captures, regularization)
+        report = self.antecedents_.report
+        # every conjunction a member may use (support >= N (lambda - epsilon)) was mined, none left out by a
+        # raised floor or a stop (weights: the floor is on weight shares; not claimed)
+        result.mined_all_rules = (weights is None and report is not None and not report.stopped and not report.notes
+                                  and report.min_support <= max(0.0, regularization - epsilon) + 1e-12)
+        return result
 
     def _requirements(self) -> Requirements | None:
         """The ``required`` names as groups of antecedents: those with a condition on a feature the

@@ -1,0 +1,682 @@
+"""The Rashomon set of rule lists: every list whose objective is within epsilon of the optimum.
+
+Definition (issue 18). Over a problem's antecedents, a *list* is an ordered sequence of distinct
+antecedents in which every rule captures at least one sample no earlier rule captured; each rule and
+the default predict the (weighted) majority of what they capture. Its objective is
+R(d) = mistakes/N + lambda*K. The Rashomon set is every list with R(d) <= R* + epsilon, R* the optimum.
+Lists that differ only in order are different members.
+
+How it is enumerated, and why that is complete
+----------------------------------------------
+*The suffixes of a prefix depend only on what it leaves uncaptured.* An antecedent already in a prefix
+captures nothing the prefix leaves, so it can never be a later rule of a list (each rule must capture
+something new); the lists that continue a prefix are therefore the lists of the uncaptured set U alone.
+The search is a graph over uncaptured sets: a node is a set U, an edge from U is an antecedent capturing
+part of it (cost lambda*N + the mistakes of its rule), and a list is a path from the root (every sample)
+followed by the default rule at its last node. Prefixes that are permutations of each other (or of
+different antecedents capturing the same samples) meet at one node, whose continuations are searched
+once: this is how the set's symmetries are handled.
+
+Nodes are expanded best first on ``reach + b0(U)``: ``reach`` is the cheapest cost of a path to U and
+b0(U) the minority weight of the groups of identical samples in U (Theorem 20: no list separates them).
+The order is consistent (an edge raises it by at least lambda*N), so a node is expanded once, at its
+cheapest reach, with the largest remaining allowance any path has. Two bounds prune, both re-derived for
+the set rather than reused from the search for one optimum:
+
+* :func:`equivalent_points_reach_bound`: a path to U' followed by anything costs at least
+  ``reach(U') + b0(U')``; beyond ``N (R* + epsilon)`` it leads to no member.
+* :func:`rashomon_accurate_support_bound` (Theorem 11 for the set): in a member, every rule classifies
+  at least ``N (lambda - epsilon)`` of its captured weight correctly; otherwise removing the rule gives
+  a list better than R* (proof in the function). Prunes only when epsilon < lambda.
+
+Neither needs R* itself: with any upper bound UB >= R* as the budget ``N (UB + epsilon)`` the graph
+holds every list of objective <= UB + epsilon, among them an optimal one, so R* is the smallest
+objective found and the members are then filtered exactly. On a budget (time, nodes, memory, Ctrl-C) the
+nodes left unexpanded bound what may be missing: every list not enumerated costs at least the smallest
+``reach + b0`` among them, so the set is certified complete below that objective.
+
+Counting without listing: each node keeps the number of its continuations per (number of rules,
+mistakes), computed children first (a child has fewer groups than its parent); the root's table gives
+the size of the set for any epsilon, and uniform samples walk down the tables.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+from numba import njit
+
+from .._numba import trailing_zeros
+from ..budget import Budget, as_budget
+from ..certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+from ..data.groups import group_samples
+from .problem import Problem
+
+#: bytes a node costs besides twice its uncaptured set's words (key and pending copy): Python numbers in
+#: lists, its class totals, its dict entry (measured with tracemalloc: ~2,200 bytes a node at 47 words,
+#: edges and tables included)
+NODE_OVERHEAD_BYTES = 700
+#: bytes an edge costs (a tuple of four Python numbers in a list)
+EDGE_BYTES = 170
+#: bytes a (rules, mistakes) -> count entry of a node's table costs
+TABLE_ENTRY_BYTES = 200
+#: share of the memory allowance the graph may fill; the rest is kept for the tables built after it
+GRAPH_SHARE = 0.6
+
+
+def check_epsilon(epsilon) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating, np.integer)):
+        raise ValueError(f"epsilon must be a number >= 0, got {epsilon!r}")
+    epsilon = float(epsilon)
+    if not math.isfinite(epsilon) or epsilon < 0:
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
+    return epsilon
+
+
+def equivalent_points_reach_bound(reach, b0, allowance):
+    """Every list through a node of uncaptured minority weight b0 reached at cost ``reach`` costs at least
+    reach + b0 (Theorem 20: each group of identical samples is captured whole by one rule or the default,
+    so its minority is always misclassified); the node can hold a member only if that is within the
+    allowance N (R* + epsilon)."""
+    return reach + b0 <= allowance
+
+
+def lookahead_bound(reach, b0, lambda_n, allowance):
+    """Extensions of a node add at least one rule and misclassify its b0 (Lemma 2 with Theorem 20): the
+    node is worth expanding only if reach + lambda*N + b0 fits the allowance."""
+    return reach + lambda_n + b0 <= allowance
+
+
+def rashomon_excessive_support_bound(weight_left_correctable, lambda_n, epsilon_n):
+    """Theorem 21 for the Rashomon set: after each rule of a member, the samples left uncaptured hold at
+    least N (lambda - epsilon) of weight that some list could classify correctly (their weight minus
+    b0, the minority of their groups of identical samples).
+
+    Proof: cut member d just before rule j and let the default predict rule j's class: on what j
+    captures nothing changes, and only what d classified correctly after j (at most the weight left
+    after j minus its b0) can turn into mistakes, while at least one rule is saved. So
+    R* <= R(cut) <= R(d) + left_correctable/N - lambda <= R* + epsilon + left_correctable/N - lambda."""
+    return weight_left_correctable >= lambda_n - epsilon_n
+
+
+def rashomon_accurate_support_bound(n_correct, lambda_n, epsilon_n):
+    """Theorem 11 for the Rashomon set: a member's every rule classifies at least N (lambda - epsilon)
+    of its captured weight correctly.
+
+    Proof: remove rule j from a member d (later rules capture more and re-choose their majority, which
+    never adds mistakes); with j's old predictions kept, only j's correct captures can turn into
+    mistakes, so R(d without j) <= R(d) + correct_j/N - lambda. As R(d without j) >= R* and
+    R(d) <= R* + epsilon, correct_j >= N (lambda - epsilon). The removed list is a list of the same
+    antecedents with fewer rules, so the bound holds under a cap on the number of rules too."""
+    return n_correct >= lambda_n - epsilon_n
+
+
+@njit(cache=True)
+def _captured_totals(u, bits, class_weights, minority_weights, totals, minority, n_groups):
+    """For every antecedent a: the class totals, the minority weight and the number of groups of
+    ``u & bits[a]`` (groups of identical samples; one bit each)."""
+    n_classes = class_weights.shape[1]
+    for a in range(bits.shape[0]):
+        for c in range(n_classes):
+            totals[a, c] = 0.0
+        lost = 0.0
+        count = 0
+        for w in range(u.shape[0]):
+            x = u[w] & bits[a, w]
+            base = w * 64
+            while x != 0:
+                g = base + np.int64(trailing_zeros(x))
+                for c in range(n_classes):
+                    totals[a, c] += class_weights[g, c]
+                lost += minority_weights[g]
+                count += 1
+                x &= x - np.uint64(1)
+        minority[a] = lost
+        n_groups[a] = count
+
+
+@dataclass
+class _Graph:
+    """The explored graph of uncaptured sets (see the module's docstring)."""
+
+    reach: list = field(default_factory=list)  # cheapest cost (mistake units) of a path to the node
+    depth: list = field(default_factory=list)  # fewest rules of a path to the node
+    totals: list = field(default_factory=list)  # class totals of the node's uncaptured set
+    b0: list = field(default_factory=list)
+    n_groups: list = field(default_factory=list)
+    edges: list = field(default_factory=list)  # (antecedent, mistakes of its rule, its class, child)
+    expanded: list = field(default_factory=list)
+
+    def add(self, reach, depth, totals, b0, n_groups) -> int:
+        self.reach.append(reach)
+        self.depth.append(depth)
+        self.totals.append(totals)
+        self.b0.append(b0)
+        self.n_groups.append(n_groups)
+        self.edges.append([])
+        self.expanded.append(False)
+        return len(self.reach) - 1
+
+    def default_mistakes(self, node: int) -> float:
+        totals = self.totals[node]
+        return float(totals.sum() - totals.max())
+
+    def default_class(self, node: int) -> int:
+        return int(np.argmax(self.totals[node]))
+
+
+@dataclass(frozen=True)
+class Member:
+    """One list of a Rashomon set: its antecedents (indices), the class each rule and the default
+    predict, mistakes and objective."""
+
+    prefix: tuple[int, ...]
+    predictions: tuple[int, ...]  # class index of each rule, then of the default
+    mistakes: float
+    objective: float
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.prefix)
+
+
+@dataclass
+class Enumeration:
+    """The explored graph with every node's table of continuations: the raw form of a Rashomon set."""
+
+    graph: _Graph
+    tables: list  # per node: {(rules, mistakes): number of continuations}
+    total_weight: float
+    lambda_n: float
+    epsilon: float
+    longest: int
+    optimum: float  # smallest objective found (R* when ``complete_below`` exceeds it)
+    complete_below: float  # every list of smaller objective is in the graph (inf: every list)
+    status: str
+    counters: dict
+
+    @property
+    def tolerance(self) -> float:
+        return 1e-9 * max(1.0, self.total_weight)
+
+    @property
+    def allowance(self) -> float:
+        """N (R* + epsilon) in mistake units."""
+        return (self.optimum + self.epsilon) * self.total_weight + self.tolerance
+
+    def cost(self, rules: int, mistakes: float) -> float:
+        return mistakes + self.lambda_n * rules
+
+    def count(self, epsilon: float | None = None) -> int:
+        """How many lists have objective <= R* + epsilon (default: the enumeration's epsilon)."""
+        epsilon = self.epsilon if epsilon is None else min(check_epsilon(epsilon), self.epsilon)
+        limit = (self.optimum + epsilon) * self.total_weight + self.tolerance
+        return sum(n for (k, m), n in self.tables[0].items() if k <= self.longest and self.cost(k, m) <= limit)
+
+    def objective_counts(self) -> dict[float, int]:
+        """Number of members at each objective value (rounded to 12 decimals)."""
+        counts: dict[float, int] = defaultdict(int)
+        for (k, m), n in self.tables[0].items():
+            if k <= self.longest and self.cost(k, m) <= self.allowance:
+                counts[round(self.cost(k, m) / self.total_weight, 12)] += n
+        return dict(sorted(counts.items()))
+
+    def _cheapest(self, node: int) -> float:
+        return min((self.cost(k, m) for k, m in self.tables[node]), default=math.inf)
+
+    def members(self, epsilon: float | None = None) -> Iterator[Member]:
+        """Every member (within ``epsilon``, at most the set's, of R*), depth first (each prefix before
+        its extensions)."""
+        graph = self.graph
+        epsilon = self.epsilon if epsilon is None else min(check_epsilon(epsilon), self.epsilon)
+        allowance = (self.optimum + epsilon) * self.total_weight + self.tolerance
+        cheapest = [self._cheapest(node) for node in range(len(self.tables))]
+
+        def visit(node: int, prefix: tuple, classes: tuple, mistakes: float):
+            default = graph.default_mistakes(node)
+            if self.cost(len(prefix), mistakes + default) <= allowance:
+                total = mistakes + default
+                yield Member(prefix, classes + (graph.default_class(node),), total,
+                             self.cost(len(prefix), total) / self.total_weight)
+            if len(prefix) >= self.longest:
+                return
+            for antecedent, rule_mistakes, rule_class, child in graph.edges[node]:
+                if self.cost(len(prefix) + 1, mistakes + rule_mistakes) + cheapest[child] <= allowance:
+                    yield from visit(child, prefix + (antecedent,), classes + (rule_class,), mistakes + rule_mistakes)
+
+        yield from visit(0, (), (), 0.0)
+
+    def _continuations(self, node: int, rules_left: int, allowance_left: float) -> int:
+        return sum(n for (k, m), n in self.tables[node].items()
+                   if k <= rules_left and self.cost(k, m) <= allowance_left)
+
+    def sample(self, n_samples: int, rng: np.random.Generator) -> list[Member]:
+        """``n_samples`` members drawn uniformly at random (with replacement): each step down the graph
+        chooses the default or an edge in proportion to the members below it."""
+        if self.count() == 0:
+            return []
+        graph, drawn = self.graph, []
+        for _ in range(int(n_samples)):
+            node, prefix, classes, mistakes = 0, (), (), 0.0
+            while True:
+                left = self.allowance - self.cost(len(prefix), mistakes)
+                options = [(1 if graph.default_mistakes(node) <= left else 0, None)]
+                if len(prefix) < self.longest:
+                    for edge in graph.edges[node]:
+                        below = self._continuations(edge[3], self.longest - len(prefix) - 1,
+                                                    left - self.lambda_n - edge[1])
+                        options.append((below, edge))
+                total = sum(weight for weight, _ in options)
+                pick = int(rng.integers(total)) if total < 2**63 else int(rng.random() * total)
+                for weight, edge in options:
+                    if pick < weight:
+                        break
+                    pick -= weight
+                if edge is None:
+                    total_mistakes = mistakes + graph.default_mistakes(node)
+                    drawn.append(Member(prefix, classes + (graph.default_class(node),), total_mistakes,
+                                        self.cost(len(prefix), total_mistakes) / self.total_weight))
+                    break
+                antecedent, rule_mistakes, rule_class, node = edge
+                prefix, classes, mistakes = prefix + (antecedent,), classes + (rule_class,), mistakes + rule_mistakes
+        return drawn
+
+
+def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max_length: int | None = None,
+                       max_nodes: int | None = None, time_limit: float | None = None, max_memory: int | None = None,
+                       budget: Budget | None = None) -> Enumeration:
+    """Every list of ``problem`` with objective <= R* + ``epsilon``, as an :class:`Enumeration`.
+
+    ``upper_bound`` is the objective of any list (e.g. the certified optimum of a fit): the smaller, the
+    less is explored; R* is found by the enumeration itself. ``max_length`` restricts the set to lists
+    of at most that many rules. Budgets as for :func:`optrules.corels.search.search`; when one stops the
+    enumeration, ``complete_below`` says below which objective the set is certified complete.
+    """
+    epsilon = check_epsilon(epsilon)
+    upper_bound = float(upper_bound)
+    if not math.isfinite(upper_bound):
+        raise ValueError(f"upper_bound must be the objective of a list, got {upper_bound}")
+    budget = as_budget(budget, time_limit, max_memory)
+    started = time.perf_counter()
+    n, lambda_n = problem.total_weight, problem.lambda_n
+    epsilon_n = epsilon * n
+    tolerance = 1e-9 * max(1.0, n)
+    allowance = (upper_bound + epsilon) * n + tolerance
+    longest = problem.n_antecedents if max_length is None else min(int(max_length), problem.n_antecedents)
+
+    budget.require("captures", 2 * problem.n_antecedents * problem.n_samples,
+                   "grouping the samples (antecedents x samples bytes, twice)")
+    groups = group_samples(problem.captures(), problem.y, problem.minor, class_weights=problem.class_weights())
+    budget.release("captures")
+    bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
+    n_antecedents, n_classes = bits.shape[0], class_weights.shape[1]
+    budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes)
+    node_bytes = 2 * bits.shape[1] * 8 + NODE_OVERHEAD_BYTES
+    room = GRAPH_SHARE * budget.allowance("rashomon graph")
+
+    graph = _Graph()
+    index: dict[bytes, int] = {}
+    uncaptured: dict[int, np.ndarray] = {}  # of the nodes not yet expanded
+    root = groups.all_ones.copy()
+    graph.add(0.0, 0, class_weights.sum(axis=0), float(minority_weights.sum()), groups.n_groups)
+    index[root.tobytes()] = 0
+    uncaptured[0] = root
+    heap = [(graph.b0[0], 0.0, 0)]
+    totals = np.zeros((n_antecedents, n_classes))
+    minority = np.zeros(n_antecedents)
+    captured_groups = np.zeros(n_antecedents, np.int64)
+    n_edges = expansions = 0
+    status = OPTIMAL
+    check_every = 64
+
+    while heap:
+        if max_nodes is not None and expansions >= max_nodes:
+            status = NODE_BUDGET
+        elif len(graph.reach) * node_bytes + n_edges * EDGE_BYTES + n_antecedents * (node_bytes + EDGE_BYTES) > room:
+            status = MEMORY_BUDGET  # (one more expansion adds at most an edge and a node per antecedent)
+        elif expansions % check_every == 0 and budget.cancelled():
+            status = INTERRUPTED
+        elif expansions % check_every == 0 and budget.expired():
+            status = TIME_BUDGET
+        if status != OPTIMAL:
+            break
+        _, reach, node = heapq.heappop(heap)
+        if graph.expanded[node] or reach > graph.reach[node] or graph.depth[node] >= longest:
+            continue  # stale entry, or a node no list may extend
+        graph.expanded[node] = True
+        expansions += 1
+        u = uncaptured.pop(node)
+        _captured_totals(u, bits, class_weights, minority_weights, totals, minority, captured_groups)
+        correct = totals.max(axis=1)
+        rule_mistakes = totals.sum(axis=1) - correct
+        child_reach = reach + lambda_n + rule_mistakes
+        child_b0 = graph.b0[node] - minority
+        child_totals = graph.totals[node] - totals
+        child_weight = child_totals.sum(axis=1)
+        child_default = child_weight - child_totals.max(axis=1)
+        # a child is worth keeping if its own list (the default next) or some extension may be a member
+        extensible = lookahead_bound(child_reach, child_b0, lambda_n, allowance)
+        keep = captured_groups > 0
+        keep &= extensible | (child_reach + child_default <= allowance)
+        keep &= rashomon_accurate_support_bound(correct + tolerance, lambda_n, epsilon_n)
+        keep &= rashomon_excessive_support_bound(child_weight - child_b0 + tolerance, lambda_n, epsilon_n)
+        depth = graph.depth[node] + 1
+        for a in np.flatnonzero(keep):
+            child_u = u & ~bits[a]
+            key = child_u.tobytes()
+            child = index.get(key)
+            if child is None:
+                child = graph.add(float(child_reach[a]), depth, child_totals[a], float(child_b0[a]),
+                                  graph.n_groups[node] - int(captured_groups[a]))
+                index[key] = child
+                if extensible[a]:
+                    uncaptured[child] = child_u
+                    heapq.heappush(heap, (float(child_reach[a] + child_b0[a]), float(child_reach[a]), child))
+            elif child_reach[a] < graph.reach[child] or (depth < graph.depth[child] and not graph.expanded[child]):
+                # a cheaper (or shorter) way in: the node's allowance grows; not yet expanded, as the
+                # order is consistent (a node is always reached at its cheapest before it is expanded)
+                graph.reach[child] = min(graph.reach[child], float(child_reach[a]))
+                graph.depth[child] = min(graph.depth[child], depth)
+                if extensible[a]:
+                    uncaptured[child] = child_u
+                    heapq.heappush(heap, (graph.reach[child] + graph.b0[child], graph.reach[child], child))
+            else:
+                graph.depth[child] = min(graph.depth[child], depth)
+            graph.edges[node].append((int(a), float(rule_mistakes[a]), int(np.argmax(totals[a])), child))
+            n_edges += 1
+
+    # every list not in the graph passes through a node left unexpanded (by the budget) and costs at least
+    # its reach + b0
+    unexplored = min((priority for priority, reach, node in heap
+                      if not graph.expanded[node] and reach <= graph.reach[node] and graph.depth[node] < longest),
+                     default=math.inf)
+    tables = _tables(graph, allowance, lambda_n, longest, budget.allowance("rashomon graph") - room)
+    best = min((m + lambda_n * k for k, m in tables[0]), default=math.inf)
+    enumeration = Enumeration(
+        graph=graph, tables=tables, total_weight=n, lambda_n=lambda_n, epsilon=epsilon, longest=longest,
+        optimum=best / n, complete_below=unexplored / n, status=status,
+        counters={"nodes": len(graph.reach), "expansions": expansions, "edges": n_edges,
+                  "table_entries": sum(len(t) for t in tables), "time": time.perf_counter() - started},
+    )
+    budget.release("rashomon problem")
+    return enumeration
+
+
+def _tables(graph: _Graph, allowance: float, lambda_n: float, longest: int, room: float) -> list:
+    """Each node's continuations (the default, or an edge then a continuation of its child) that fit the
+    allowance left after the node's cheapest reach, counted per (rules, mistakes); children first.
+    ``room``: bytes the tables may take."""
+    tables: list = [None] * len(graph.reach)
+    entries = 0
+    for node in sorted(range(len(graph.reach)), key=graph.n_groups.__getitem__):
+        left = allowance - graph.reach[node]
+        rules_left = longest - graph.depth[node]
+        table: dict = defaultdict(int)
+        default = graph.default_mistakes(node)
+        if default <= left:
+            table[(0, default)] += 1
+        for _, rule_mistakes, _, child in graph.edges[node]:
+            for (k, m), count in tables[child].items():
+                if k + 1 <= rules_left and rule_mistakes + m + lambda_n * (k + 1) <= left:
+                    table[(k + 1, rule_mistakes + m)] += count
+        tables[node] = dict(table)
+        entries += len(table)
+        if entries * TABLE_ENTRY_BYTES > room:
+            raise MemoryError(f"counting the Rashomon set needs more than the memory budget leaves ({room / 2**20:.0f} "
+                              "MB for its tables): raise max_memory, or lower epsilon")
+    return tables
+
+
+@dataclass(frozen=True)
+class RashomonMember:
+    """A rule list of a Rashomon set. ``rules`` are the conditions of each rule (feature names, all
+    true), ``predictions`` the class label of each rule and then of the default."""
+
+    antecedents: tuple[int, ...]  # indices into the estimator's antecedents_
+    rules: tuple[tuple[str, ...], ...]
+    predictions: tuple
+    objective: float
+    mistakes: float
+    _owner: "RashomonSet" = field(repr=False, compare=False, default=None)
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    @property
+    def rule_list(self):
+        """The member as a :class:`~optrules.models.RuleList` (training counts included)."""
+        return self._owner._rule_list(self.antecedents)
+
+    def predict(self, X) -> np.ndarray:
+        return self.rule_list.predict(X)
+
+    def __str__(self) -> str:
+        lines = [f"objective {self.objective:.9f} ({self.n_rules} rules)"]
+        for k, (conditions, label) in enumerate(zip(self.rules, self.predictions)):
+            lines.append(f"{'if' if k == 0 else 'else if'} {' and '.join(conditions)} then {label}")
+        lines.append(f"else {self.predictions[-1]}")
+        return "\n".join(lines)
+
+
+class RashomonSet:
+    """Every rule list whose objective is within ``epsilon`` of the optimum R*, over the mined
+    antecedents (see :mod:`optrules.corels.rashomon` for the exact definition and how completeness is
+    certified).
+
+    Sized (``size``; ``len()`` when it fits an index), iterable (members in depth-first order, each as a
+    :class:`RashomonMember`), countable for any smaller epsilon without listing (:meth:`count`), and
+    samplable uniformly (:meth:`sample`). ``complete`` says whether every member is certainly there;
+    otherwise ``complete_below`` is the objective below which it is (a budget stopped the enumeration).
+    Analysis: :meth:`predictions`, :meth:`multiplicity`, :meth:`feature_usage`, :meth:`group_rates`,
+    :meth:`reliance`, and :meth:`permutation_groups` (members that differ only in order).
+    """
+
+    def __init__(self, enumeration: Enumeration, conditions, classes, rule_list, capture_frame, training_captures,
+                 regularization: float):
+        self._enumeration = enumeration
+        self._conditions = conditions
+        self.classes = np.asarray(classes)
+        self._rule_list_of = rule_list
+        self._capture_frame = capture_frame  # X -> (n_antecedents, n_rows) boolean, for the antecedents asked
+        self._training_captures = training_captures  # () -> (n_antecedents, n_samples) boolean
+        self.regularization = float(regularization)
+
+    # -- what it is --------------------------------------------------------------------------------
+    @property
+    def epsilon(self) -> float:
+        return self._enumeration.epsilon
+
+    @property
+    def optimum(self) -> float:
+        """R*: the smallest objective of any list (certified when the set is complete)."""
+        return self._enumeration.optimum
+
+    @property
+    def threshold(self) -> float:
+        """R* + epsilon: the largest objective of a member."""
+        return self.optimum + self.epsilon
+
+    @property
+    def complete_below(self) -> float:
+        """Every list of smaller objective is in the set (infinite when the enumeration finished)."""
+        return self._enumeration.complete_below
+
+    @property
+    def complete(self) -> bool:
+        """Is every member certainly in the set (and R* certified)?"""
+        return self.complete_below * self._enumeration.total_weight > self._enumeration.allowance
+
+    @property
+    def status(self) -> str:
+        return self._enumeration.status
+
+    @property
+    def counters(self) -> dict:
+        return dict(self._enumeration.counters)
+
+    @property
+    def size(self) -> int:
+        return self._enumeration.count()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def count(self, epsilon: float | None = None) -> int:
+        """Members within ``epsilon`` (at most the set's) of the optimum, counted without listing them."""
+        return self._enumeration.count(epsilon)
+
+    def objective_counts(self) -> dict[float, int]:
+        """Number of members at each objective value."""
+        return self._enumeration.objective_counts()
+
+    def __iter__(self) -> Iterator[RashomonMember]:
+        return (self._member(m) for m in self._enumeration.members())
+
+    def sample(self, n_samples: int = 1, random_state=None) -> list[RashomonMember]:
+        """Members drawn uniformly at random (with replacement)."""
+        rng = np.random.default_rng(random_state)
+        return [self._member(m) for m in self._enumeration.sample(n_samples, rng)]
+
+    def __repr__(self) -> str:
+        state = "complete" if self.complete else f"complete below objective {self.complete_below:.9f} ({self.status})"
+        return (f"RashomonSet({self.size:,} rule lists within {self.epsilon:g} of R* = {self.optimum:.9f}, "
+                f"{state})")
+
+    def _member(self, member: Member) -> RashomonMember:
+        rules = tuple(self._conditions[a] for a in member.prefix)
+        labels = tuple(self.classes[c].item() if hasattr(self.classes[c], "item") else self.classes[c]
+                       for c in member.predictions)
+        return RashomonMember(member.prefix, rules, labels, member.objective, member.mistakes, self)
+
+    def _rule_list(self, antecedents):
+        return self._rule_list_of(antecedents)
+
+    def _chosen(self, members, max_members: int) -> list[RashomonMember]:
+        """``members`` as a list; by default every member, refused above ``max_members`` (sample instead)."""
+        if members is not None:
+            return list(members)
+        if self.size > max_members:
+            raise ValueError(f"the set has {self.size:,} members, more than max_members={max_members:,}: pass "
+                             "members=rashomon.sample(n) (a uniform sample) or raise max_members")
+        return list(self)
+
+    # -- analysis ----------------------------------------------------------------------------------
+    def predictions(self, X=None, members=None, max_members: int = 100_000) -> np.ndarray:
+        """``(members, rows)``: each member's predicted class index for each row of ``X`` (default: the
+        training data). Antecedents are evaluated once for all members."""
+        chosen = self._chosen(members, max_members)
+        used = sorted({a for m in chosen for a in m.antecedents})
+        captures = self._training_captures(used) if X is None else self._capture_frame(X, used)
+        row_of = {a: k for k, a in enumerate(used)}
+        n_rows = captures.shape[1]
+        label_index = {(label.item() if hasattr(label, "item") else label): k for k, label in enumerate(self.classes)}
+        out = np.empty((len(chosen), n_rows), np.int64)
+        for i, member in enumerate(chosen):
+            out[i] = label_index[member.predictions[-1]]
+            for a, label in zip(reversed(member.antecedents), reversed(member.predictions[:-1])):
+                out[i, captures[row_of[a]]] = label_index[label]  # earlier rules overwrite later ones
+        return out
+
+    def multiplicity(self, X=None, members=None, max_members: int = 100_000) -> dict:
+        """Predictive multiplicity (Marx, Calmon and Ustun, 2020) over the members: ``ambiguity``, the
+        share of rows whose prediction some member changes from the optimal list's; ``discrepancy``, the
+        largest share of rows one member changes; ``disagreement``, per row the share of members that
+        predict another class than the optimal list."""
+        chosen = self._chosen(members, max_members)
+        reference = self.optimal_member()
+        predictions = self.predictions(X, [reference] + chosen)
+        differs = predictions[1:] != predictions[0]
+        return {
+            "ambiguity": float(differs.any(axis=0).mean()) if differs.size else 0.0,
+            "discrepancy": float(differs.mean(axis=1).max()) if differs.size else 0.0,
+            "disagreement": differs.mean(axis=0) if len(chosen) else np.zeros(predictions.shape[1]),
+            "members": len(chosen),
+        }
+
+    def optimal_member(self) -> RashomonMember:
+        """A list of objective R* (the shortest, then the first found)."""
+        return min((self._member(m) for m in self._enumeration.members(0.0)), key=lambda m: (m.objective, m.n_rules))
+
+    def feature_usage(self, members=None, max_members: int = 100_000):
+        """Per feature the members use: how many use it, their share, and whether the optimal list does
+        (a pandas DataFrame, most used first)."""
+        import pandas as pd
+
+        chosen = self._chosen(members, max_members)
+        optimal = set(c for rule in self.optimal_member().rules for c in rule)
+        counts: dict[str, int] = defaultdict(int)
+        for member in chosen:
+            for feature in {c for rule in member.rules for c in rule}:
+                counts[feature] += 1
+        frame = pd.DataFrame({"feature": list(counts), "members": list(counts.values())})
+        frame["share"] = frame["members"] / max(1, len(chosen))
+        frame["in_optimal_list"] = frame["feature"].isin(optimal)
+        return frame.sort_values(["members", "feature"], ascending=[False, True], ignore_index=True)
+
+    def permutation_groups(self, members=None, max_members: int = 100_000) -> list[list[RashomonMember]]:
+        """Members grouped by their set of rules (lists that differ only in order), best group first."""
+        groups: dict[frozenset, list] = defaultdict(list)
+        for member in self._chosen(members, max_members):
+            groups[frozenset(member.antecedents)].append(member)
+        return sorted(groups.values(), key=lambda g: (min(m.objective for m in g), len(g[0].antecedents)))
+
+    def group_rates(self, X, y, groups, members=None, max_members: int = 100_000, positive=None):
+        """Ranges over the members of each group's predicted-positive, false-positive and false-negative
+        rates (two classes; ``positive`` defaults to the second class). ``groups``: a column of ``X`` or
+        one value per row. A pandas DataFrame with min / optimal / max per rate and group."""
+        import pandas as pd
+
+        if len(self.classes) != 2:
+            raise ValueError("group rates need two classes")
+        chosen = self._chosen(members, max_members)
+        positive_index = 1 if positive is None else int(np.flatnonzero(self.classes == positive)[0])
+        keys = np.asarray(X[groups] if isinstance(groups, str) else groups)
+        truth = np.asarray(y) == self.classes[positive_index]
+        if keys.shape[0] != truth.shape[0]:
+            raise ValueError(f"groups has {keys.shape[0]} values for {truth.shape[0]} rows")
+        predictions = self.predictions(X, [self.optimal_member()] + chosen) == positive_index
+        rows = []
+        for key in pd.unique(keys):
+            at = keys == key
+            rates = {
+                "positive_rate": predictions[:, at].mean(axis=1),
+                "false_positive_rate": _rate(predictions[:, at & ~truth]),
+                "false_negative_rate": _rate(~predictions[:, at & truth]),
+            }
+            for name, values in rates.items():
+                rows.append({"group": key, "rate": name, "rows": int(at.sum()), "min": float(np.min(values[1:])),
+                             "optimal": float(values[0]), "max": float(np.max(values[1:]))})
+        return pd.DataFrame(rows)
+
+    def reliance(self, X, y, members=None, max_members: int = 100_000, random_state=0):
+        """Model class reliance (Fisher, Rudin and Dominici, 2019) per column of ``X``: over the members,
+        the smallest and largest increase in error rate when that column's values are permuted among
+        the rows (one fixed permutation per column), beside the optimal list's."""
+        import pandas as pd
+
+        chosen = self._chosen(members, max_members)
+        rng = np.random.default_rng(random_state)
+        everyone = [self.optimal_member()] + chosen
+        label_index = {(label.item() if hasattr(label, "item") else label): k for k, label in enumerate(self.classes)}
+        codes = np.array([label_index.get(v.item() if hasattr(v, "item") else v, -1) for v in np.asarray(y)])
+        base = (self.predictions(X, everyone) != codes).mean(axis=1)
+        rows = []
+        for column in X.columns:
+            shuffled = X.copy()
+            shuffled[column] = X[column].to_numpy()[rng.permutation(len(X))]
+            increase = (self.predictions(shuffled, everyone) != codes).mean(axis=1) - base
+            rows.append({"column": column, "min": float(increase[1:].min()), "optimal": float(increase[0]),
+                         "max": float(increase[1:].max())})
+        return pd.DataFrame(rows).sort_values("max", ascending=False, ignore_index=True)
+
+
+def _rate(flags: np.ndarray) -> np.ndarray:
+    """Mean over rows of a (members, rows) boolean matrix; NaN when there are no rows."""
+    return flags.mean(axis=1) if flags.shape[1] else np.full(flags.shape[0], np.nan)

@@ -1,0 +1,224 @@
+"""The Rashomon set of rule lists against an exhaustive enumerator of every list."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules import RuleListClassifier
+from optrules.certificate import NODE_BUDGET
+from optrules.cli import main
+from optrules.corels.bruteforce import every_list
+from optrules.corels.prefix import objective
+from optrules.corels.problem import Problem
+from optrules.corels.rashomon import enumerate_rashomon
+
+
+def _every_list_objective(captures, y, regularization, max_length=None, sample_weight=None, n_classes=None):
+    """{prefix: objective} of every list (each rule capturing something new), by brute force."""
+    total = float(len(y) if sample_weight is None else np.sum(sample_weight))
+    return {prefix: objective(mistakes, len(prefix), total, regularization)
+            for prefix, mistakes in every_list(captures, y, max_length, sample_weight, n_classes, capturing_only=True)}
+
+
+def _random_problem(rng, weighted=False, n_classes=2):
+    m, n = int(rng.integers(2, 7)), int(rng.integers(6, 40))
+    captures = rng.random((m, n)) < rng.uniform(0.1, 0.7)
+    y = rng.integers(0, n_classes, n)
+    y[:n_classes] = np.arange(n_classes)
+    weights = rng.integers(1, 5, n).astype(float) if weighted else None
+    return captures, y, weights
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_members_are_every_list_within_epsilon(seed):
+    rng = np.random.default_rng(seed)
+    n_classes = 3 if seed % 5 == 4 else 2
+    captures, y, weights = _random_problem(rng, weighted=seed % 3 == 0, n_classes=n_classes)
+    regularization = float(rng.choice([0.0, 0.01, 0.03, 0.08]))
+    epsilon = float(rng.choice([0.0, 0.01, 0.04, 0.2]))  # below and above lambda: the support bounds prune
+    max_length = None if seed % 4 else int(rng.integers(0, 4))
+    lists = _every_list_objective(captures, y, regularization, max_length, weights, n_classes)
+    optimum = min(lists.values())
+    expected = {p: v for p, v in lists.items() if v <= optimum + epsilon + 1e-9}
+    problem = Problem.from_captures(captures, y, regularization, sample_weight=weights, n_classes=n_classes)
+    # any upper bound on R* will do: the optimum itself, or the worst list
+    upper_bound = optimum if seed % 2 else max(lists.values())
+    with np.errstate(all="ignore"):
+        enumeration = enumerate_rashomon(problem, epsilon, upper_bound, max_length=max_length)
+    members = {m.prefix: m for m in enumeration.members()}
+    assert set(members) == set(expected)
+    for prefix, member in members.items():
+        assert member.objective == pytest.approx(expected[prefix], abs=1e-9)
+    assert enumeration.optimum == pytest.approx(optimum, abs=1e-12)
+    assert enumeration.count() == len(expected)
+    assert enumeration.complete_below == math.inf
+    # counting for a smaller epsilon without listing
+    half = epsilon / 2
+    assert enumeration.count(half) == sum(v <= optimum + half + 1e-9 for v in lists.values())
+    assert sum(enumeration.objective_counts().values()) == len(expected)
+
+
+def test_each_rule_and_the_default_predict_their_majority():
+    rng = np.random.default_rng(7)
+    captures, y, weights = _random_problem(rng, weighted=True, n_classes=3)
+    problem = Problem.from_captures(captures, y, 0.02, sample_weight=weights, n_classes=3)
+    lists = _every_list_objective(captures, y, 0.02, None, weights, 3)
+    enumeration = enumerate_rashomon(problem, 0.1, max(lists.values()))
+    for member in enumeration.members():
+        remaining = np.ones(len(y), bool)
+        for antecedent, predicted in zip(member.prefix + (None,), member.predictions):
+            captured = remaining.copy() if antecedent is None else captures[antecedent] & remaining
+            totals = np.bincount(y[captured], weights=weights[captured], minlength=3)
+            assert totals[predicted] == totals.max()
+            remaining &= ~captured
+
+
+def test_permutations_share_one_search():
+    """k disjoint antecedents: every ordering of every subset is a member, but only the 2^k uncaptured
+    sets are searched."""
+    k, per = 4, 5
+    captures = np.zeros((k, k * per + 3), bool)
+    for a in range(k):
+        captures[a, a * per:(a + 1) * per] = True
+    y = np.zeros(k * per + 3, int)
+    y[::2] = 1
+    y[-3:] = [0, 0, 1]
+    problem = Problem.from_captures(captures, y, 0.001)
+    enumeration = enumerate_rashomon(problem, 1.0, 1.0)  # everything is a member
+    orderings = sum(math.perm(k, r) for r in range(k + 1))
+    assert enumeration.count() == orderings
+    assert enumeration.counters["nodes"] == 2 ** k
+    assert len(set(m.prefix for m in enumeration.members())) == orderings
+
+
+def test_a_budget_states_below_which_the_set_is_complete():
+    rng = np.random.default_rng(3)
+    captures = rng.random((7, 60)) < 0.35
+    y = (rng.random(60) < 0.5).astype(int)
+    problem = Problem.from_captures(captures, y, 0.005)
+    lists = _every_list_objective(captures, y, 0.005)
+    enumeration = enumerate_rashomon(problem, 0.05, max(lists.values()), max_nodes=20)
+    assert enumeration.status == NODE_BUDGET
+    assert enumeration.complete_below < math.inf
+    found = {m.prefix for m in enumeration.members()}
+    limit = min(enumeration.complete_below, enumeration.optimum + 0.05)
+    # everything below the stated objective is there; what is listed is a list with its true objective
+    assert {p for p, v in lists.items() if v < limit - 1e-9} <= found
+    for member in enumeration.members():
+        assert member.objective == pytest.approx(lists[member.prefix], abs=1e-9)
+
+
+def test_uniform_sampling():
+    rng = np.random.default_rng(11)
+    captures = rng.random((4, 30)) < 0.4
+    y = (rng.random(30) < 0.5).astype(int)
+    problem = Problem.from_captures(captures, y, 0.01)
+    lists = _every_list_objective(captures, y, 0.01)
+    enumeration = enumerate_rashomon(problem, 0.06, max(lists.values()))
+    members = {m.prefix for m in enumeration.members()}
+    assert len(members) >= 5
+    draws = 300 * len(members)
+    counts = Counter(m.prefix for m in enumeration.sample(draws, np.random.default_rng(0)))
+    assert set(counts) == members
+    expected = draws / len(members)
+    # each member within 5 standard deviations of its binomial expectation
+    sd = math.sqrt(draws * (1 / len(members)) * (1 - 1 / len(members)))
+    assert all(abs(c - expected) < 5 * sd for c in counts.values())
+
+
+def _table(seed=0, n=240):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "age": rng.integers(18, 70, n),
+        "group": rng.choice(["a", "b", "c"], n),
+        "score": rng.normal(size=n).round(2),
+    })
+    y = ((X["age"] < 30) ^ (X["group"] == "b") ^ (rng.random(n) < 0.15)).astype(int)
+    return X, y
+
+
+def test_estimator_rashomon_set_members_are_rule_lists_of_the_fit():
+    X, y = _table()
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.2, relative=True)
+    assert rashomon.complete and rashomon.mined_all_rules
+    assert rashomon.optimum == pytest.approx(est.certificate_.objective, abs=1e-12)
+    members = list(rashomon)
+    assert len(members) == rashomon.size == len(rashomon) > 1
+    predictions = rashomon.predictions(X, members)
+    for member, row in zip(members[:40], predictions):
+        predicted = member.predict(X)
+        assert np.array_equal(est.classes_[row], predicted)
+        # the member's objective recomputed from its own predictions on the training data
+        assert (predicted != y).sum() / len(y) + 0.02 * member.n_rules == pytest.approx(member.objective, abs=1e-9)
+    # the training predictions (no X) are the same
+    assert np.array_equal(rashomon.predictions(None, members), predictions)
+    multiplicity = rashomon.multiplicity(X)
+    reference = est.predict(X)
+    assert multiplicity["discrepancy"] == pytest.approx(max((m.predict(X) != reference).mean() for m in members))
+    changed = np.zeros(len(X), bool)
+    for member in members:
+        changed |= member.predict(X) != reference
+    assert multiplicity["ambiguity"] == pytest.approx(changed.mean())
+    rates = rashomon.group_rates(X, y, "group")
+    at = (X["group"] == "a").to_numpy()
+    positive_rates = [(m.predict(X)[at] == 1).mean() for m in members]
+    row = rates[(rates["group"] == "a") & (rates["rate"] == "positive_rate")].iloc[0]
+    assert row["min"] == pytest.approx(min(positive_rates)) and row["max"] == pytest.approx(max(positive_rates))
+    usage = rashomon.feature_usage()
+    for feature, count in zip(usage["feature"], usage["members"]):
+        assert count == sum(any(feature in rule for rule in m.rules) for m in members)
+    groups = rashomon.permutation_groups()
+    assert sum(len(g) for g in groups) == len(members)
+    assert all(len({frozenset(m.antecedents) for m in g}) == 1 for g in groups)
+    reliance = rashomon.reliance(X, y)
+    assert set(reliance["column"]) == set(X.columns)
+    assert (reliance["min"] <= reliance["optimal"] + 1e-12).all() and (reliance["optimal"] <= reliance["max"] + 1e-12).all()
+
+
+def test_estimator_rashomon_set_refuses_bad_input():
+    X, y = _table(1)
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4)
+    with pytest.raises(Exception, match="fitted|fit"):
+        est.rashomon_set(0.01)
+    est.fit(X, y)
+    for bad in (-0.1, float("nan"), float("inf"), "0.1", True):
+        with pytest.raises(ValueError, match="epsilon"):
+            est.rashomon_set(bad)
+    required = RuleListClassifier(regularization=0.02, n_thresholds=4, required=["group"]).fit(X, y)
+    with pytest.raises(ValueError, match="required"):
+        required.rashomon_set(0.01)
+
+
+def test_rashomon_set_respects_max_rules():
+    X, y = _table(2)
+    est = RuleListClassifier(regularization=0.01, n_thresholds=4, max_card=1, max_rules=2, min_support=0.0).fit(X, y)
+    rashomon = est.rashomon_set(0.03)
+    codes = np.searchsorted(est.classes_, y)
+    lists = _every_list_objective(est.antecedents_.capture_matrix(), codes, 0.01, max_length=2)
+    optimum = min(lists.values())
+    assert rashomon.complete and rashomon.optimum == pytest.approx(optimum, abs=1e-12)
+    assert {m.antecedents for m in rashomon} == {p for p, v in lists.items() if v <= optimum + 0.03 + 1e-9}
+
+
+def test_cli_rashomon(tmp_path, capsys):
+    X, y = _table(3)
+    data = tmp_path / "data.csv"
+    X.assign(label=y).to_csv(data, index=False)
+    out = tmp_path / "members.csv"
+    code = main(["rashomon", str(data), "--target", "label", "-r", "0.02", "--epsilon", "0.2", "--relative",
+                 "--max-card", "1", "--group", "group", "-o", str(out), "--quiet"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "certified complete" in text and "rates by group" in text
+    members = pd.read_csv(out)
+    size = int(text.split(" rule lists with objective")[0].split()[-1].replace(",", ""))
+    assert len(members) == size
+    assert members["objective"].min() == pytest.approx(float(text.split("R* + epsilon = ")[1].split()[0]), abs=1e-9)
+    with pytest.raises(SystemExit, match="rule lists"):
+        main(["rashomon", str(data), "--target", "label", "--model", "ruleset", "--quiet"])
