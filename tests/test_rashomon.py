@@ -34,6 +34,15 @@ def _random_problem(rng, weighted=False, n_classes=2):
     return captures, y, weights
 
 
+def _binary_problem(seed, n_antecedents, n_samples, density, regularization):
+    """A random two-class problem and the objective of each of its lists."""
+    rng = np.random.default_rng(seed)
+    captures = rng.random((n_antecedents, n_samples)) < density
+    y = (rng.random(n_samples) < 0.5).astype(int)
+    return (Problem.from_captures(captures, y, regularization),
+            _every_list_objective(captures, y, regularization))
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_members_are_every_list_within_epsilon(seed):
     rng = np.random.default_rng(seed)
@@ -97,11 +106,7 @@ def test_permutations_share_one_search():
 
 
 def test_a_budget_states_below_which_the_set_is_complete():
-    rng = np.random.default_rng(3)
-    captures = rng.random((7, 60)) < 0.35
-    y = (rng.random(60) < 0.5).astype(int)
-    problem = Problem.from_captures(captures, y, 0.005)
-    lists = _every_list_objective(captures, y, 0.005)
+    problem, lists = _binary_problem(seed=3, n_antecedents=7, n_samples=60, density=0.35, regularization=0.005)
     enumeration = enumerate_rashomon(problem, 0.05, max(lists.values()), max_nodes=20)
     assert enumeration.status == NODE_BUDGET
     assert enumeration.complete_below < math.inf
@@ -114,11 +119,7 @@ def test_a_budget_states_below_which_the_set_is_complete():
 
 
 def test_uniform_sampling():
-    rng = np.random.default_rng(11)
-    captures = rng.random((4, 30)) < 0.4
-    y = (rng.random(30) < 0.5).astype(int)
-    problem = Problem.from_captures(captures, y, 0.01)
-    lists = _every_list_objective(captures, y, 0.01)
+    problem, lists = _binary_problem(seed=11, n_antecedents=4, n_samples=30, density=0.4, regularization=0.01)
     enumeration = enumerate_rashomon(problem, 0.06, max(lists.values()))
     members = {m.prefix for m in enumeration.members()}
     assert len(members) >= 5

@@ -515,7 +515,8 @@ class RashomonSet:
 
     @property
     def status(self) -> str:
-        return self._enumeration.status
+        """``complete`` when the enumeration finished, else the budget that stopped it."""
+        return "complete" if self._enumeration.status == OPTIMAL else self._enumeration.status
 
     @property
     def counters(self) -> dict:
