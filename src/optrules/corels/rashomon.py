@@ -68,6 +68,9 @@ EDGE_BYTES = 170
 TABLE_ENTRY_BYTES = 200
 #: share of the memory allowance the graph may fill; the rest is kept for the tables built after it
 GRAPH_SHARE = 0.6
+#: seconds the tables take per node and edge of the graph (measured ~1.5 us; kept twice that from the
+#: time budget)
+TABLE_SECONDS_PER_ITEM = 3e-6
 
 
 def check_epsilon(epsilon) -> float:
@@ -152,8 +155,11 @@ class _Graph:
     n_groups: list = field(default_factory=list)
     edges: list = field(default_factory=list)  # (antecedent, mistakes of its rule, its class, child)
     expanded: list = field(default_factory=list)
+    defaults: list = field(default_factory=list)  # mistakes of the default rule on the node's set
+    default_classes: list = field(default_factory=list)  # and the class it predicts
 
     def add(self, reach, depth, totals, b0, n_groups) -> int:
+        """A node for an uncaptured set of class ``totals`` (its default rule predicts their majority)."""
         self.reach.append(reach)
         self.depth.append(depth)
         self.totals.append(totals)
@@ -161,14 +167,16 @@ class _Graph:
         self.n_groups.append(n_groups)
         self.edges.append([])
         self.expanded.append(False)
+        majority = int(np.argmax(totals))
+        self.defaults.append(float(totals.sum() - totals[majority]))
+        self.default_classes.append(majority)
         return len(self.reach) - 1
 
     def default_mistakes(self, node: int) -> float:
-        totals = self.totals[node]
-        return float(totals.sum() - totals.max())
+        return self.defaults[node]
 
     def default_class(self, node: int) -> int:
-        return int(np.argmax(self.totals[node]))
+        return self.default_classes[node]
 
 
 @dataclass(frozen=True)
@@ -333,17 +341,18 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     captured_groups = np.zeros(n_antecedents, np.int64)
     n_edges = expansions = 0
     status = OPTIMAL
-    check_every = 64
 
     while heap:
+        # (checked at every pop: with many antecedents one expansion adds thousands of nodes)
+        left = budget.remaining()
         if max_nodes is not None and expansions >= max_nodes:
             status = NODE_BUDGET
         elif len(graph.reach) * node_bytes + n_edges * EDGE_BYTES + n_antecedents * (node_bytes + EDGE_BYTES) > room:
             status = MEMORY_BUDGET  # (one more expansion adds at most an edge and a node per antecedent)
-        elif expansions % check_every == 0 and budget.cancelled():
+        elif budget.cancelled():
             status = INTERRUPTED
-        elif expansions % check_every == 0 and budget.expired():
-            status = TIME_BUDGET
+        elif left is not None and left < TABLE_SECONDS_PER_ITEM * (len(graph.reach) + n_edges):
+            status = TIME_BUDGET  # what is left of the time is the tables' (counted after the search)
         if status != OPTIMAL:
             break
         _, reach, node = heapq.heappop(heap)
