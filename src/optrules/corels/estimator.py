@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 
-from sklearn.utils.validation import check_is_fitted
-
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
 from ..data import bitset
@@ -212,7 +210,7 @@ class RuleListClassifier(RuleModelEstimator):
         correctly, may need rarer ones when epsilon > 0; fit with ``min_support=max(0, lambda -
         epsilon)`` (``mined_all_rules`` says whether that holds).
         """
-        check_is_fitted(self, "rule_list_")
+        self._fitted_estimator()
         if as_names(self.required):
             raise ValueError("rashomon_set does not take required features yet: fit without required= "
                              "and filter the members that use them")

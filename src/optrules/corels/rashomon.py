@@ -56,6 +56,7 @@ from .._numba import trailing_zeros
 from ..budget import Budget, as_budget
 from ..certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
 from ..data.groups import group_samples
+from ..models import _plain
 from .problem import Problem
 
 #: bytes a node costs besides twice its uncaptured set's words (key and pending copy): Python numbers in
@@ -453,6 +454,7 @@ class RashomonMember:
     objective: float
     mistakes: float
     _owner: "RashomonSet" = field(repr=False, compare=False, default=None)
+    _class_indices: tuple[int, ...] = field(repr=False, compare=False, default=())  # of ``predictions``
 
     @property
     def n_rules(self) -> int:
@@ -561,9 +563,8 @@ class RashomonSet:
 
     def _member(self, member: Member) -> RashomonMember:
         rules = tuple(self._conditions[a] for a in member.prefix)
-        labels = tuple(self.classes[c].item() if hasattr(self.classes[c], "item") else self.classes[c]
-                       for c in member.predictions)
-        return RashomonMember(member.prefix, rules, labels, member.objective, member.mistakes, self)
+        labels = tuple(_plain(self.classes[c]) for c in member.predictions)
+        return RashomonMember(member.prefix, rules, labels, member.objective, member.mistakes, self, member.predictions)
 
     def _rule_list(self, antecedents):
         return self._rule_list_of(antecedents)
@@ -586,12 +587,11 @@ class RashomonSet:
         captures = self._training_captures(used) if X is None else self._capture_frame(X, used)
         row_of = {a: k for k, a in enumerate(used)}
         n_rows = captures.shape[1]
-        label_index = {(label.item() if hasattr(label, "item") else label): k for k, label in enumerate(self.classes)}
         out = np.empty((len(chosen), n_rows), np.int64)
         for i, member in enumerate(chosen):
-            out[i] = label_index[member.predictions[-1]]
-            for a, label in zip(reversed(member.antecedents), reversed(member.predictions[:-1])):
-                out[i, captures[row_of[a]]] = label_index[label]  # earlier rules overwrite later ones
+            out[i] = member._class_indices[-1]
+            for a, index in zip(reversed(member.antecedents), reversed(member._class_indices[:-1])):
+                out[i, captures[row_of[a]]] = index  # earlier rules overwrite later ones
         return out
 
     def multiplicity(self, X=None, members=None, max_members: int = 100_000) -> dict:
@@ -674,8 +674,8 @@ class RashomonSet:
         chosen = self._chosen(members, max_members)
         rng = np.random.default_rng(random_state)
         everyone = [self.optimal_member()] + chosen
-        label_index = {(label.item() if hasattr(label, "item") else label): k for k, label in enumerate(self.classes)}
-        codes = np.array([label_index.get(v.item() if hasattr(v, "item") else v, -1) for v in np.asarray(y)])
+        label_index = {_plain(label): k for k, label in enumerate(self.classes)}
+        codes = np.array([label_index.get(_plain(v), -1) for v in np.asarray(y)])  # -1: a class no list predicts
         base = (self.predictions(X, everyone) != codes).mean(axis=1)
         rows = []
         for column in X.columns:
