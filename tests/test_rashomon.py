@@ -211,15 +211,66 @@ def test_cli_rashomon(tmp_path, capsys):
     X, y = _table(3)
     data = tmp_path / "data.csv"
     X.assign(label=y).to_csv(data, index=False)
-    out = tmp_path / "members.csv"
+    out, figure = tmp_path / "members.csv", tmp_path / "set.png"
     code = main(["rashomon", str(data), "--target", "label", "-r", "0.02", "--epsilon", "0.2", "--relative",
-                 "--max-card", "1", "--group", "group", "-o", str(out), "--quiet"])
+                 "--max-card", "1", "--group", "group", "-o", str(out), "--plot", str(figure), "--quiet"])
     text = capsys.readouterr().out
     assert code == 0
     assert "certified complete" in text and "rates by group" in text
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     members = pd.read_csv(out)
     size = int(text.split(" rule lists with objective")[0].split()[-1].replace(",", ""))
     assert len(members) == size
     assert members["objective"].min() == pytest.approx(float(text.split("R* + epsilon = ")[1].split()[0]), abs=1e-9)
     with pytest.raises(SystemExit, match="rule lists"):
         main(["rashomon", str(data), "--target", "label", "--model", "ruleset", "--quiet"])
+    with pytest.raises(SystemExit, match="png"):
+        main(["rashomon", str(data), "--target", "label", "--plot", str(tmp_path / "set.txt"), "--quiet"])
+    with pytest.raises(SystemExit, match="no such feature column"):
+        main(["rashomon", str(data), "--target", "label", "-r", "0.02", "--max-card", "1", "--group", "nope", "--quiet"])
+
+
+def test_analyses_in_blocks_equal_the_whole(monkeypatch):
+    """Analyses go through the members' predictions a block at a time (bounded memory): with blocks of
+    two members they give what one block gives, and reliance equals its definition computed by hand."""
+    from optrules.corels import rashomon as module
+
+    X, y = _table(4)
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.2, relative=True)
+    members = list(rashomon)
+    assert len(members) > 4
+    whole = (rashomon.multiplicity(X), rashomon.group_rates(X, y, "group"), rashomon.reliance(X, y))
+    monkeypatch.setattr(module, "PREDICTION_CELLS", 2 * len(X))
+    assert len(list(rashomon._prediction_blocks(X, members))) == math.ceil(len(members) / 2)
+    blocks = (rashomon.multiplicity(X), rashomon.group_rates(X, y, "group"), rashomon.reliance(X, y))
+    for key in ("ambiguity", "discrepancy", "members"):
+        assert blocks[0][key] == whole[0][key]
+    assert np.array_equal(blocks[0]["disagreement"], whole[0]["disagreement"])
+    pd.testing.assert_frame_equal(blocks[1], whole[1])
+    pd.testing.assert_frame_equal(blocks[2], whole[2])
+    rng = np.random.default_rng(0)
+    base = [(m.predict(X) != y).mean() for m in members]
+    for column in X.columns:
+        shuffled = X.assign(**{column: X[column].to_numpy()[rng.permutation(len(X))]})
+        increase = [(m.predict(shuffled) != y).mean() - b for m, b in zip(members, base)]
+        row = whole[2].set_index("column").loc[column]
+        assert (row["min"], row["max"]) == pytest.approx((min(increase), max(increase)), abs=1e-12)
+
+
+def test_plot_rashomon_draws_every_member():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from optrules.plots import plot_rashomon
+
+    X, y = _table(5)
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.2, relative=True)
+    figure = plot_rashomon(rashomon, X, y, group="group")
+    objectives, features, reliance, rates = [ax for ax in figure.axes if ax.get_visible()]
+    assert sum(bar.get_height() for bar in objectives.patches) == rashomon.size
+    usage = rashomon.feature_usage()
+    assert sorted(bar.get_width() for bar in features.patches) == pytest.approx(sorted(usage["share"].head(15)))
+    assert len(rates.get_yticklabels()) == 3 * X["group"].nunique()
+    assert len(plot_rashomon(rashomon).axes) == 2  # without data: objectives and features only

@@ -323,9 +323,15 @@ def cmd_rashomon(args, console: Console) -> int:
     if args.epsilon < 0:
         raise SystemExit(f"error: --epsilon must be >= 0, got {args.epsilon}")
     _check_output(args.output)
+    _check_output(args.plot)
+    if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise SystemExit(f"error: --plot {args.plot}: name a .png, .svg or .pdf file")
     started = time.perf_counter()
     model, X, y, _, _, summary = _fit_model(args, console)
     console.print(f"[dim]{escape(summary)}[/]")
+    for column in args.group or []:
+        if column not in X.columns:
+            raise SystemExit(f"error: --group {column}: no such feature column; columns: {', '.join(map(str, X.columns))}")
     if not model.certificate_.is_optimal:
         console.print("[yellow]the fit did not certify its optimum: the enumeration finds R* itself[/]")
     memory = None if args.max_memory is None else int(args.max_memory * 2**20)
@@ -373,8 +379,6 @@ def cmd_rashomon(args, console: Console) -> int:
                   f"(rows some member predicts differently from the optimal list), discrepancy "
                   f"{multiplicity['discrepancy']:.1%} (most rows one member changes)")
     for column in args.group or []:
-        if column not in X.columns:
-            raise SystemExit(f"error: --group {column}: no such feature column")
         rates = rashomon.group_rates(X, y, column, chosen)
         table = Table(title=f"rates by {column} over the members{note}")
         for name in ("group", "rate", "rows", "min", "optimal", "max"):
@@ -394,6 +398,9 @@ def cmd_rashomon(args, console: Console) -> int:
         })
         _write_table(frame, args.output)
         console.print(f"wrote {len(frame):,} members to {args.output}{note}")
+    if args.plot:
+        _save_figure("plot_rashomon", args.plot, console, rashomon, X, y, group=(args.group or [None])[0],
+                     members=chosen)
     return 0
 
 
@@ -573,17 +580,22 @@ def cmd_trace(args, console: Console) -> int:
     console.print(table)
     _print(console, certificate)
     if args.output:
-        try:
-            from .plots import plot_trace
-        except ImportError:  # pragma: no cover
-            raise SystemExit("error: plotting needs matplotlib: pip install 'optrules[plot]'") from None
-        import matplotlib
-
-        matplotlib.use("Agg")
-        figure = plot_trace(certificate, title=title)
-        figure.savefig(args.output, dpi=120)
-        console.print(f"figure written to {args.output}")
+        _save_figure("plot_trace", args.output, console, certificate, title=title)
     return 0
+
+
+def _save_figure(name: str, path: str, console: Console, *arguments, **options) -> None:
+    """Draw with :mod:`optrules.plots`' function ``name`` and write the figure to ``path``."""
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover
+        raise SystemExit("error: plotting needs matplotlib: pip install 'optrules[plot]'") from None
+    matplotlib.use("Agg")
+    from . import plots
+
+    figure = getattr(plots, name)(*arguments, **options)
+    figure.savefig(path, dpi=120)
+    console.print(f"figure written to {path}")
 
 
 # -- bench ----------------------------------------------------------------------------------------------
@@ -766,6 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="above this many members, the analysis uses a uniform sample of this size")
     rashomon.add_argument("--group", nargs="+", metavar="COLUMN", help="ranges of group rates by these columns")
     rashomon.add_argument("--output", "-o", help="write the members (or the sample) as CSV")
+    rashomon.add_argument("--plot", metavar="FILE",
+                          help="draw the set (members by objective, features used, reliance ranges and, with "
+                               "--group, the first group column's rate ranges) to this PNG, SVG or PDF file")
     rashomon.set_defaults(handler=cmd_rashomon)
 
     report = commands.add_parser(

@@ -1,4 +1,4 @@
-"""Figures: execution traces of the search (the CORELS paper's Figures 14, 16 and 18)."""
+"""Figures: execution traces of the search (the CORELS paper's Figures 14, 16 and 18) and the Rashomon set."""
 
 from __future__ import annotations
 
@@ -47,3 +47,78 @@ def plot_trace(trace, axes=None, title: str | None = None):
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_members: int = 100_000, top: int = 15,
+                  title: str | None = None):
+    """The Rashomon set at a glance, one panel each: members by objective (R*, R* + epsilon and, when a
+    budget stopped the enumeration, the objective below which it is complete); the share of members
+    using each feature (the ``top`` most used; the optimal list's in a darker colour); with ``X`` and
+    ``y``, model class reliance ranges per column; with ``group`` (a column of ``X`` or one value per
+    row, two classes), the ranges of each group's rates. Ranges are drawn as bars from the smallest to
+    the largest value over the members with a dot at the optimal list's. ``members``: analyse these
+    (e.g. ``rashomon.sample(10_000)``) instead of every member. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    panels = ["objectives", "features"]
+    if X is not None and y is not None:
+        panels.append("reliance")
+        if group is not None:
+            panels.append("rates")
+    rows = 1 if len(panels) == 2 else 2
+    fig, axes = plt.subplots(rows, 2, figsize=(13, 4.8 * rows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    axes = dict(zip(panels, axes.flat))
+    _plot_objectives(rashomon, axes["objectives"])
+    usage = rashomon.feature_usage(members, max_members).head(top)
+    _plot_shares(axes["features"], usage)
+    if "reliance" in axes:
+        reliance = rashomon.reliance(X, y, members, max_members).head(top)
+        _plot_ranges(axes["reliance"], reliance["column"].astype(str), reliance,
+                     "increase in error when the column is permuted")
+    if "rates" in axes:
+        rates = rashomon.group_rates(X, y, group, members, max_members)
+        short = {"positive_rate": "positive", "false_positive_rate": "FPR", "false_negative_rate": "FNR"}
+        labels = [f"{row.group}: {short[row.rate]}" for row in rates.itertuples()]
+        _plot_ranges(axes["rates"], labels, rates, f"rate over the members (by {group if isinstance(group, str) else 'group'})")
+    fig.suptitle(title or f"{rashomon.size:,} rule lists within {rashomon.epsilon:.4g} of R* = {rashomon.optimum:.6f}"
+                 + ("" if rashomon.complete else f" (complete below {rashomon.complete_below:.6f})"))
+    fig.tight_layout()
+    return fig
+
+
+def _plot_objectives(rashomon, ax) -> None:
+    counts = rashomon.objective_counts()
+    values, numbers = np.array(list(counts), dtype=float), np.array(list(counts.values()), dtype=float)
+    low = min(rashomon.optimum, values.min(initial=rashomon.optimum))  # (the counts' keys are rounded)
+    bins = np.linspace(low, max(rashomon.threshold, values.max(initial=low)), 31) if rashomon.epsilon > 0 else 1
+    ax.hist(values, bins=bins, weights=numbers, color="#457b9d")
+    ax.axvline(rashomon.optimum, color="#1d3557", linestyle="--", label="R*")
+    ax.axvline(rashomon.threshold, color="#e07a1f", linestyle="--", label="R* + epsilon")
+    if not rashomon.complete and rashomon.complete_below < rashomon.threshold:
+        ax.axvline(rashomon.complete_below, color="#c1121f", linestyle=":", label="complete below")
+    if numbers.size and numbers.max() / max(1.0, numbers.min()) > 100:
+        ax.set_yscale("log")
+    ax.set_xlabel("objective")
+    ax.set_ylabel("members")
+    ax.legend(fontsize="small", loc="upper left")
+
+
+def _plot_shares(ax, usage) -> None:
+    positions = np.arange(len(usage))[::-1]
+    colours = np.where(usage["in_optimal_list"], "#1d3557", "#a8dadc")
+    ax.barh(positions, usage["share"], color=colours)
+    ax.set_yticks(positions, usage["feature"], fontsize="small")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of members using the feature (dark: in the optimal list)")
+
+
+def _plot_ranges(ax, labels, frame, xlabel: str) -> None:
+    positions = np.arange(len(frame))[::-1]
+    low, high = frame["min"].to_numpy(float), frame["max"].to_numpy(float)
+    ax.hlines(positions, low, high, color="#457b9d", linewidth=6, alpha=0.7, label="range over the members")
+    ax.plot(frame["optimal"].to_numpy(float), positions, "o", color="#1d3557", label="optimal list")
+    ax.set_yticks(positions, list(labels), fontsize="small")
+    ax.set_xlabel(xlabel)
+    ax.legend(fontsize="small")

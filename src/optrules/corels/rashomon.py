@@ -69,6 +69,8 @@ EDGE_BYTES = 170
 TABLE_ENTRY_BYTES = 200
 #: share of the memory allowance the graph may fill; the rest is kept for the tables built after it
 GRAPH_SHARE = 0.6
+#: cells of a block of members' predictions (members x rows) an analysis holds at once
+PREDICTION_CELLS = 1 << 24
 #: seconds the tables take per node and edge of the graph (measured ~1.5 us; kept twice that from the
 #: time budget)
 TABLE_SECONDS_PER_ITEM = 3e-6
@@ -583,16 +585,32 @@ class RashomonSet:
         """``(members, rows)``: each member's predicted class index for each row of ``X`` (default: the
         training data). Antecedents are evaluated once for all members."""
         chosen = self._chosen(members, max_members)
-        used = sorted({a for m in chosen for a in m.antecedents})
+        blocks = list(self._prediction_blocks(X, chosen))
+        return np.concatenate(blocks) if blocks else np.empty((0, self._n_rows(X)), self._index_dtype)
+
+    @property
+    def _index_dtype(self):
+        return np.uint8 if len(self.classes) <= 256 else np.int32
+
+    def _n_rows(self, X) -> int:
+        return self._training_captures([]).shape[1] if X is None else len(X)
+
+    def _prediction_blocks(self, X, members) -> Iterator[np.ndarray]:
+        """The members' predictions (as :meth:`predictions`) in blocks of at most PREDICTION_CELLS cells,
+        so that analyses of many members on many rows stay within a bounded memory."""
+        used = sorted({a for m in members for a in m.antecedents})
         captures = self._training_captures(used) if X is None else self._capture_frame(X, used)
         row_of = {a: k for k, a in enumerate(used)}
         n_rows = captures.shape[1]
-        out = np.empty((len(chosen), n_rows), np.int64)
-        for i, member in enumerate(chosen):
-            out[i] = member._class_indices[-1]
-            for a, index in zip(reversed(member.antecedents), reversed(member._class_indices[:-1])):
-                out[i, captures[row_of[a]]] = index  # earlier rules overwrite later ones
-        return out
+        per_block = max(1, PREDICTION_CELLS // max(1, n_rows))
+        for start in range(0, len(members), per_block):
+            block = members[start:start + per_block]
+            out = np.empty((len(block), n_rows), self._index_dtype)
+            for i, member in enumerate(block):
+                out[i] = member._class_indices[-1]
+                for a, index in zip(reversed(member.antecedents), reversed(member._class_indices[:-1])):
+                    out[i, captures[row_of[a]]] = index  # earlier rules overwrite later ones
+            yield out
 
     def multiplicity(self, X=None, members=None, max_members: int = 100_000) -> dict:
         """Predictive multiplicity (Marx, Calmon and Ustun, 2020) over the members: ``ambiguity``, the
@@ -600,13 +618,17 @@ class RashomonSet:
         largest share of rows one member changes; ``disagreement``, per row the share of members that
         predict another class than the optimal list."""
         chosen = self._chosen(members, max_members)
-        reference = self.optimal_member()
-        predictions = self.predictions(X, [reference] + chosen)
-        differs = predictions[1:] != predictions[0]
+        reference = self.predictions(X, [self.optimal_member()])[0]
+        changed = np.zeros(reference.shape[0], np.int64)
+        discrepancy = 0.0
+        for block in self._prediction_blocks(X, chosen):
+            differs = block != reference
+            changed += differs.sum(axis=0)
+            discrepancy = max(discrepancy, float(differs.mean(axis=1).max()) if differs.size else 0.0)
         return {
-            "ambiguity": float(differs.any(axis=0).mean()) if differs.size else 0.0,
-            "discrepancy": float(differs.mean(axis=1).max()) if differs.size else 0.0,
-            "disagreement": differs.mean(axis=0) if len(chosen) else np.zeros(predictions.shape[1]),
+            "ambiguity": float((changed > 0).mean()) if changed.size else 0.0,
+            "discrepancy": discrepancy,
+            "disagreement": changed / len(chosen) if len(chosen) else np.zeros(reference.shape[0]),
             "members": len(chosen),
         }
 
@@ -651,18 +673,15 @@ class RashomonSet:
         truth = np.asarray(y) == self.classes[positive_index]
         if keys.shape[0] != truth.shape[0]:
             raise ValueError(f"groups has {keys.shape[0]} values for {truth.shape[0]} rows")
-        predictions = self.predictions(X, [self.optimal_member()] + chosen) == positive_index
-        rows = []
-        for key in pd.unique(keys):
-            at = keys == key
-            rates = {
-                "positive_rate": predictions[:, at].mean(axis=1),
-                "false_positive_rate": _rate(predictions[:, at & ~truth]),
-                "false_negative_rate": _rate(~predictions[:, at & truth]),
-            }
-            for name, values in rates.items():
-                rows.append({"group": key, "rate": name, "rows": int(at.sum()), "min": float(np.min(values[1:])),
-                             "optimal": float(values[0]), "max": float(np.max(values[1:]))})
+        rates, masks = _Ranges(), {key: keys == key for key in pd.unique(keys)}
+        for block in self._prediction_blocks(X, [self.optimal_member()] + chosen):
+            positive_predicted = block == positive_index
+            for key, at in masks.items():
+                rates.add((key, "positive_rate"), positive_predicted[:, at].mean(axis=1))
+                rates.add((key, "false_positive_rate"), _rate(positive_predicted[:, at & ~truth]))
+                rates.add((key, "false_negative_rate"), _rate(~positive_predicted[:, at & truth]))
+        rows = [{"group": key, "rate": rate, "rows": int(masks[key].sum()), **ranges}
+                for (key, rate), ranges in rates.items()]
         return pd.DataFrame(rows)
 
     def reliance(self, X, y, members=None, max_members: int = 100_000, random_state=0):
@@ -676,15 +695,37 @@ class RashomonSet:
         everyone = [self.optimal_member()] + chosen
         label_index = {_plain(label): k for k, label in enumerate(self.classes)}
         codes = np.array([label_index.get(_plain(v), -1) for v in np.asarray(y)])  # -1: a class no list predicts
-        base = (self.predictions(X, everyone) != codes).mean(axis=1)
-        rows = []
+        base = np.concatenate([(block != codes).mean(axis=1) for block in self._prediction_blocks(X, everyone)])
+        ranges = _Ranges()
         for column in X.columns:
             shuffled = X.copy()
             shuffled[column] = X[column].to_numpy()[rng.permutation(len(X))]
-            increase = (self.predictions(shuffled, everyone) != codes).mean(axis=1) - base
-            rows.append({"column": column, "min": float(increase[1:].min()), "optimal": float(increase[0]),
-                         "max": float(increase[1:].max())})
+            done = 0
+            for block in self._prediction_blocks(shuffled, everyone):
+                ranges.add(column, (block != codes).mean(axis=1) - base[done:done + len(block)])
+                done += len(block)
+        rows = [{"column": column, **values} for column, values in ranges.items()]
         return pd.DataFrame(rows).sort_values("max", ascending=False, ignore_index=True)
+
+
+class _Ranges:
+    """Per key, the smallest and largest value over the members (NaN ignored) and the optimal list's
+    (the first value added), gathered block by block."""
+
+    def __init__(self):
+        self._ranges: dict = {}
+
+    def add(self, key, values: np.ndarray) -> None:
+        first = key not in self._ranges
+        optimal = float(values[0]) if first else self._ranges[key]["optimal"]
+        others = values[1:] if first else values
+        low, high = (float(np.nanmin(others)), float(np.nanmax(others))) if np.isfinite(others).any() else (math.nan,) * 2
+        if not first:
+            low, high = np.fmin(low, self._ranges[key]["min"]), np.fmax(high, self._ranges[key]["max"])
+        self._ranges[key] = {"min": float(low), "optimal": optimal, "max": float(high)}
+
+    def items(self):
+        return self._ranges.items()
 
 
 def _rate(flags: np.ndarray) -> np.ndarray:

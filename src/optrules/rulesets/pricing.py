@@ -71,7 +71,8 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
     best distinct extensions form the next beam. An extension can only lose covered positives, so a
     clause whose ``unit_price * (2 + |k|) - (mu-weight covered)`` is >= 0 is not extended.
     """
-    data = data.as_floats()  # products in float32: the beam only ranks; every clause is re-scored exactly
+    exact, exact_mu = data, np.asarray(mu, dtype=np.float64)
+    data = data.as_floats()  # products in float32: the beam only ranks; the clauses found are re-scored exactly
     mu = np.asarray(mu, dtype=np.float32)
     n_features = data.positive.shape[1]
     beam = [((), np.ones(len(mu), bool), np.ones(len(data.negative), bool))]
@@ -107,7 +108,9 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
         beam = [(clause, new_p, new_z) for _, clause, new_p, new_z, _ in extendable[:beam_width]]
         if not beam:
             break
-    ranked = sorted(found.values(), key=lambda item: item[0])
+    best = sorted(found.values(), key=lambda item: item[0])[:2 * max_clauses]  # (re-scoring costs a pass each)
+    rescored = ((exact.reduced_cost(clause, exact_mu, unit_price), clause) for _, clause in best)
+    ranked = sorted((item for item in rescored if item[0] < -tolerance), key=lambda item: item[0])
     return ranked[:max_clauses]
 
 
