@@ -249,6 +249,12 @@ def test_analyses_in_blocks_equal_the_whole(monkeypatch):
     assert np.array_equal(blocks[0]["disagreement"], whole[0]["disagreement"])
     pd.testing.assert_frame_equal(blocks[1], whole[1])
     pd.testing.assert_frame_equal(blocks[2], whole[2])
+    keys = X["group"].to_numpy(object).copy()
+    keys[:7] = None  # rows without a group value form a group of their own
+    rates = rashomon.group_rates(X, y, keys)
+    positive = rates[rates["rate"] == "positive_rate"]
+    assert positive["rows"].sum() == len(X) and (positive["rows"] == 7).sum() == 1
+    assert np.isfinite(positive[["min", "optimal", "max"]].to_numpy()).all()
     rng = np.random.default_rng(0)
     base = [(m.predict(X) != y).mean() for m in members]
     for column in X.columns:
@@ -269,7 +275,12 @@ def test_plot_rashomon_draws_every_member():
     rashomon = est.rashomon_set(0.2, relative=True)
     figure = plot_rashomon(rashomon, X, y, group="group")
     objectives, features, reliance, rates = [ax for ax in figure.axes if ax.get_visible()]
-    assert sum(bar.get_height() for bar in objectives.patches) == rashomon.size
+    drawn = objectives.patches[0].get_data()
+    edges, counts = rashomon.objective_histogram()
+    assert counts.sum() == rashomon.size and np.array_equal(drawn.values, counts)
+    assert edges[0] <= rashomon.optimum + 1e-12 and edges[-1] >= rashomon.threshold - 1e-12
+    objectives_of_members = [m.objective for m in rashomon]
+    assert np.array_equal(np.histogram(objectives_of_members, edges)[0], counts)
     usage = rashomon.feature_usage()
     assert sorted(bar.get_width() for bar in features.patches) == pytest.approx(sorted(usage["share"].head(15)))
     assert len(rates.get_yticklabels()) == 3 * X["group"].nunique()

@@ -508,3 +508,86 @@ def test_the_form_takes_the_rule_lists_domain_constraints(client):
     response = client.post("/api/runs", json={**body, "params": {"regularization": 0.01, "required": "nope"}})
     run = wait(client, response.json()["id"], 60)
     assert run["status"] == "failed" and "neither features nor columns" in run["message"], run
+
+
+def _compas_rulelist(client, regularization=0.01):
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist",
+            "params": {"regularization": regularization, "time_limit": 30}}
+    run = wait(client, client.post("/api/runs", json=body).json()["id"])
+    assert run["status"] == "done", run
+    return run
+
+
+def test_the_rashomon_set_of_a_run(client):
+    """Every list within 1% of COMPAS's optimum at lambda 0.01, from the page's API: the set the
+    library enumerates (174 lists), its histogram, best members and group rates, as strict JSON; the
+    same again when the fitted list has left memory and is fitted anew."""
+    from optrules import RuleListClassifier
+
+    parent = _compas_rulelist(client)
+    params = {"epsilon_percent": 1, "group": "sex", "time_limit": 60}
+    response = client.post(f"/api/runs/{parent['id']}/rashomon", json={"params": params})
+    assert response.status_code == 201, response.text
+    assert response.json()["kind"] == "rashomon" and response.json()["parent"] == parent["id"]
+    run = wait(client, response.json()["id"], 120)
+    assert run["status"] == "done", run
+    result = strict_json(client.get(f"/api/runs/{run['id']}").text)["result"]
+    data = load_compas()
+    expected = RuleListClassifier(regularization=0.01).fit(data.X, data.y).rashomon_set(0.01, relative=True)
+    assert result["size"] == expected.size and result["complete"] and result["status"] == "complete"
+    assert result["optimum"] == pytest.approx(expected.optimum, abs=1e-12)
+    assert result["complete_below"] is None  # infinite: complete
+    assert sum(result["histogram"]["counts"]) == expected.size
+    assert [m["objective"] for m in result["members"]] == sorted(m["objective"] for m in result["members"])
+    assert result["members"][0]["objective"] == pytest.approx(expected.optimum, abs=1e-9)
+    groups = expected.permutation_groups()
+    assert [m["orderings"] for m in result["members"]] == [len(g) for g in groups][:10] and not result["sampled"]
+    assert sum(len(g) for g in groups) == expected.size
+    assert {row["group"] for row in result["rates"]} == {"Male", "Female"}
+    assert all(row["min"] <= row["optimal"] + 1e-12 <= row["max"] + 2e-12 for row in result["rates"])
+    usage = expected.feature_usage()
+    assert [(f["feature"], f["members"]) for f in result["features"]] == list(zip(usage["feature"], usage["members"]))[:20]
+    assert run["message"] == f"{expected.size:,} rule lists, certified complete"
+    # the fitted list left memory: fitted again, same set
+    client.app.state.manager._fitted.clear()
+    again = client.post(f"/api/runs/{parent['id']}/rashomon", json={"params": {"epsilon_percent": 1}}).json()
+    rerun = wait(client, again["id"], 120)
+    assert rerun["status"] == "done" and rerun["result"]["size"] == expected.size and rerun["result"]["rates"] is None
+
+
+def test_bad_rashomon_requests_get_a_message(client):
+    parent = _compas_rulelist(client, 0.05)
+    url = f"/api/runs/{parent['id']}/rashomon"
+    for params, fragment in [({"epsilon_percent": -1}, "epsilon_percent"), ({"epsilon_percent": "x"}, "number"),
+                             ({"epsilon_percent": 500}, "epsilon_percent"), ({"group": "nope"}, "group"),
+                             ({"group": "two_year_recid"}, "group"), ({"group": 3}, "group"),
+                             ({"time_limit": 0}, "time_limit"), ({"lambda": 1}, "not a setting")]:
+        response = client.post(url, json={"params": params})
+        assert response.status_code == 400 and fragment in response.json()["error"], (params, response.text)
+    assert client.post("/api/runs/999/rashomon", json={}).status_code == 404
+    assert client.post(url, content=b"{}", headers={"Content-Type": "text/plain"}).status_code == 415
+    assert client.post(url, json={}, headers={"Origin": "http://evil.example"}).status_code == 403
+    ruleset = client.post("/api/runs", json={"table": "dataset:compas", "target": "two_year_recid", "model": "ruleset",
+                                             "params": {"complexity": 4, "max_degree": 1, "time_limit": 5}}).json()
+    wait(client, ruleset["id"])
+    response = client.post(f"/api/runs/{ruleset['id']}/rashomon", json={})
+    assert response.status_code == 400 and "rule-list run" in response.json()["error"]
+
+
+def test_cancel_a_rashomon_run(client):
+    """A large set (50% of R* at lambda 0.005) stops on cancel with what it has and says below which
+    objective it is complete."""
+    parent = _compas_rulelist(client, 0.005)
+    run_id = client.post(f"/api/runs/{parent['id']}/rashomon",
+                         json={"params": {"epsilon_percent": 50, "time_limit": 120}}).json()["id"]
+    deadline = time.time() + 30
+    while client.get(f"/api/runs/{run_id}").json()["status"] != "running" and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    started = time.time()
+    client.post(f"/api/runs/{run_id}/cancel")
+    run = wait(client, run_id, 60)
+    assert run["status"] == "cancelled" and time.time() - started < 30
+    result = run["result"]
+    assert not result["complete"] and result["status"] == "interrupted"
+    assert result["complete_below"] < parent["result"]["certificate"]["objective"] * 1.5

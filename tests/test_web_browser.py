@@ -203,6 +203,30 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     wait_for(lambda: browser.find_element(By.ID, "run-title").text == "Run #3"
              and "certified optimal" in browser.find_element(By.ID, "certificate-text").text, 60, "the falling list")
     assert "probability" in browser.find_element(By.ID, "model-text").text
+    assert not browser.find_element(By.ID, "rashomon-form").is_displayed()  # only rule lists have the set
+
+    # every rule list within 1% of a certified one (lambda 0.01), and the rates by sex over them
+    Select(browser.find_element(By.ID, "model")).select_by_value("rulelist")
+    lam = browser.find_element(By.ID, "regularization")
+    lam.clear()
+    lam.send_keys("0.01")
+    browser.find_element(By.ID, "start").click()
+    wait_for(lambda: browser.find_element(By.ID, "run-title").text == "Run #4"
+             and "certified optimal" in browser.find_element(By.ID, "certificate-text").text, 60, "the lambda 0.01 list")
+    wait_for(lambda: len(Select(browser.find_element(By.ID, "r-group")).options) > 1, 20, "the group columns")
+    Select(browser.find_element(By.ID, "r-group")).select_by_value("sex")
+    browser.find_element(By.ID, "r-start").click()
+    summary = wait_for(lambda: browser.find_element(By.ID, "r-summary").text, 120, "the Rashomon set")
+    assert summary.startswith("174 rule lists") and "certified complete" in summary
+    assert browser.find_element(By.ID, "run-title").text == "Run #5: near-optimal lists of run #4"
+    assert not browser.find_element(By.ID, "chart").is_displayed()
+    bars = browser.execute_script("return document.querySelectorAll('#r-histogram rect title').length")
+    assert bars >= 5
+    assert browser.find_element(By.ID, "r-members").text.startswith("objective 0.363295208")
+    rates = browser.find_elements(By.CSS_SELECTOR, "#r-rates tbody tr")
+    assert len(rates) == 6 and "Male" in rates[0].text
+    browser.execute_script("document.getElementById('run').scrollIntoView()")
+    browser.save_screenshot(str(shots / "web_rashomon.png"))
 
 
 ATTACK_PAGE = """<!doctype html><html><head><title>a page on another origin</title></head><body>
@@ -222,6 +246,8 @@ async function attempt(name, path, options) {
   await attempt("run as text", "/api/runs", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: run});
   await attempt("run as json", "/api/runs", {method: "POST", headers: {"Content-Type": "application/json"}, body: run});
   await attempt("cancel", "/api/runs/1/cancel", {method: "POST", mode: "no-cors"});
+  await attempt("rashomon as text", "/api/runs/2/rashomon", {method: "POST", mode: "no-cors",
+                headers: {"Content-Type": "text/plain"}, body: JSON.stringify({params: {epsilon_percent: 100}})});
   const form = new FormData();
   form.append("file", new Blob(["a,b\\n1,2\\n3,4\\n"], {type: "text/csv"}), "x.csv");
   await attempt("upload", "/api/uploads", {method: "POST", mode: "no-cors", body: form});
@@ -260,12 +286,12 @@ def test_a_page_from_another_origin_cannot_drive_the_app(server, browser, tmp_pa
         browser.get(f"http://127.0.0.1:{attacker.server_address[1]}/")
         outcomes = wait_for(lambda: browser.execute_script("return window.outcomes"), 20, "the attacks")
         posts = wait_for(lambda: [entry for entry in server.log[logged:] if entry[0] == "POST"]
-                         if sum(entry[0] == "POST" for entry in server.log[logged:]) >= 4 else None,
+                         if sum(entry[0] == "POST" for entry in server.log[logged:]) >= 5 else None,
                          20, "the form post")
     finally:
         attacker.shutdown()
     # the requests reached the server (the test would see an attack that worked) and were refused
-    assert {path for _, path, _ in posts} >= {"/api/runs", "/api/runs/1/cancel", "/api/uploads"}, posts
+    assert {path for _, path, _ in posts} >= {"/api/runs", "/api/runs/1/cancel", "/api/uploads", "/api/runs/2/rashomon"}, posts
     assert all(status == 403 for _, _, status in posts), posts
     assert outcomes["run as json"].startswith("failed"), json.dumps(outcomes)  # no CORS: the preflight fails
     assert outcomes["read runs"].startswith("failed"), json.dumps(outcomes)  # and nothing can be read

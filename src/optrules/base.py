@@ -157,13 +157,15 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         finally:
             self._close(progress)
 
-    def _budget(self, progress) -> Budget:
-        """The fit's budget; a progress callback is also asked, between stages, whether to stop."""
+    def _budget(self, progress, limits: tuple | None = None) -> Budget:
+        """The fit's budget, or one of ``limits`` = (time_limit seconds, max_memory bytes) for work after
+        the fit; a progress callback is also asked, between stages, whether to stop."""
         hook = None
         if progress is not None:
             def hook():
                 progress(Trace(), {"nodes_expanded": 0, "queue": 0})
-        return Budget(self.time_limit, self.max_memory, hook)
+        time_limit, max_memory = (self.time_limit, self.max_memory) if limits is None else limits
+        return Budget(time_limit, max_memory, hook)
 
     def _progress(self):
         """The search's progress callback: ``verbose`` itself when callable, a terminal display when true."""

@@ -89,16 +89,13 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
 
 
 def _plot_objectives(rashomon, ax) -> None:
-    counts = rashomon.objective_counts()
-    values, numbers = np.array(list(counts), dtype=float), np.array(list(counts.values()), dtype=float)
-    low = min(rashomon.optimum, values.min(initial=rashomon.optimum))  # (the counts' keys are rounded)
-    bins = np.linspace(low, max(rashomon.threshold, values.max(initial=low)), 31) if rashomon.epsilon > 0 else 1
-    ax.hist(values, bins=bins, weights=numbers, color="#457b9d")
+    edges, counts = rashomon.objective_histogram()
+    ax.stairs(counts, edges, fill=True, color="#457b9d")
     ax.axvline(rashomon.optimum, color="#1d3557", linestyle="--", label="R*")
     ax.axvline(rashomon.threshold, color="#e07a1f", linestyle="--", label="R* + epsilon")
     if not rashomon.complete and rashomon.complete_below < rashomon.threshold:
         ax.axvline(rashomon.complete_below, color="#c1121f", linestyle=":", label="complete below")
-    if numbers.size and numbers.max() / max(1.0, numbers.min()) > 100:
+    if counts.max(initial=0) > 100 * max(1, counts[counts > 0].min(initial=1)):
         ax.set_yscale("log")
     ax.set_xlabel("objective")
     ax.set_ylabel("members")

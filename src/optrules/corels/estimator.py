@@ -223,7 +223,8 @@ class RuleListClassifier(RuleModelEstimator):
         upper_bound = self.certificate_.objective
         if relative:
             epsilon *= upper_bound
-        budget = Budget(time_limit, max_memory)
+        # a callable ``verbose`` is asked whether to stop, as during the fit (the web app's cancel)
+        budget = self._budget(self.verbose if callable(self.verbose) else None, (time_limit, max_memory))
         with budget.catch_interrupt():
             enumeration = enumerate_rashomon(problem, epsilon, upper_bound, max_length=self.max_rules,
                                              max_nodes=max_nodes, budget=budget)

@@ -42,8 +42,10 @@ the size of the set for any epsilon, and uniform samples walk down the tables.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
+import random
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -269,26 +271,33 @@ class Enumeration:
 
     def sample(self, n_samples: int, rng: np.random.Generator) -> list[Member]:
         """``n_samples`` members drawn uniformly at random (with replacement): each step down the graph
-        chooses the default or an edge in proportion to the members below it."""
+        chooses the default or an edge in proportion to the members below it (exact integers: a set may
+        hold more than 2^63 members). The choices at a (node, rules, mistakes) are counted once."""
         if self.count() == 0:
             return []
-        graph, drawn = self.graph, []
+        graph, choices = self.graph, {}
+        draw = random.Random(int(rng.integers(2**63))).randrange
+
+        def options(node: int, rules: int, mistakes: float) -> tuple[list, list]:
+            key = (node, rules, mistakes)
+            if key not in choices:
+                left = self.allowance - self.cost(rules, mistakes)
+                edges, cumulative = [None], [1 if graph.default_mistakes(node) <= left else 0]
+                if rules < self.longest:
+                    for edge in graph.edges[node]:
+                        below = self._continuations(edge[3], self.longest - rules - 1, left - self.lambda_n - edge[1])
+                        if below:
+                            edges.append(edge)
+                            cumulative.append(cumulative[-1] + below)
+                choices[key] = (edges, cumulative)
+            return choices[key]
+
+        drawn = []
         for _ in range(int(n_samples)):
             node, prefix, classes, mistakes = 0, (), (), 0.0
             while True:
-                left = self.allowance - self.cost(len(prefix), mistakes)
-                options = [(1 if graph.default_mistakes(node) <= left else 0, None)]
-                if len(prefix) < self.longest:
-                    for edge in graph.edges[node]:
-                        below = self._continuations(edge[3], self.longest - len(prefix) - 1,
-                                                    left - self.lambda_n - edge[1])
-                        options.append((below, edge))
-                total = sum(weight for weight, _ in options)
-                pick = int(rng.integers(total)) if total < 2**63 else int(rng.random() * total)
-                for weight, edge in options:
-                    if pick < weight:
-                        break
-                    pick -= weight
+                edges, cumulative = options(node, len(prefix), mistakes)
+                edge = edges[bisect.bisect_right(cumulative, draw(cumulative[-1]))]
                 if edge is None:
                     total_mistakes = mistakes + graph.default_mistakes(node)
                     drawn.append(Member(prefix, classes + (graph.default_class(node),), total_mistakes,
@@ -550,6 +559,17 @@ class RashomonSet:
         """Number of members at each objective value."""
         return self._enumeration.objective_counts()
 
+    def objective_histogram(self, bins: int = 30) -> tuple[np.ndarray, np.ndarray]:
+        """``(edges, counts)``: the members counted in ``bins`` equal bins of objective from R* to
+        R* + epsilon (one bin when epsilon is 0), without listing them."""
+        counts = self.objective_counts()
+        values = np.array(list(counts), dtype=float)
+        low = min(self.optimum, values.min(initial=self.optimum))  # (the counts' keys are rounded)
+        high = max(self.threshold, values.max(initial=low))
+        edges = np.linspace(low, high, int(bins) + 1) if high > low else np.array([low, low + 1e-9])
+        numbers, _ = np.histogram(values, bins=edges, weights=np.array(list(counts.values()), dtype=float))
+        return edges, numbers.round().astype(np.int64)
+
     def __iter__(self) -> Iterator[RashomonMember]:
         return (self._member(m) for m in self._enumeration.members())
 
@@ -673,7 +693,8 @@ class RashomonSet:
         truth = np.asarray(y) == self.classes[positive_index]
         if keys.shape[0] != truth.shape[0]:
             raise ValueError(f"groups has {keys.shape[0]} values for {truth.shape[0]} rows")
-        rates, masks = _Ranges(), {key: keys == key for key in pd.unique(keys)}
+        codes, values = pd.factorize(keys, use_na_sentinel=False)  # (a missing value is a group of its own)
+        rates, masks = _Ranges(), {_plain(key): codes == k for k, key in enumerate(values)}
         for block in self._prediction_blocks(X, [self.optimal_member()] + chosen):
             positive_predicted = block == positive_index
             for key, at in masks.items():

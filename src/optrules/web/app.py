@@ -9,6 +9,9 @@ API (all JSON unless said):
 * ``POST /api/runs`` ``{table, target, model, params}``: validate and queue a run (400 with a message);
 * ``GET /api/runs``, ``GET /api/runs/{id}``: status, last progress point, result when done;
 * ``GET /api/runs/{id}/events``: ``text/event-stream`` of progress points, then an ``end`` event;
+* ``POST /api/runs/{id}/rashomon`` ``{params: {epsilon_percent, group, time_limit, max_memory}}``: queue
+  the enumeration of every rule list within that % of a finished rule-list run's optimum (a run of
+  kind ``rashomon``; its result holds the set's size, certificate and analysis);
 * ``POST /api/runs/{id}/cancel``; ``GET /api/runs/{id}/model.json``: the model as a download.
 """
 
@@ -86,10 +89,15 @@ class RefuseOtherSites:
             origin = headers.get("origin", "")
             if origin.lower() not in {f"{scheme}://{host}".lower() for scheme in ("http", "https")}:
                 return 403, f"requests that change something must come from the app's own page (Origin {origin or 'missing'})"
-        if (scope["method"] in STATE_CHANGING and scope["path"] == "/api/runs"
+        if (scope["method"] in STATE_CHANGING and _takes_json(scope["path"])
                 and not headers.get("content-type", "").startswith("application/json")):
             return 415, "runs are submitted as application/json"
         return None
+
+
+def _takes_json(path: str) -> bool:
+    """Requests with a JSON body: a run, a Rashomon set of a run."""
+    return path == "/api/runs" or (path.startswith("/api/runs/") and path.endswith("/rashomon"))
 
 
 def _same(given: str, token: str) -> bool:
@@ -111,6 +119,15 @@ def token_cookie(scope) -> str:
 
 def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+async def _json_object(request: Request):
+    """The request's JSON object body, or the error response saying why there is none."""
+    try:
+        body = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _error("the request body is not JSON")
+    return body if isinstance(body, dict) else _error("the request body must be a JSON object")
 
 
 def _json(data, status: int = 200) -> Response:
@@ -189,12 +206,9 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
             return _error(str(error), 404)
 
     async def submit(request: Request) -> Response:
-        try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _error("the request body is not JSON")
-        if not isinstance(body, dict):
-            return _error("the request body must be a JSON object")
+        body = await _json_object(request)
+        if isinstance(body, Response):
+            return body
         fields = {"table": body.get("table"), "target": body.get("target"), "model": body.get("model", "rulelist")}
         wrong = [name for name, value in fields.items() if not isinstance(value, str)]
         if wrong:
@@ -204,6 +218,17 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
                                           body.get("params") or {})
         except InputError as error:
             return _error(str(error))
+        return _json(run.summary(), 201)
+
+    async def rashomon(request: Request) -> Response:
+        body = await _json_object(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            run = await asyncio.to_thread(manager.submit_rashomon, request.path_params["run_id"],
+                                          body.get("params") or {})
+        except InputError as error:
+            return _error(str(error), 404 if str(error).startswith("no run") else 400)
         return _json(run.summary(), 201)
 
     def _run_or_404(request: Request):
@@ -272,6 +297,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
         Route("/api/runs", submit, methods=["POST"]),
         Route("/api/runs/{run_id}", run_detail),
         Route("/api/runs/{run_id}/cancel", cancel, methods=["POST"]),
+        Route("/api/runs/{run_id}/rashomon", rashomon, methods=["POST"]),
         Route("/api/runs/{run_id}/events", events),
         Route("/api/runs/{run_id}/model.json", model_json),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),

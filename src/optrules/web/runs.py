@@ -10,6 +10,7 @@ error inside a fit ends that run as ``failed`` with its message; the worker goes
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
 import math
 import queue
@@ -28,6 +29,9 @@ FINISHED = (DONE, FAILED, CANCELLED)
 
 PREVIEW_ROWS = 8
 PARSED_UPLOADS_KEPT = 2  # parsed tables in memory; the others are read from disk again when needed
+FITTED_KEPT = 2  # fitted rule lists kept for their Rashomon sets; older ones are fitted again when asked
+RASHOMON_MEMBERS_SHOWN = 10  # sets of rules a Rashomon run shows (the best, or a uniform sample's best)
+RASHOMON_MEMBERS_ANALYSED = 10_000  # above this, the analysis is of a uniform sample
 
 
 class InputError(ValueError):
@@ -125,6 +129,15 @@ def build_estimator(model: str, params, progress):
         raise InputError(str(error)) from None
 
 
+def rashomon_form() -> tuple:
+    """The settings of a Rashomon set run (beside the group column): how near, and its budgets."""
+    from ..families import Parameter
+
+    time_limit, max_memory = common_form()[:2]
+    return (Parameter("epsilon_percent", "Within this % of the optimum", "number", 1.0, 0.0, 100.0),
+            time_limit, max_memory)
+
+
 def _described_class(estimator, y):
     """A rule set's ``pos_label`` as typed in the form, turned into the target's class of that text."""
     text = getattr(estimator, "pos_label", None)
@@ -154,10 +167,14 @@ class Run:
     message: str = ""
     result: dict | None = None
     cancel_requested: bool = False
+    kind: str = "fit"  # or "rashomon": the near-optimal lists of the fit of run ``parent``
+    parent: int | None = None
+    fit_params: dict = field(default_factory=dict)  # a Rashomon run's: its parent's, to fit again if need be
 
     def summary(self) -> dict:
         return {
-            "id": self.id, "source": self.source, "target": self.target, "model": self.model, "params": self.params,
+            "id": self.id, "kind": self.kind, "parent": self.parent, "table": self.table,
+            "source": self.source, "target": self.target, "model": self.model, "params": self.params,
             "status": self.status, "message": self.message, "submitted": self.submitted, "started": self.started,
             "finished": self.finished, "n_points": len(self.points),
             "last": self.points[-1] if self.points else None,
@@ -181,6 +198,7 @@ class RunManager:
         self._names: dict[str, str] = {}  # upload key -> the file's name
         self._info: dict[str, dict] = {}  # table key -> what the page shows of it
         self._parsed: dict[str, Table] = {}  # the newest parsed uploads, oldest first
+        self._fitted: dict[int, object] = {}  # the newest fitted rule lists by run, oldest first
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._queue: queue.Queue[Run | None] = queue.Queue()
@@ -283,6 +301,42 @@ class RunManager:
         self._queue.put(run)
         return run
 
+    def submit_rashomon(self, parent_id, params) -> Run:
+        """Queue the enumeration of every rule list within ``epsilon_percent`` % of a finished rule-list
+        run's optimum; ``group``: a feature column whose rates are compared over the lists."""
+        try:
+            parent = self.get(int(parent_id))
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"no run {parent_id!r}") from None
+        if parent.kind != "fit" or parent.model != "rulelist" or parent.status != DONE:
+            raise InputError("the Rashomon set is enumerated from a finished rule-list run (model family rulelist)")
+        if parent.params.get("required"):
+            raise InputError("the Rashomon set does not take required features yet: fit without them")
+        if not isinstance(params, dict):
+            raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
+        form = rashomon_form()
+        allowed = [parameter.name for parameter in form] + ["group"]
+        unknown = sorted(str(k) for k in params if k not in allowed)
+        if unknown:
+            raise InputError(f"{', '.join(unknown)}: not a setting of a Rashomon set (it takes {', '.join(allowed)})")
+        from ..families import ParameterError
+
+        try:
+            settings = {parameter.name: parameter.read(params) for parameter in form}
+        except ParameterError as error:
+            raise InputError(str(error)) from None
+        group = params.get("group") or ""
+        columns = [str(c) for c in self.table(parent.table).frame.columns if str(c) != parent.target]
+        if not isinstance(group, str) or (group and group not in columns):
+            raise InputError(f"group must be a feature column ({', '.join(columns)}) or empty, got {group!r}")
+        run = Run(next(self._ids), parent.source, parent.target, parent.model, {**settings, "group": group},
+                  table=parent.table, kind="rashomon", parent=parent.id, fit_params=dict(parent.params))
+        with self._lock:
+            self.runs[run.id] = run
+            self._forget_old_runs()
+        self._queue.put(run)
+        return run
+
     def cancel(self, run_id: int) -> Run:
         run = self.get(run_id)
         with self._lock:
@@ -321,7 +375,7 @@ class RunManager:
                     continue
                 run.status, run.started = RUNNING, time.time()
             try:
-                self._fit(run)
+                (self._rashomon if run.kind == "rashomon" else self._fit)(run)
             except Exception as error:  # a failed run must never take the worker down
                 run.message = f"{type(error).__name__}: {error}"
                 run.status = FAILED
@@ -329,7 +383,9 @@ class RunManager:
             finally:
                 run.finished = time.time()
 
-    def _fit(self, run: Run) -> None:
+    @staticmethod
+    def _progress(run: Run):
+        """The estimator's progress callback: records trace points, and asks a cancelled run to stop."""
         last = [0.0]
 
         def progress(trace, counters):
@@ -341,7 +397,38 @@ class RunManager:
             last[0] = now
             run.points.append(_point(trace, -1, counters))
 
-        estimator = build_estimator(run.model, run.params, progress)
+        return progress
+
+    def _keep_fitted(self, run_id: int, estimator) -> None:
+        with self._lock:
+            self._fitted[run_id] = estimator
+            while len(self._fitted) > FITTED_KEPT:
+                del self._fitted[next(iter(self._fitted))]
+
+    def _rashomon(self, run: Run) -> None:
+        frame = self.table(run.table).frame
+        X, y = frame.drop(columns=[run.target]), frame[run.target].to_numpy()
+        progress = self._progress(run)
+        with self._lock:
+            estimator = self._fitted.get(run.parent)
+        if estimator is None:  # it left memory: the same fit again (deterministic)
+            estimator = _described_class(build_estimator(run.model, run.fit_params, progress), y).fit(X, y)
+            if run.cancel_requested:
+                run.status, run.message = CANCELLED, "cancelled while fitting the rule list again"
+                return
+        estimator = copy.copy(estimator)  # (the kept fit may serve two runs at once: each its own callback)
+        estimator.set_params(verbose=progress)
+        rashomon = estimator.rashomon_set(run.params["epsilon_percent"] / 100, relative=True,
+                                          time_limit=run.params["time_limit"],
+                                          max_memory=int(run.params["max_memory"] * 2**20))
+        run.result = describe_rashomon(rashomon, X, y, run.params["group"] or None)
+        run.status = CANCELLED if run.cancel_requested else DONE
+        run.message = (f"{rashomon.size:,} rule lists, certified complete" if rashomon.complete else
+                       f"{rashomon.size:,} rule lists, stopped on its {rashomon.status}: complete below objective "
+                       f"{rashomon.complete_below:.9f}")
+
+    def _fit(self, run: Run) -> None:
+        estimator = build_estimator(run.model, run.params, self._progress(run))
         frame = self.table(run.table).frame
         X, y = frame.drop(columns=[run.target]), frame[run.target].to_numpy()
         _described_class(estimator, y).fit(X, y)
@@ -365,11 +452,56 @@ class RunManager:
         if certificate is not None:
             run.result["model"]["certificate"] = certificate.to_dict()
         run.status = CANCELLED if run.cancel_requested else DONE
+        if run.model == "rulelist" and run.status == DONE:
+            self._keep_fitted(run.id, estimator)
         if run.cancel_requested:
             run.message = "cancelled: the best model found so far is shown with its certified gap"
         elif certificate is not None:
             run.message = ("certified optimal" if certificate.is_optimal
                            else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible")
+
+
+def describe_rashomon(rashomon, X, y, group: str | None) -> dict:
+    """What the page shows of a Rashomon set, as strict JSON: its size and certificate, members by
+    objective, the best members, the features they use, predictive multiplicity and (two classes, a
+    ``group`` column) the ranges of group rates; analyses of a uniform sample above
+    RASHOMON_MEMBERS_ANALYSED members."""
+    sampled = rashomon.size > RASHOMON_MEMBERS_ANALYSED
+    chosen = rashomon.sample(RASHOMON_MEMBERS_ANALYSED, 0) if sampled else list(rashomon)
+    # lists that differ only in order are shown once, with their number of orderings
+    groups = rashomon.permutation_groups(chosen)[:RASHOMON_MEMBERS_SHOWN]
+    shown = [(min(group, key=lambda m: m.objective), len(group)) for group in groups]
+    edges, counts = rashomon.objective_histogram()
+    multiplicity = rashomon.multiplicity(X, chosen)
+    usage = rashomon.feature_usage(chosen).head(20)
+    rates = rashomon.group_rates(X, y, group, chosen) if group and len(rashomon.classes) == 2 else None
+    return _strict({
+        "kind": "rashomon",
+        "text": repr(rashomon),
+        "size": rashomon.size, "optimum": rashomon.optimum, "epsilon": rashomon.epsilon,
+        "threshold": rashomon.threshold, "complete": rashomon.complete, "status": rashomon.status,
+        "complete_below": rashomon.complete_below, "mined_all_rules": bool(rashomon.mined_all_rules),
+        "counters": rashomon.counters,
+        "histogram": {"edges": edges.tolist(), "counts": counts.tolist()},
+        "analysed": len(chosen), "sampled": sampled,
+        "members": [{"text": str(m), "objective": m.objective, "rules": m.n_rules, "orderings": n} for m, n in shown],
+        "features": usage.to_dict("records"),
+        "multiplicity": {key: multiplicity[key] for key in ("ambiguity", "discrepancy", "members")},
+        "group": group, "rates": None if rates is None else rates.to_dict("records"),
+    })
+
+
+def _strict(value):
+    """``value`` with numpy scalars made plain and non-finite numbers made None (browsers reject NaN)."""
+    if isinstance(value, dict):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _data_notes(estimator) -> str:

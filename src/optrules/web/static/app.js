@@ -190,7 +190,7 @@ async function refreshRuns() {
     row.dataset.id = run.id;
     if (current === run.id) row.className = "selected";
     row.innerHTML = `<td>${run.id}</td><td>${escapeHtml(run.source)}</td><td>${escapeHtml(run.target)}</td>` +
-      `<td>${run.model}</td><td class="run-status">${run.status}</td><td></td>`;
+      `<td>${run.kind === "rashomon" ? `Rashomon set of #${run.parent}` : run.model}</td><td class="run-status">${run.status}</td><td></td>`;
     if (run.status === "queued" || run.status === "running") {
       const button = document.createElement("button");
       button.className = "small secondary";
@@ -215,6 +215,7 @@ async function watch(id) {
   points = [];
   $("run").classList.remove("hidden");
   $("result").classList.add("hidden");
+  $("rashomon-result").classList.add("hidden");
   $("run-title").textContent = `Run #${id}`;
   draw();
   const detail = await api(`/api/runs/${id}`);
@@ -251,6 +252,8 @@ function showStatus(run) {
   const element = $("run-status");
   element.textContent = run.status + (run.message ? ": " + run.message : "");
   element.className = "status " + run.status;
+  $("progress").classList.toggle("hidden", run.kind === "rashomon");  // an enumeration has no bound to trace
+  $("run-title").textContent = run.kind === "rashomon" ? `Run #${run.id}: near-optimal lists of run #${run.parent}` : `Run #${run.id}`;
   $("cancel").classList.toggle("hidden", !(run.status === "queued" || run.status === "running"));
 }
 
@@ -267,12 +270,108 @@ function showPoint(point) {
 
 function showResult(run) {
   if (!run.result) return;
+  if (run.kind === "rashomon") { showRashomon(run); return; }
   $("result").classList.remove("hidden");
   $("model-text").textContent = run.result.text;
   $("certificate-text").textContent = run.result.certificate_text;
   $("accuracy").textContent = `training accuracy ${fmt(run.result.training_accuracy, 4)}, ${run.result.n_rules} rules`;
   $("download").href = `/api/runs/${run.id}/model.json`;
   $("download").setAttribute("download", `optrules-run-${run.id}.json`);
+  offerRashomon(run);
+}
+
+// -- the Rashomon set of a finished rule list ------------------------------------------------------------
+async function offerRashomon(run) {
+  const form = $("rashomon-form");
+  form.classList.toggle("hidden", !(run.model === "rulelist" && run.status === "done"));
+  if (form.classList.contains("hidden")) return;
+  form.dataset.run = run.id;
+  const group = $("r-group");
+  group.innerHTML = '<option value="">(none)</option>';
+  try {
+    const info = await api("/api/tables/" + encodeURIComponent(run.table));
+    for (const column of info.columns.filter((c) => c !== run.target)) {
+      const option = document.createElement("option");
+      option.value = option.textContent = column;
+      group.appendChild(option);
+    }
+  } catch (error) { /* the table is gone: no group choice */ }
+}
+
+$("r-start").addEventListener("click", async () => {
+  const parent = $("rashomon-form").dataset.run;
+  const params = { epsilon_percent: $("r-epsilon").value, group: $("r-group").value,
+                   time_limit: $("time_limit").value, max_memory: $("max_memory").value };
+  try {
+    const run = await api(`/api/runs/${parent}/rashomon`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ params }),
+    });
+    message(`run #${run.id} queued: every list within ${params.epsilon_percent}% of run #${parent}'s optimum`, true);
+    await refreshRuns();
+    watch(run.id);
+  } catch (error) { message(error.message); }
+});
+
+function cell(text, number = false) {
+  return `<td${number ? ' class="number"' : ""}>${escapeHtml(String(text))}</td>`;
+}
+
+function showRashomon(run) {
+  const r = run.result;
+  $("rashomon-result").classList.remove("hidden");
+  const state = r.complete ? "certified complete: every list within epsilon is counted"
+    : `not complete (${r.status}): every list of objective below ${fmt(r.complete_below, 9)} is counted`;
+  $("r-summary").textContent = `${r.size.toLocaleString()} rule lists with objective <= R* + epsilon = ` +
+    `${fmt(r.optimum, 9)} + ${fmt(r.epsilon, 9)}; ${state}.` +
+    (r.mined_all_rules ? "" : " Over the mined antecedents (rules rarer than the mining floor are not considered).");
+  drawHistogram(r);
+  const sample = r.sampled ? ` (a uniform sample of ${r.analysed.toLocaleString()} members)` : "";
+  $("r-multiplicity").textContent = `Predictive multiplicity on the training rows${sample}: ambiguity ` +
+    `${(100 * r.multiplicity.ambiguity).toFixed(1)}% (rows some member predicts differently from the optimal list), ` +
+    `discrepancy ${(100 * r.multiplicity.discrepancy).toFixed(1)}% (most rows one member changes).`;
+  $("r-members").textContent = r.members.map((m) => m.text + (m.orderings > 1
+    ? `\n(and ${m.orderings - 1} other ordering${m.orderings > 2 ? "s" : ""} of these rules${r.sampled ? " in the sample" : ""})` : "")).join("\n\n");
+  $("r-features").innerHTML = "<thead><tr><th>feature</th><th>members" + sample + "</th><th>share</th><th>in the optimal list</th></tr></thead><tbody>" +
+    r.features.map((f) => "<tr>" + cell(f.feature) + cell(f.members.toLocaleString(), true) +
+      cell((100 * f.share).toFixed(1) + "%", true) + cell(f.in_optimal_list ? "yes" : "") + "</tr>").join("") + "</tbody>";
+  $("r-rates-block").classList.toggle("hidden", !r.rates);
+  if (r.rates) {
+    $("r-rates-title").textContent = `Rates by ${r.group} over the members${sample}`;
+    const bar = (row) => {
+      if (row.min === null || row.max === null) return "<td>-</td>";
+      const at = (v) => `${(100 * v).toFixed(1)}%`;
+      return `<td><div class="range" title="min ${fmt(row.min, 3)}, optimal ${fmt(row.optimal, 3)}, max ${fmt(row.max, 3)}">` +
+        `<div class="span" style="left:${at(row.min)};width:${at(row.max - row.min)}"></div>` +
+        (row.optimal === null ? "" : `<div class="dot" style="left:${at(row.optimal)}"></div>`) + "</div></td>";
+    };
+    $("r-rates").innerHTML = "<thead><tr><th>group</th><th>rate</th><th>rows</th><th>min</th><th>optimal list</th><th>max</th><th>range (0 to 1)</th></tr></thead><tbody>" +
+      r.rates.map((row) => "<tr>" + cell(row.group ?? "(missing)") + cell(row.rate.replaceAll("_", " ")) + cell(row.rows.toLocaleString(), true) +
+        cell(fmt(row.min, 3), true) + cell(fmt(row.optimal, 3), true) + cell(fmt(row.max, 3), true) + bar(row) + "</tr>").join("") + "</tbody>";
+  }
+}
+
+function drawHistogram(r) {
+  const svg = $("r-histogram");
+  const W = 640, H = 220, L = 60, R = 30, T = 12, B = 36;
+  const edges = r.histogram.edges, counts = r.histogram.counts;
+  const xMin = edges[0], xMax = edges[edges.length - 1], top = Math.max(1, ...counts);
+  const x = (v) => L + (W - L - R) * ((v - xMin) / Math.max(xMax - xMin, 1e-12));
+  const y = (c) => T + (H - T - B) * (1 - c / top);
+  let html = `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#ccc"/>`;
+  counts.forEach((c, i) => {
+    if (c > 0) html += `<rect x="${x(edges[i])}" y="${y(c)}" width="${Math.max(1, x(edges[i + 1]) - x(edges[i]) - 1)}" height="${y(0) - y(c)}" fill="#457b9d"><title>${c.toLocaleString()} members, objective ${fmt(edges[i], 6)} to ${fmt(edges[i + 1], 6)}</title></rect>`;
+  });
+  for (let k = 0; k <= 4; k++) {
+    const c = top * k / 4, v = xMin + (xMax - xMin) * k / 4;
+    html += `<text x="${L - 6}" y="${y(c) + 4}" text-anchor="end" font-size="11" fill="#555">${Math.round(c).toLocaleString()}</text>` +
+      `<text x="${x(v)}" y="${H - B + 16}" text-anchor="middle" font-size="11" fill="#555">${v.toFixed(4)}</text>`;
+  }
+  html += `<line x1="${x(r.optimum)}" x2="${x(r.optimum)}" y1="${T}" y2="${H - B}" stroke="#1d3557" stroke-dasharray="4 3"/>`;
+  if (!r.complete && r.complete_below !== null && r.complete_below < xMax) {
+    html += `<line x1="${x(r.complete_below)}" x2="${x(r.complete_below)}" y1="${T}" y2="${H - B}" stroke="#c1121f" stroke-dasharray="2 2"><title>complete below ${fmt(r.complete_below, 9)}</title></line>`;
+  }
+  html += `<text x="${(L + W - R) / 2}" y="${H - 4}" text-anchor="middle" font-size="12" fill="#333">objective (members per bin; dashed: R*)</text>`;
+  svg.innerHTML = html;
 }
 
 // -- the chart: best objective and lower bound against time (the paper's Figure 14) ------------------
