@@ -93,6 +93,18 @@ class Budget:
         return self.cancelled() or self.expired()
 
     @contextlib.contextmanager
+    def holding_back(self, fraction: float):
+        """Move the deadline ``fraction`` of the time left earlier while the block runs: time kept for
+        work after it (which must end by the real deadline)."""
+        deadline = self.deadline
+        if deadline is not None:
+            self.deadline = deadline - fraction * max(0.0, deadline - time.perf_counter())
+        try:
+            yield self
+        finally:
+            self.deadline = deadline
+
+    @contextlib.contextmanager
     def catch_interrupt(self):
         """Turn Ctrl-C (SIGINT) into a stop request while the block runs: the stages see it through
         :meth:`stopped` and return their best so far. A second Ctrl-C raises at once. Only in the

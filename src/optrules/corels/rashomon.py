@@ -43,7 +43,6 @@ the size of the set for any epsilon, and uniform samples walk down the tables.
 from __future__ import annotations
 
 import bisect
-import heapq
 import math
 import random
 import time
@@ -52,30 +51,22 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
-from numba import njit
 
-from .._numba import trailing_zeros
-from ..budget import Budget, as_budget
-from ..certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+from .._numba import EXPANDED, HEAP_SIZE, N_NODES
+from ..bnb import STATE, drive
+from ..budget import Budget, as_budget, check_budget_values
+from ..certificate import OPTIMAL
 from ..data.groups import group_samples
 from ..models import _plain
 from .problem import Problem
+from .rashomon_kernel import COUNT_LIMIT, EDGE_FIELDS, NODE_FIELDS, TABLE_FIELDS, RashomonState, count_tables, expand
 
-#: bytes a node costs besides twice its uncaptured set's words (key and pending copy): Python numbers in
-#: lists, its class totals, its dict entry (measured with tracemalloc: ~2,200 bytes a node at 47 words,
-#: edges and tables included)
-NODE_OVERHEAD_BYTES = 700
-#: bytes an edge costs (a tuple of four Python numbers in a list)
-EDGE_BYTES = 170
-#: bytes a (rules, mistakes) -> count entry of a node's table costs
-TABLE_ENTRY_BYTES = 200
-#: share of the memory allowance the graph may fill; the rest is kept for the tables built after it
-GRAPH_SHARE = 0.6
+#: share of the memory allowance the graph may fill; the rest is kept for the tables counted after it
+GRAPH_SHARE = 0.7
+#: share of the time left kept for counting the tables after the search
+TABLE_TIME_SHARE = 0.05
 #: cells of a block of members' predictions (members x rows) an analysis holds at once
 PREDICTION_CELLS = 1 << 24
-#: seconds the tables take per node and edge of the graph (measured ~1.5 us; kept twice that from the
-#: time budget)
-TABLE_SECONDS_PER_ITEM = 3e-6
 
 
 def check_epsilon(epsilon) -> float:
@@ -125,63 +116,64 @@ def rashomon_accurate_support_bound(n_correct, lambda_n, epsilon_n):
     return n_correct >= lambda_n - epsilon_n
 
 
-@njit(cache=True)
-def _captured_totals(u, bits, class_weights, minority_weights, totals, minority, n_groups):
-    """For every antecedent a: the class totals, the minority weight and the number of groups of
-    ``u & bits[a]`` (groups of identical samples; one bit each)."""
-    n_classes = class_weights.shape[1]
-    for a in range(bits.shape[0]):
-        for c in range(n_classes):
-            totals[a, c] = 0.0
-        lost = 0.0
-        count = 0
-        for w in range(u.shape[0]):
-            x = u[w] & bits[a, w]
-            base = w * 64
-            while x != 0:
-                g = base + np.int64(trailing_zeros(x))
-                for c in range(n_classes):
-                    totals[a, c] += class_weights[g, c]
-                lost += minority_weights[g]
-                count += 1
-                x &= x - np.uint64(1)
-        minority[a] = lost
-        n_groups[a] = count
+class _Graph:
+    """The explored graph of uncaptured sets, read from the kernel's arrays (see
+    :mod:`optrules.corels.rashomon_kernel`)."""
+
+    def __init__(self, state: RashomonState):
+        n = int(state.ints[N_NODES])
+        self.n_nodes, self.n_edges = n, int(state.n_edges[0])
+        self.reach, self.fewest = state.node_reach[:n], state.node_fewest[:n]  # cheapest cost, fewest rules in
+        self.defaults, self.default_classes = state.node_default[:n], state.node_default_class[:n]
+        self.expanded = state.node_dead[:n]
+        self.edge_start, self.edge_count = state.node_edge_start[:n], state.node_edge_count[:n]
+        order = state.node_order[:int(state.ints[EXPANDED])]  # the expanded nodes, in expansion order
+        # children first: a child's uncaptured set is a strict subset of its parent's
+        self.children_first = order[np.argsort(state.node_groups[order], kind="stable")]
+        e = self.n_edges
+        self.edge_arrays = tuple(getattr(state, name)[:e] for name in EDGE_FIELDS)
+
+    def edges(self, node: int) -> list[tuple[int, float, int, int]]:
+        """(antecedent, mistakes of its rule, its class, child) of each edge out of ``node``."""
+        span = slice(int(self.edge_start[node]), int(self.edge_start[node]) + int(self.edge_count[node]))
+        return list(zip(*(array[span].tolist() for array in self.edge_arrays)))
+
+    def default_mistakes(self, node: int) -> float:
+        return float(self.defaults[node])
+
+    def default_class(self, node: int) -> int:
+        return int(self.default_classes[node])
 
 
 @dataclass
-class _Graph:
-    """The explored graph of uncaptured sets (see the module's docstring)."""
+class _Tables:
+    """Per node, its continuations counted per (rules, mistakes): entries ``start[node] ..
+    start[node] + length[node]`` of ``rules``, ``mistakes``, ``count``; ``cheapest[node]`` the smallest
+    cost among them."""
 
-    reach: list = field(default_factory=list)  # cheapest cost (mistake units) of a path to the node
-    depth: list = field(default_factory=list)  # fewest rules of a path to the node
-    totals: list = field(default_factory=list)  # class totals of the node's uncaptured set
-    b0: list = field(default_factory=list)
-    n_groups: list = field(default_factory=list)
-    edges: list = field(default_factory=list)  # (antecedent, mistakes of its rule, its class, child)
-    expanded: list = field(default_factory=list)
-    defaults: list = field(default_factory=list)  # mistakes of the default rule on the node's set
-    default_classes: list = field(default_factory=list)  # and the class it predicts
+    start: np.ndarray
+    length: np.ndarray
+    rules: np.ndarray
+    mistakes: np.ndarray
+    count: np.ndarray
+    cheapest: np.ndarray
 
-    def add(self, reach, depth, totals, b0, n_groups) -> int:
-        """A node for an uncaptured set of class ``totals`` (its default rule predicts their majority)."""
-        self.reach.append(reach)
-        self.depth.append(depth)
-        self.totals.append(totals)
-        self.b0.append(b0)
-        self.n_groups.append(n_groups)
-        self.edges.append([])
-        self.expanded.append(False)
-        majority = int(np.argmax(totals))
-        self.defaults.append(float(totals.sum() - totals[majority]))
-        self.default_classes.append(majority)
-        return len(self.reach) - 1
+    def entries(self, node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        span = slice(int(self.start[node]), int(self.start[node]) + int(self.length[node]))
+        return self.rules[span], self.mistakes[span], self.count[span]
 
-    def default_mistakes(self, node: int) -> float:
-        return self.defaults[node]
+    @property
+    def n_entries(self) -> int:
+        return int(self.length.sum())
 
-    def default_class(self, node: int) -> int:
-        return self.default_classes[node]
+
+def _exact_sum(counts: np.ndarray) -> int:
+    """The sum of int64 counts as a Python integer (no overflow however many there are)."""
+    if counts.size == 0:
+        return 0
+    if int(counts.max()) <= COUNT_LIMIT // counts.size:
+        return int(counts.sum())
+    return sum(int(c) for c in counts)
 
 
 @dataclass(frozen=True)
@@ -204,7 +196,7 @@ class Enumeration:
     """The explored graph with every node's table of continuations: the raw form of a Rashomon set."""
 
     graph: _Graph
-    tables: list  # per node: {(rules, mistakes): number of continuations}
+    tables: _Tables
     total_weight: float
     lambda_n: float
     epsilon: float
@@ -226,30 +218,27 @@ class Enumeration:
     def cost(self, rules: int, mistakes: float) -> float:
         return mistakes + self.lambda_n * rules
 
+    def _limit(self, epsilon: float | None) -> float:
+        epsilon = self.epsilon if epsilon is None else min(check_epsilon(epsilon), self.epsilon)
+        return (self.optimum + epsilon) * self.total_weight + self.tolerance
+
     def count(self, epsilon: float | None = None) -> int:
         """How many lists have objective <= R* + epsilon (default: the enumeration's epsilon)."""
-        epsilon = self.epsilon if epsilon is None else min(check_epsilon(epsilon), self.epsilon)
-        limit = (self.optimum + epsilon) * self.total_weight + self.tolerance
-        return sum(n for (k, m), n in self.tables[0].items() if k <= self.longest and self.cost(k, m) <= limit)
+        return self._continuations(0, self.longest, self._limit(epsilon))
 
     def objective_counts(self) -> dict[float, int]:
         """Number of members at each objective value (rounded to 12 decimals)."""
         counts: dict[float, int] = defaultdict(int)
-        for (k, m), n in self.tables[0].items():
+        for k, m, n in zip(*(array.tolist() for array in self.tables.entries(0))):
             if k <= self.longest and self.cost(k, m) <= self.allowance:
                 counts[round(self.cost(k, m) / self.total_weight, 12)] += n
         return dict(sorted(counts.items()))
 
-    def _cheapest(self, node: int) -> float:
-        return min((self.cost(k, m) for k, m in self.tables[node]), default=math.inf)
-
     def members(self, epsilon: float | None = None) -> Iterator[Member]:
         """Every member (within ``epsilon``, at most the set's, of R*), depth first (each prefix before
         its extensions)."""
-        graph = self.graph
-        epsilon = self.epsilon if epsilon is None else min(check_epsilon(epsilon), self.epsilon)
-        allowance = (self.optimum + epsilon) * self.total_weight + self.tolerance
-        cheapest = [self._cheapest(node) for node in range(len(self.tables))]
+        graph, cheapest = self.graph, self.tables.cheapest
+        allowance = self._limit(epsilon)
 
         def visit(node: int, prefix: tuple, classes: tuple, mistakes: float):
             default = graph.default_mistakes(node)
@@ -259,15 +248,15 @@ class Enumeration:
                              self.cost(len(prefix), total) / self.total_weight)
             if len(prefix) >= self.longest:
                 return
-            for antecedent, rule_mistakes, rule_class, child in graph.edges[node]:
+            for antecedent, rule_mistakes, rule_class, child in graph.edges(node):
                 if self.cost(len(prefix) + 1, mistakes + rule_mistakes) + cheapest[child] <= allowance:
                     yield from visit(child, prefix + (antecedent,), classes + (rule_class,), mistakes + rule_mistakes)
 
         yield from visit(0, (), (), 0.0)
 
     def _continuations(self, node: int, rules_left: int, allowance_left: float) -> int:
-        return sum(n for (k, m), n in self.tables[node].items()
-                   if k <= rules_left and self.cost(k, m) <= allowance_left)
+        rules, mistakes, count = self.tables.entries(node)
+        return _exact_sum(count[(rules <= rules_left) & (mistakes + self.lambda_n * rules <= allowance_left)])
 
     def sample(self, n_samples: int, rng: np.random.Generator) -> list[Member]:
         """``n_samples`` members drawn uniformly at random (with replacement): each step down the graph
@@ -284,7 +273,7 @@ class Enumeration:
                 left = self.allowance - self.cost(rules, mistakes)
                 edges, cumulative = [None], [1 if graph.default_mistakes(node) <= left else 0]
                 if rules < self.longest:
-                    for edge in graph.edges[node]:
+                    for edge in graph.edges(node):
                         below = self._continuations(edge[3], self.longest - rules - 1, left - self.lambda_n - edge[1])
                         if below:
                             edges.append(edge)
@@ -322,10 +311,10 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     upper_bound = float(upper_bound)
     if not math.isfinite(upper_bound):
         raise ValueError(f"upper_bound must be the objective of a list, got {upper_bound}")
+    check_budget_values(max_nodes=max_nodes)
     budget = as_budget(budget, time_limit, max_memory)
     started = time.perf_counter()
     n, lambda_n = problem.total_weight, problem.lambda_n
-    epsilon_n = epsilon * n
     tolerance = 1e-9 * max(1.0, n)
     allowance = (upper_bound + epsilon) * n + tolerance
     longest = problem.n_antecedents if max_length is None else min(int(max_length), problem.n_antecedents)
@@ -336,122 +325,106 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     budget.release("captures")
     bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
     n_antecedents, n_classes = bits.shape[0], class_weights.shape[1]
-    budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes)
-    node_bytes = 2 * bits.shape[1] * 8 + NODE_OVERHEAD_BYTES
-    room = GRAPH_SHARE * budget.allowance("rashomon graph")
+    budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes + minority_weights.nbytes)
+    state = RashomonState(n_antecedents)
+    totals = class_weights.sum(axis=0)
+    majority = int(np.argmax(totals))
+    state.push_root(float(minority_weights.sum()), float(totals.sum() - totals[majority]), majority, groups.n_groups)
+    # the support bounds (Theorems 11 and 21 for the set) prune only when epsilon < lambda
+    limits = np.array([lambda_n, epsilon * n, allowance, tolerance, 1.0 if epsilon < problem.regularization else 0.0])
+    words = bits.shape[1]
+    scratch = (np.empty(words, np.uint64), np.empty(words, np.uint64), np.empty(n_classes),
+               np.empty((n_antecedents, n_classes)), np.empty(n_antecedents), np.empty(n_antecedents, np.int64))
 
-    graph = _Graph()
-    index: dict[bytes, int] = {}
-    uncaptured: dict[int, np.ndarray] = {}  # of the nodes not yet expanded
-    root = groups.all_ones.copy()
-    graph.add(0.0, 0, class_weights.sum(axis=0), float(minority_weights.sum()), groups.n_groups)
-    index[root.tobytes()] = 0
-    uncaptured[0] = root
-    heap = [(graph.b0[0], 0.0, 0)]
-    totals = np.zeros((n_antecedents, n_classes))
-    minority = np.zeros(n_antecedents)
-    captured_groups = np.zeros(n_antecedents, np.int64)
-    n_edges = expansions = 0
-    status = OPTIMAL
+    def run(max_pops: int) -> int:
+        nodes = tuple(getattr(state, name) for name in NODE_FIELDS)
+        edges = tuple(getattr(state, name) for name in EDGE_FIELDS)
+        return expand(max_pops, bits, groups.all_ones, class_weights, minority_weights, limits, longest, state.tree(),
+                      state.frontier(), state.ints, nodes, edges, state.n_edges, scratch)
 
-    while heap:
-        # (checked at every pop: with many antecedents one expansion adds thousands of nodes)
-        left = budget.remaining()
-        if max_nodes is not None and expansions >= max_nodes:
-            status = NODE_BUDGET
-        elif len(graph.reach) * node_bytes + n_edges * EDGE_BYTES + n_antecedents * (node_bytes + EDGE_BYTES) > room:
-            status = MEMORY_BUDGET  # (one more expansion adds at most an edge and a node per antecedent)
-        elif budget.cancelled():
-            status = INTERRUPTED
-        elif left is not None and left < TABLE_SECONDS_PER_ITEM * (len(graph.reach) + n_edges):
-            status = TIME_BUDGET  # what is left of the time is the tables' (counted after the search)
-        if status != OPTIMAL:
-            break
-        _, reach, node = heapq.heappop(heap)
-        if graph.expanded[node] or reach > graph.reach[node] or graph.depth[node] >= longest:
-            continue  # stale entry, or a node no list may extend
-        graph.expanded[node] = True
-        expansions += 1
-        u = uncaptured.pop(node)
-        _captured_totals(u, bits, class_weights, minority_weights, totals, minority, captured_groups)
-        correct = totals.max(axis=1)
-        rule_mistakes = totals.sum(axis=1) - correct
-        child_reach = reach + lambda_n + rule_mistakes
-        child_b0 = graph.b0[node] - minority
-        child_totals = graph.totals[node] - totals
-        child_weight = child_totals.sum(axis=1)
-        child_default = child_weight - child_totals.max(axis=1)
-        # a child is worth keeping if its own list (the default next) or some extension may be a member
-        extensible = lookahead_bound(child_reach, child_b0, lambda_n, allowance)
-        keep = captured_groups > 0
-        keep &= extensible | (child_reach + child_default <= allowance)
-        keep &= rashomon_accurate_support_bound(correct + tolerance, lambda_n, epsilon_n)
-        keep &= rashomon_excessive_support_bound(child_weight - child_b0 + tolerance, lambda_n, epsilon_n)
-        depth = graph.depth[node] + 1
-        for a in np.flatnonzero(keep):
-            child_u = u & ~bits[a]
-            key = child_u.tobytes()
-            child = index.get(key)
-            if child is None:
-                child = graph.add(float(child_reach[a]), depth, child_totals[a], float(child_b0[a]),
-                                  graph.n_groups[node] - int(captured_groups[a]))
-                index[key] = child
-                if extensible[a]:
-                    uncaptured[child] = child_u
-                    heapq.heappush(heap, (float(child_reach[a] + child_b0[a]), float(child_reach[a]), child))
-            elif child_reach[a] < graph.reach[child] or (depth < graph.depth[child] and not graph.expanded[child]):
-                # a cheaper (or shorter) way in: the node's allowance grows; not yet expanded, as the
-                # order is consistent (a node is always reached at its cheapest before it is expanded)
-                graph.reach[child] = min(graph.reach[child], float(child_reach[a]))
-                graph.depth[child] = min(graph.depth[child], depth)
-                if extensible[a]:
-                    uncaptured[child] = child_u
-                    heapq.heappush(heap, (graph.reach[child] + graph.b0[child], graph.reach[child], child))
-            else:
-                graph.depth[child] = min(graph.depth[child], depth)
-            graph.edges[node].append((int(a), float(rule_mistakes[a]), int(np.argmax(totals[a])), child))
-            n_edges += 1
-
+    # what the graph may fill leaves room for the tables; and time for counting them
+    budget.charge("rashomon tables", int((1 - GRAPH_SHARE) * budget.allowance("rashomon tables")))
+    with budget.holding_back(TABLE_TIME_SHARE):
+        outcome = drive(run, state, lambda elapsed: None, budget, max_nodes)
+    budget.release("rashomon tables")
     # every list not in the graph passes through a node left unexpanded (by the budget) and costs at least
     # its reach + b0
-    unexplored = min((priority for priority, reach, node in heap
-                      if not graph.expanded[node] and reach <= graph.reach[node] and graph.depth[node] < longest),
-                     default=math.inf)
-    tables = _tables(graph, allowance, lambda_n, longest, budget.allowance("rashomon graph") - room)
-    best = min((m + lambda_n * k for k, m in tables[0]), default=math.inf)
+    unexplored = math.inf
+    if outcome.status != OPTIMAL:
+        size = int(state.ints[HEAP_SIZE])
+        keys, nodes = state.heap_key[:size], state.heap_node[:size]
+        live = (~state.node_dead[nodes] & (keys <= state.node_reach[nodes] + state.node_b0[nodes] + tolerance)
+                & (state.node_fewest[nodes] < longest))
+        unexplored = float(keys[live].min(initial=math.inf))
+    # the heap and the map are not needed any more
+    state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
+    budget.charge(STATE, state.nbytes)
+    graph = _Graph(state)
+    tables = _count_tables(graph, allowance, lambda_n, longest, budget)
+    rules, mistakes, _ = tables.entries(0)
+    best = float((mistakes + lambda_n * rules).min(initial=math.inf))
     enumeration = Enumeration(
         graph=graph, tables=tables, total_weight=n, lambda_n=lambda_n, epsilon=epsilon, longest=longest,
-        optimum=best / n, complete_below=unexplored / n, status=status,
-        counters={"nodes": len(graph.reach), "expansions": expansions, "edges": n_edges,
-                  "table_entries": sum(len(t) for t in tables), "time": time.perf_counter() - started},
+        optimum=best / n, complete_below=unexplored / n, status=outcome.status,
+        counters={"nodes": graph.n_nodes, "expansions": int(state.ints[EXPANDED]), "edges": graph.n_edges,
+                  "table_entries": tables.n_entries, "graph_bytes": int(state.nbytes),
+                  "compile_time": outcome.compile_time, "time": time.perf_counter() - started},
     )
-    budget.release("rashomon problem")
+    for name in ("rashomon problem", STATE, "rashomon tables"):
+        budget.release(name)
     return enumeration
 
 
-def _tables(graph: _Graph, allowance: float, lambda_n: float, longest: int, room: float) -> list:
+def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int, budget: Budget) -> _Tables:
     """Each node's continuations (the default, or an edge then a continuation of its child) that fit the
-    allowance left after the node's cheapest reach, counted per (rules, mistakes); children first.
-    ``room``: bytes the tables may take."""
-    tables: list = [None] * len(graph.reach)
-    entries = 0
-    for node in sorted(range(len(graph.reach)), key=graph.n_groups.__getitem__):
-        left = allowance - graph.reach[node]
-        rules_left = longest - graph.depth[node]
-        table: dict = defaultdict(int)
-        default = graph.default_mistakes(node)
-        if default <= left:
-            table[(0, default)] += 1
-        for _, rule_mistakes, _, child in graph.edges[node]:
-            for (k, m), count in tables[child].items():
-                if k + 1 <= rules_left and rule_mistakes + m + lambda_n * (k + 1) <= left:
-                    table[(k + 1, rule_mistakes + m)] += count
-        tables[node] = dict(table)
-        entries += len(table)
-        if entries * TABLE_ENTRY_BYTES > room:
-            raise MemoryError(f"counting the Rashomon set needs more than the memory budget leaves ({room / 2**20:.0f} "
-                              "MB for its tables): raise max_memory, or lower epsilon")
-    return tables
+    allowance left after the node's cheapest reach, counted per (rules, mistakes); children first. The
+    arrays grow within the memory budget (a clear MemoryError past it)."""
+    n = graph.n_nodes
+    start, length = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    cheapest = np.full(n, math.inf)
+    capacity = max(1024, 2 * n)
+    tables = tuple(np.zeros(capacity, dtype) for dtype in TABLE_FIELDS.values())
+    scratch = tuple(np.zeros(1024, dtype) for dtype in TABLE_FIELDS.values())
+    used = np.zeros(1, np.int64)
+    nodes = (graph.reach, graph.fewest, graph.defaults, graph.edge_start, graph.edge_count)
+    position = 0
+    width = sum(np.dtype(d).itemsize for d in TABLE_FIELDS.values())
+
+    def charge():
+        total = sum(a.nbytes for a in tables + scratch) + start.nbytes + length.nbytes + cheapest.nbytes
+        if not budget.fits(total, replacing="rashomon tables"):
+            raise MemoryError(f"counting the Rashomon set needs more than {total / 2**20:,.0f} MB, past the memory "
+                              f"budget of {budget.max_memory / 2**20:,.0f} MB ({budget.used / 2**20:,.0f} MB in use): "
+                              "raise max_memory, or lower epsilon")
+        budget.charge("rashomon tables", total)
+
+    charge()
+    while True:
+        position, status = count_tables(position, n, graph.children_first, allowance, lambda_n, longest, graph.expanded,
+                                        nodes, graph.edge_arrays, tables, start, length, cheapest, used, *scratch)
+        if status == 0:
+            break
+        if status == 2:
+            raise OverflowError("a Rashomon set this large has continuations past 2^62 at one node, too many to count "
+                                "exactly here: lower epsilon or set max_rules")
+        node = position if position < n else int(graph.children_first[position - n])
+        children = graph.edge_arrays[3][graph.edge_start[node]:graph.edge_start[node] + graph.edge_count[node]]
+        need = 1 + int(length[children].sum())
+        if need > scratch[0].shape[0]:
+            scratch = tuple(np.zeros(max(need, 2 * a.shape[0]), a.dtype) for a in scratch)
+        if int(used[0]) + need > tables[0].shape[0]:
+            size = max(int(used[0]) + need, int(1.5 * tables[0].shape[0]))
+            if not budget.fits(sum(a.nbytes for a in tables) + size * width, replacing="rashomon tables"):
+                size = int(used[0]) + need  # the least that goes on
+            grown = []
+            for old in tables:
+                new = np.zeros(size, old.dtype)
+                new[:old.shape[0]] = old
+                grown.append(new)
+            tables = tuple(grown)
+        charge()
+    e = int(used[0])
+    return _Tables(start, length, *(array[:e] for array in tables), cheapest)
 
 
 @dataclass(frozen=True)

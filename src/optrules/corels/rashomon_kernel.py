@@ -1,0 +1,345 @@
+"""The compiled core of the Rashomon set's enumeration (see :mod:`optrules.corels.rashomon`).
+
+Memory layout: the graph of uncaptured sets lives in flat arrays grown by the driver
+(:func:`optrules.bnb.drive`), as the branch-and-bound's prefixes do. A node is stored as the chain of
+antecedents that first reached it (parent pointer + antecedent: its uncaptured set is rebuilt from the
+chain when needed, never stored), its cheapest reach, its b0, the fewest rules of a path to it, its
+default rule, and the slice of the edge arrays its expansion wrote. ``node_dead`` marks a node
+expanded. The map from uncaptured sets to nodes is the branch-and-bound's open-addressing table keyed on
+the set's hash, every hit checked word by word. ~60 bytes a node and ~20 an edge, against ~2 KB a node
+in Python objects.
+
+The tables of continuations (per node, the number of continuations per (rules, mistakes)) are counted
+children first (by number of groups left: a child's uncaptured set is a strict subset of its parent's;
+the expansion order is not one, as a child may be reached more cheaply by another way and expanded
+first), into flat arrays too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._numba import (
+    EXPANDED,
+    HEAP_SIZE,
+    INSERTIONS,
+    MAP_COUNT,
+    MAX_QUEUE,
+    N_NODES,
+    NEED_ROOM,
+    POPS_DONE,
+    QUEUE_EMPTY,
+    drop_stale_cache,
+    find_remaining_set,
+    heap_pop,
+    heap_push,
+    needs_room,
+    rebuild_uncaptured,
+    remaining_set_hash,
+    trailing_zeros,
+)
+from ..bnb import SearchState
+
+drop_stale_cache(__file__, ["../_numba.py"])
+
+#: per-node arrays beyond the branch-and-bound's (parent, last, depth = length of the chain, hash, dead)
+NODE_FIELDS = {"node_reach": np.float64, "node_b0": np.float64, "node_fewest": np.int32,
+               "node_default": np.float64, "node_default_class": np.int32, "node_edge_start": np.int64,
+               "node_edge_count": np.int32, "node_order": np.int32, "node_groups": np.int32}
+EDGE_FIELDS = {"edge_antecedent": np.int32, "edge_mistakes": np.float64, "edge_class": np.int32,
+               "edge_child": np.int32}
+TABLE_FIELDS = {"table_rules": np.int32, "table_mistakes": np.float64, "table_count": np.int64}
+#: a table count above this is refused rather than risking an int64 overflow
+COUNT_LIMIT = 1 << 62
+
+
+class RashomonState(SearchState):
+    """The graph's node arrays (``node_*``, with :class:`~optrules.bnb.SearchState`'s), heap and map,
+    the edges (``edge_*``, ``n_edges[0]`` used), and after counting the tables (``table_*``)."""
+
+    def __init__(self, n_antecedents: int, capacity: int = 1 << 12):
+        super().__init__(n_antecedents, NODE_FIELDS, capacity)
+        edges = max(capacity, 4 * n_antecedents + 16)
+        for name, dtype in EDGE_FIELDS.items():
+            setattr(self, name, np.zeros(edges, dtype))
+        self.n_edges = np.zeros(1, np.int64)
+
+    @property
+    def edge_bytes(self) -> int:
+        return sum(getattr(self, name).nbytes for name in EDGE_FIELDS)
+
+    @property
+    def nbytes(self) -> int:
+        return super().nbytes + self.edge_bytes
+
+    def make_room(self, allowance: int | None = None) -> bool:
+        """The edges first (an expansion adds at most one per antecedent), then the nodes, heap and map."""
+        needed = int(self.n_edges[0]) + self.n_antecedents
+        capacity = self.edge_child.shape[0]
+        if needed > capacity:
+            width = sum(np.dtype(d).itemsize for d in EDGE_FIELDS.values())
+            size = max(needed, int(self.GROWTH * capacity))
+            if allowance is not None:
+                spare = allowance - self.nbytes - max(getattr(self, name).nbytes for name in EDGE_FIELDS)
+                if spare < (needed - capacity) * width:
+                    return False
+                size = max(needed, min(size, capacity + spare // (2 * width)))  # half: the nodes may grow too
+            self._grow(list(EDGE_FIELDS), size)
+        return super().make_room(None if allowance is None else allowance - self.edge_bytes)
+
+    def push_root(self, b0: float, default: float, default_class: int, n_groups: int) -> None:
+        super().push_root(b0)
+        self.node_groups[0] = n_groups
+        self.node_reach[0], self.node_b0[0], self.node_fewest[0] = 0.0, b0, 0
+        self.node_default[0], self.node_default_class[0] = default, default_class
+        self.node_hash[0] = np.uint64(0)
+
+
+@njit(cache=True)
+def _set_totals(u, class_weights, out):
+    """Class totals of the groups in ``u``."""
+    for c in range(out.shape[0]):
+        out[c] = 0.0
+    for w in range(u.shape[0]):
+        x = u[w]
+        base = w * 64
+        while x != 0:
+            g = base + np.int64(trailing_zeros(x))
+            for c in range(out.shape[0]):
+                out[c] += class_weights[g, c]
+            x &= x - np.uint64(1)
+
+
+@njit(cache=True)
+def captured_totals(u, bits, class_weights, minority_weights, totals, minority, n_groups):
+    """For every antecedent a: the class totals, the minority weight and the number of groups of
+    ``u & bits[a]`` (groups of identical samples; one bit each)."""
+    n_classes = class_weights.shape[1]
+    for a in range(bits.shape[0]):
+        for c in range(n_classes):
+            totals[a, c] = 0.0
+        lost = 0.0
+        count = 0
+        for w in range(u.shape[0]):
+            x = u[w] & bits[a, w]
+            base = w * 64
+            while x != 0:
+                g = base + np.int64(trailing_zeros(x))
+                for c in range(n_classes):
+                    totals[a, c] += class_weights[g, c]
+                lost += minority_weights[g]
+                count += 1
+                x &= x - np.uint64(1)
+        minority[a] = lost
+        n_groups[a] = count
+
+
+@njit(cache=True)
+def _majority(totals):
+    """(index, weight) of the largest class total, the first on ties."""
+    best = 0
+    for c in range(1, totals.shape[0]):
+        if totals[c] > totals[best]:
+            best = c
+    return best, totals[best]
+
+
+@njit(cache=True)
+def expand(max_pops, bits, all_ones, class_weights, minority_weights, limits, longest, tree, frontier, ints, nodes,
+           edges, n_edges, scratch):
+    """Expand at most ``max_pops`` nodes best first (see :func:`optrules.corels.rashomon.enumerate_rashomon`
+    for the bounds). ``limits`` = (lambda N, epsilon N, allowance N (UB + epsilon), tolerance, 1 if the
+    support bounds apply); ``nodes`` = (reach, b0, fewest, default, default class, edge start, edge
+    count, expansion order, groups left); ``edges`` = (antecedent, mistakes, class, child); ``scratch`` = (u, child u,
+    node totals, captured totals, captured minority, captured groups)."""
+    parent, last, depth, node_hash, expanded = tree
+    heap_key, heap_node, map_slots = frontier
+    reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left = nodes
+    edge_antecedent, edge_mistakes, edge_class, edge_child = edges
+    u, child_u, node_totals, totals, minority, n_groups = scratch
+    lambda_n, epsilon_n, allowance, tolerance, use_support = limits[0], limits[1], limits[2], limits[3], limits[4] > 0
+    m = bits.shape[0]
+    n_classes = class_weights.shape[1]
+    child_totals = np.empty(n_classes)
+    pops = 0
+    while ints[HEAP_SIZE] > 0:
+        if pops >= max_pops:
+            return POPS_DONE
+        if needs_room(ints, m, parent, heap_key, map_slots) or n_edges[0] + m > edge_child.shape[0]:
+            return NEED_ROOM
+        key = heap_key[0]
+        node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
+        ints[HEAP_SIZE] -= 1
+        if expanded[node] or key > reach[node] + b0[node] + tolerance or fewest[node] >= longest:
+            continue  # stale entry, or a node no list may extend
+        pops += 1
+        expanded[node] = True
+        order[ints[EXPANDED]] = node
+        ints[EXPANDED] += 1
+        rebuild_uncaptured(node, parent, last, bits, all_ones, u)
+        _set_totals(u, class_weights, node_totals)
+        captured_totals(u, bits, class_weights, minority_weights, totals, minority, n_groups)
+        edge_start[node] = n_edges[0]
+        rules = fewest[node] + 1
+        for a in range(m):
+            if n_groups[a] == 0:
+                continue  # a rule must capture something new
+            rule_class, correct = _majority(totals[a])
+            captured = 0.0
+            for c in range(n_classes):
+                captured += totals[a, c]
+                child_totals[c] = node_totals[c] - totals[a, c]
+            child_class, child_correct = _majority(child_totals)
+            child_weight = 0.0
+            for c in range(n_classes):
+                child_weight += child_totals[c]
+            rule_mistakes = captured - correct
+            child_reach = reach[node] + lambda_n + rule_mistakes
+            child_b0 = b0[node] - minority[a]
+            child_default = child_weight - child_correct
+            # Lemma 2 with Theorem 20 (extensions), or the child's own list (the default next)
+            extensible = child_reach + lambda_n + child_b0 <= allowance
+            if not extensible and child_reach + child_default > allowance:
+                continue
+            if use_support:  # Theorems 11 and 21 for the set (rashomon_accurate/excessive_support_bound)
+                if correct + tolerance < lambda_n - epsilon_n or child_weight - child_b0 + tolerance < lambda_n - epsilon_n:
+                    continue
+            h = remaining_set_hash(u, bits, a)
+            slot, found = find_remaining_set(h, u, a, map_slots, node_hash, parent, last, bits, all_ones, child_u)
+            if found:
+                child = map_slots[slot]
+                if child_reach < reach[child] or (rules < fewest[child] and not expanded[child]):
+                    # a cheaper (or shorter) way in, before the node's expansion (the order is consistent)
+                    reach[child] = min(reach[child], child_reach)
+                    fewest[child] = min(fewest[child], rules)
+                    if extensible:
+                        heap_push(heap_key, heap_node, ints[HEAP_SIZE], reach[child] + b0[child], child)
+                        ints[HEAP_SIZE] += 1
+                        ints[INSERTIONS] += 1
+                else:
+                    fewest[child] = min(fewest[child], rules)
+            else:
+                child = ints[N_NODES]
+                ints[N_NODES] += 1
+                parent[child] = np.int32(node)
+                last[child] = a
+                depth[child] = depth[node] + 1
+                node_hash[child] = h
+                expanded[child] = False
+                map_slots[slot] = np.int32(child)
+                ints[MAP_COUNT] += 1
+                reach[child] = child_reach
+                b0[child] = child_b0
+                fewest[child] = rules
+                default[child] = child_default
+                default_class[child] = child_class
+                groups_left[child] = groups_left[node] - n_groups[a]
+                edge_count[child] = 0
+                if extensible:
+                    heap_push(heap_key, heap_node, ints[HEAP_SIZE], child_reach + child_b0, child)
+                    ints[HEAP_SIZE] += 1
+                    ints[INSERTIONS] += 1
+            if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
+                ints[MAX_QUEUE] = ints[HEAP_SIZE]
+            e = n_edges[0]
+            edge_antecedent[e] = a
+            edge_mistakes[e] = rule_mistakes
+            edge_class[e] = rule_class
+            edge_child[e] = child
+            n_edges[0] = e + 1
+        edge_count[node] = np.int32(n_edges[0] - edge_start[node])
+    return QUEUE_EMPTY
+
+
+@njit(cache=True)
+def count_tables(position, n_nodes, children_first, allowance, lambda_n, longest, expanded, nodes, edges, tables,
+                 table_start, table_length, cheapest, used, scratch_rules, scratch_mistakes, scratch_count):
+    """Fill the tables from step ``position`` on: steps ``0 .. n_nodes-1`` give every node its default
+    entry (unexpanded nodes have no other), steps ``n_nodes ..`` the expanded nodes in the order
+    ``children_first``, each from its children's tables. Returns ``(position reached, status)``: status 0 done, 1 the
+    table arrays (``used[0]`` entries filled) or the scratch need room, 2 a count passed COUNT_LIMIT.
+    ``cheapest[node]``: the smallest cost of its table's entries (inf for none)."""
+    reach, fewest, default, edge_start, edge_count = nodes
+    edge_antecedent, edge_mistakes, edge_class, edge_child = edges
+    table_rules, table_mistakes, table_count = tables
+    total_steps = n_nodes + children_first.shape[0]
+    while position < total_steps:
+        if position < n_nodes:
+            node = position
+            if expanded[node]:  # counted in the second pass, its default included
+                table_start[node] = 0
+                table_length[node] = 0
+                cheapest[node] = np.inf
+                position += 1
+                continue
+            if used[0] + 1 > table_rules.shape[0]:
+                return position, 1
+            table_start[node] = used[0]
+            left = allowance - reach[node]
+            if default[node] <= left:
+                table_rules[used[0]] = 0
+                table_mistakes[used[0]] = default[node]
+                table_count[used[0]] = 1
+                used[0] += 1
+                table_length[node] = 1
+                cheapest[node] = default[node]
+            else:
+                table_length[node] = 0
+                cheapest[node] = np.inf
+            position += 1
+            continue
+        node = children_first[position - n_nodes]
+        left = allowance - reach[node]
+        rules_left = longest - fewest[node]
+        # gather: the default, then each edge's child's entries shifted by one rule
+        n = 0
+        if default[node] <= left:
+            scratch_rules[0] = 0
+            scratch_mistakes[0] = default[node]
+            scratch_count[0] = 1
+            n = 1
+        for e in range(edge_start[node], edge_start[node] + edge_count[node]):
+            child = edge_child[e]
+            for i in range(table_start[child], table_start[child] + table_length[child]):
+                k = table_rules[i] + 1
+                mistakes = edge_mistakes[e] + table_mistakes[i]
+                if k <= rules_left and mistakes + lambda_n * k <= left:
+                    if n >= scratch_rules.shape[0]:
+                        return position, 1
+                    scratch_rules[n] = k
+                    scratch_mistakes[n] = mistakes
+                    scratch_count[n] = table_count[i]
+                    n += 1
+        # merge equal (rules, mistakes): sort by mistakes, then (stably) by rules
+        by_mistakes = np.argsort(scratch_mistakes[:n], kind="mergesort")
+        ranked = by_mistakes[np.argsort(scratch_rules[:n][by_mistakes], kind="mergesort")]
+        distinct = 0
+        for j in range(n):
+            if j == 0 or scratch_rules[ranked[j]] != scratch_rules[ranked[j - 1]] or \
+                    scratch_mistakes[ranked[j]] != scratch_mistakes[ranked[j - 1]]:
+                distinct += 1
+        if used[0] + distinct > table_rules.shape[0]:
+            return position, 1
+        start = used[0]
+        best = np.inf
+        i = start - 1
+        for j in range(n):
+            r = ranked[j]
+            if j == 0 or scratch_rules[r] != scratch_rules[ranked[j - 1]] or scratch_mistakes[r] != scratch_mistakes[ranked[j - 1]]:
+                i += 1
+                table_rules[i] = scratch_rules[r]
+                table_mistakes[i] = scratch_mistakes[r]
+                table_count[i] = 0
+                cost = scratch_mistakes[r] + lambda_n * scratch_rules[r]
+                if cost < best:
+                    best = cost
+            if table_count[i] > COUNT_LIMIT - scratch_count[r]:
+                return position, 2
+            table_count[i] += scratch_count[r]
+        table_start[node] = start
+        table_length[node] = distinct
+        cheapest[node] = best
+        used[0] = start + distinct
+        position += 1
+    return position, 0
