@@ -72,6 +72,43 @@ def test_members_are_every_list_within_epsilon(seed):
     assert sum(enumeration.objective_counts().values()) == len(expected)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_members_with_required_antecedents_are_every_admissible_list(seed):
+    """Required groups (each list holds an antecedent of every group): the members are exactly the
+    admissible lists within epsilon of the best admissible one, with the same counts and samples."""
+    from optrules.corels.requirements import Requirements
+
+    rng = np.random.default_rng(1000 + seed)
+    n_classes = 3 if seed % 5 == 4 else 2
+    captures, y, weights = _random_problem(rng, weighted=seed % 3 == 0, n_classes=n_classes)
+    m = captures.shape[0]
+    groups = [sorted(rng.choice(m, int(rng.integers(1, m)), replace=False).tolist())
+              for _ in range(int(rng.integers(1, 3)))]
+    requirements = Requirements.from_groups(groups, m)
+    regularization = float(rng.choice([0.0, 0.01, 0.03, 0.08]))
+    epsilon = float(rng.choice([0.0, 0.01, 0.04, 0.2]))
+    max_length = None if seed % 4 else int(rng.integers(requirements.shortest(), 4))
+    lists = {p: v for p, v in _every_list_objective(captures, y, regularization, max_length, weights, n_classes).items()
+             if requirements.admits(p)}
+    if not lists:
+        pytest.skip("no admissible list captures something new with every rule")
+    optimum = min(lists.values())
+    expected = {p: v for p, v in lists.items() if v <= optimum + epsilon + 1e-9}
+    problem = Problem.from_captures(captures, y, regularization, sample_weight=weights, n_classes=n_classes)
+    upper_bound = optimum if seed % 2 else max(lists.values())
+    with np.errstate(all="ignore"):
+        enumeration = enumerate_rashomon(problem, epsilon, upper_bound, max_length=max_length,
+                                         requirements=requirements)
+    members = {m.prefix: m for m in enumeration.members()}
+    assert set(members) == set(expected)
+    for prefix, member in members.items():
+        assert member.objective == pytest.approx(expected[prefix], abs=1e-9)
+    assert enumeration.optimum == pytest.approx(optimum, abs=1e-12)
+    assert enumeration.count() == len(expected) and enumeration.complete_below == math.inf
+    assert enumeration.count(epsilon / 2) == sum(v <= optimum + epsilon / 2 + 1e-9 for v in lists.values())
+    assert all(requirements.admits(m.prefix) for m in enumeration.sample(50, np.random.default_rng(seed)))
+
+
 def test_each_rule_and_the_default_predict_their_majority():
     rng = np.random.default_rng(7)
     captures, y, weights = _random_problem(rng, weighted=True, n_classes=3)
@@ -191,9 +228,68 @@ def test_estimator_rashomon_set_refuses_bad_input():
     for bad in (-0.1, float("nan"), float("inf"), "0.1", True):
         with pytest.raises(ValueError, match="epsilon"):
             est.rashomon_set(bad)
-    required = RuleListClassifier(regularization=0.02, n_thresholds=4, required=["group"]).fit(X, y)
-    with pytest.raises(ValueError, match="required"):
-        required.rashomon_set(0.01)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.05, 0.3])
+def test_support_bounds_spare_the_rules_requirements_need(epsilon):
+    """A required antecedent capturing one sample classifies fewer than N (lambda - epsilon) correctly,
+    and a rule that leaves one sample uncaptured leaves less than that to correct: the support bounds
+    would prune both, yet removing the first or cutting before the second breaks the requirement."""
+    from optrules.corels.requirements import Requirements
+
+    n = 20
+    y = np.r_[np.ones(12, int), np.zeros(8, int)]
+    captures = np.zeros((3, n), bool)
+    captures[0, :19] = True  # leaves only sample 19
+    captures[1, 19] = True  # the required one: sample 19 alone
+    captures[2, :10] = True
+    requirements = Requirements.from_groups([[1]], 3)
+    lists = {p: v for p, v in _every_list_objective(captures, y, 0.1).items() if requirements.admits(p)}
+    optimum = min(lists.values())
+    expected = {p for p, v in lists.items() if v <= optimum + epsilon + 1e-9}
+    assert (0, 1) in lists  # the cut-before case is a list of the problem
+    problem = Problem.from_captures(captures, y, 0.1)
+    enumeration = enumerate_rashomon(problem, epsilon, max(lists.values()), requirements=requirements)
+    assert {m.prefix for m in enumeration.members()} == expected
+    assert enumeration.optimum == pytest.approx(optimum, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [18, 24, 29, 126, 0, 1, 2, 3])
+def test_required_members_whose_cut_breaks_the_requirement(seed):
+    """Members whose prefix before a rule misses a required antecedent: Theorem 21's cut (the default
+    instead of that rule and what follows) would not be admissible, so the bound must not prune them.
+    Seeds 18-126 are problems on which the bound without that guard loses members (found by search)."""
+    from optrules.corels.requirements import Requirements
+
+    rng = np.random.default_rng(50000 + seed)
+    captures, y, weights = _random_problem(rng, weighted=seed % 2 == 0)
+    m = captures.shape[0]
+    requirements = Requirements.from_groups([sorted(rng.choice(m, int(rng.integers(1, 3)), replace=False).tolist())], m)
+    regularization, epsilon = float(rng.choice([0.05, 0.1, 0.2])), float(rng.choice([0.0, 0.01, 0.03]))
+    lists = {p: v for p, v in _every_list_objective(captures, y, regularization, None, weights, 2).items()
+             if requirements.admits(p)}
+    optimum = min(lists.values())
+    problem = Problem.from_captures(captures, y, regularization, sample_weight=weights, n_classes=2)
+    with np.errstate(all="ignore"):
+        enumeration = enumerate_rashomon(problem, epsilon, max(lists.values()), requirements=requirements)
+    assert {m.prefix for m in enumeration.members()} == {p for p, v in lists.items() if v <= optimum + epsilon + 1e-9}
+
+
+def test_rashomon_set_keeps_the_required_features():
+    """With required=['group'] the set is the unconstrained set's lists that use a group feature, up to
+    the constrained R* + epsilon (the same antecedents are mined)."""
+    X, y = _table(6)
+    settings = {"regularization": 0.02, "n_thresholds": 4, "max_card": 1, "min_support": 0.0}
+    est = RuleListClassifier(**settings, required=["group"]).fit(X, y)
+    rashomon = est.rashomon_set(0.02)
+    assert rashomon.complete and rashomon.optimum == pytest.approx(est.certificate_.objective, abs=1e-12)
+    free = RuleListClassifier(**settings).fit(X, y)
+    names = [est.antecedents_.conditions(a) for a in range(len(est.antecedents_))]
+    assert names == [free.antecedents_.conditions(a) for a in range(len(free.antecedents_))]
+    wider = free.rashomon_set(rashomon.threshold - free.certificate_.objective + 1e-12)
+    expected = {m.antecedents for m in wider if any(c.startswith("group") for a in m.antecedents for c in names[a])}
+    members = {m.antecedents for m in rashomon}
+    assert members == expected and len(members) == rashomon.size > 1
 
 
 def test_rashomon_set_respects_max_rules():
@@ -274,7 +370,9 @@ def test_plot_rashomon_draws_every_member():
     est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
     rashomon = est.rashomon_set(0.2, relative=True)
     figure = plot_rashomon(rashomon, X, y, group="group")
-    objectives, features, reliance, rates = [ax for ax in figure.axes if ax.get_visible()]
+    objectives, features, multiplicity, reliance, rates = [ax for ax in figure.axes if ax.get_visible()]
+    disagreement = rashomon.multiplicity(X)["disagreement"]
+    assert [bar.get_height() for bar in multiplicity.patches] == list(np.histogram(disagreement, np.linspace(0, 1, 21))[0])
     drawn = objectives.patches[0].get_data()
     edges, counts = rashomon.objective_histogram()
     assert counts.sum() == rashomon.size and np.array_equal(drawn.values, counts)
@@ -284,4 +382,5 @@ def test_plot_rashomon_draws_every_member():
     usage = rashomon.feature_usage()
     assert sorted(bar.get_width() for bar in features.patches) == pytest.approx(sorted(usage["share"].head(15)))
     assert len(rates.get_yticklabels()) == 3 * X["group"].nunique()
-    assert len(plot_rashomon(rashomon).axes) == 2  # without data: objectives and features only
+    # without data: objectives, features and multiplicity on the training rows
+    assert len([ax for ax in plot_rashomon(rashomon).axes if ax.get_visible()]) == 3

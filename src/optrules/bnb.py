@@ -74,6 +74,9 @@ class SearchState:
     # an antecedent index and a prefix length fit in 2 bytes below 65,535 antecedents: 4 bytes a prefix
     SMALL_FIELDS = ("node_last", "node_depth")
     GROWTH = 1.5  # rather than doubling: less slack at the peak
+    #: near the memory budget arrays still grow by at least this share: growing by the room of one
+    #: expansion would copy every array at every expansion (the search crawls instead of stopping)
+    MIN_GROWTH = 1 / 16
 
     def __init__(self, n_antecedents: int, extra_fields: dict, capacity: int = 1 << 12):
         capacity = max(capacity, 4 * n_antecedents + 16)
@@ -101,9 +104,11 @@ class SearchState:
         spare = None if allowance is None else allowance - self.nbytes
         steps = []  # (arrays, size needed, capacity, bytes per entry)
         if ints[N_NODES] + m > self.node_parent.shape[0]:
-            steps.append((list(self.node_fields), int(ints[N_NODES]) + m, self.node_parent.shape[0], node_bytes))
+            steps.append((list(self.node_fields), self._least(int(ints[N_NODES]) + m, self.node_parent.shape[0]),
+                          self.node_parent.shape[0], node_bytes))
         if ints[HEAP_SIZE] + m > self.heap_key.shape[0]:
-            steps.append((["heap_key", "heap_node"], int(ints[HEAP_SIZE]) + m, self.heap_key.shape[0], heap_bytes))
+            steps.append((["heap_key", "heap_node"], self._least(int(ints[HEAP_SIZE]) + m, self.heap_key.shape[0]),
+                          self.heap_key.shape[0], heap_bytes))
         grow_map = MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + m) > MAP_LOAD_NUMERATOR * self.map_slots.shape[0]
         if spare is not None:
             # arrays are copied one at a time: while one is, its old copy is alive too
@@ -124,6 +129,10 @@ class SearchState:
             map_rehash(self.map_slots, self.node_hash, new)
             self.map_slots = new
         return True
+
+    def _least(self, needed: int, capacity: int) -> int:
+        """The smallest size an array needing ``needed`` entries grows to."""
+        return max(needed, capacity + int(self.MIN_GROWTH * capacity))
 
     def _grow(self, names, size: int) -> None:
         if size >= np.iinfo(np.int32).max:
@@ -236,20 +245,21 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
             if state.ints[IMPROVED]:
                 state.ints[IMPROVED] = 0
                 time_to_optimum = now - start
+            took = now - slice_start
+            # a slice that ends for room has done work too: with many antecedents (an expansion adding
+            # tens of thousands of children) it may be most of the slices, and must not grow long
+            if took > 0.04 and slice_pops > 1:
+                slice_pops //= 2
+            elif took < 0.01 and code != NEED_ROOM:
+                slice_pops = min(slice_pops * 2, 1 << 20)
             if code == NEED_ROOM:
                 if not state.make_room(budget.allowance(STATE)):
                     status = MEMORY_BUDGET
                     break
                 budget.charge(STATE, state.nbytes)
-                continue
-            took = now - slice_start
-            if took < 0.01:
-                slice_pops = min(slice_pops * 2, 1 << 20)
-            elif took > 0.04 and slice_pops > 1:
-                slice_pops //= 2
-            if code == QUEUE_EMPTY:
+            elif code == QUEUE_EMPTY:
                 break
-            if now - last_record >= record_every:
+            if code != NEED_ROOM and now - last_record >= record_every:
                 record(now - start)
                 last_record = time.perf_counter()
                 # a record scans the queue: keep that below ~5% of the search time

@@ -779,8 +779,8 @@ def build_parser() -> argparse.ArgumentParser:
     rashomon.add_argument("--group", nargs="+", metavar="COLUMN", help="ranges of group rates by these columns")
     rashomon.add_argument("--output", "-o", help="write the members (or the sample) as CSV")
     rashomon.add_argument("--plot", metavar="FILE",
-                          help="draw the set (members by objective, features used, reliance ranges and, with "
-                               "--group, the first group column's rate ranges) to this PNG, SVG or PDF file")
+                          help="draw the set (members by objective, features used, multiplicity, reliance ranges "
+                               "and, with --group, the first group column's rate ranges) to this PNG, SVG or PDF file")
     rashomon.set_defaults(handler=cmd_rashomon)
 
     report = commands.add_parser(

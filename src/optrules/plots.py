@@ -53,19 +53,20 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
                   title: str | None = None):
     """The Rashomon set at a glance, one panel each: members by objective (R*, R* + epsilon and, when a
     budget stopped the enumeration, the objective below which it is complete); the share of members
-    using each feature (the ``top`` most used; the optimal list's in a darker colour); with ``X`` and
-    ``y``, model class reliance ranges per column; with ``group`` (a column of ``X`` or one value per
+    using each feature (the ``top`` most used; the optimal list's in a darker colour); predictive
+    multiplicity, the rows of ``X`` (default: the training rows) by the share of members that predict
+    them differently from the optimal list; with ``X`` and ``y``, model class reliance ranges per column; with ``group`` (a column of ``X`` or one value per
     row, two classes), the ranges of each group's rates. Ranges are drawn as bars from the smallest to
     the largest value over the members with a dot at the optimal list's. ``members``: analyse these
     (e.g. ``rashomon.sample(10_000)``) instead of every member. Returns the figure."""
     import matplotlib.pyplot as plt
 
-    panels = ["objectives", "features"]
+    panels = ["objectives", "features", "multiplicity"]
     if X is not None and y is not None:
         panels.append("reliance")
         if group is not None:
             panels.append("rates")
-    rows = 1 if len(panels) == 2 else 2
+    rows = (len(panels) + 1) // 2
     fig, axes = plt.subplots(rows, 2, figsize=(13, 4.8 * rows), squeeze=False)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
@@ -73,6 +74,7 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
     _plot_objectives(rashomon, axes["objectives"])
     usage = rashomon.feature_usage(members, max_members).head(top)
     _plot_shares(axes["features"], usage)
+    _plot_disagreement(axes["multiplicity"], rashomon.multiplicity(X, members, max_members))
     if "reliance" in axes:
         reliance = rashomon.reliance(X, y, members, max_members).head(top)
         _plot_ranges(axes["reliance"], reliance["column"].astype(str), reliance,
@@ -84,7 +86,7 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
         _plot_ranges(axes["rates"], labels, rates, f"rate over the members (by {group if isinstance(group, str) else 'group'})")
     fig.suptitle(title or f"{rashomon.size:,} rule lists within {rashomon.epsilon:.4g} of R* = {rashomon.optimum:.6f}"
                  + ("" if rashomon.complete else f" (complete below {rashomon.complete_below:.6f})"))
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # (room for the title)
     return fig
 
 
@@ -109,6 +111,16 @@ def _plot_shares(ax, usage) -> None:
     ax.set_yticks(positions, usage["feature"], fontsize="small")
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of members using the feature (dark: in the optimal list)")
+
+
+def _plot_disagreement(ax, multiplicity: dict) -> None:
+    disagreement = np.asarray(multiplicity["disagreement"], dtype=float)
+    ax.hist(disagreement, bins=np.linspace(0, 1, 21), color="#457b9d")
+    ax.set_yscale("log")
+    ax.set_xlabel("share of members predicting the row differently from the optimal list")
+    ax.set_ylabel("rows")
+    ax.set_title(f"ambiguity {multiplicity['ambiguity']:.1%}, discrepancy {multiplicity['discrepancy']:.1%}",
+                 fontsize="medium")
 
 
 def _plot_ranges(ax, labels, frame, xlabel: str) -> None:

@@ -204,16 +204,14 @@ class RuleListClassifier(RuleModelEstimator):
         certified complete unless a budget (``max_nodes``, ``time_limit`` seconds, ``max_memory`` bytes)
         or Ctrl-C stops it first; then it says below which objective it is complete.
 
-        Lists with ``max_rules`` rules at most; ``forbidden`` features never appear (they are not
-        among the antecedents). Only antecedents the fit mined can appear: with the default
+        Lists with ``max_rules`` rules at most, with a rule on each ``required`` feature or column (R* is
+        then the best such list's); ``forbidden`` features never appear (they are not among the
+        antecedents). Only antecedents the fit mined can appear: with the default
         ``min_support`` (lambda) a member's rules, which classify at least N (lambda - epsilon) samples
         correctly, may need rarer ones when epsilon > 0; fit with ``min_support=max(0, lambda -
         epsilon)`` (``mined_all_rules`` says whether that holds).
         """
         self._fitted_estimator()
-        if as_names(self.required):
-            raise ValueError("rashomon_set does not take required features yet: fit without required= "
-                             "and filter the members that use them")
         epsilon = check_epsilon(epsilon)
         check_budget_values(time_limit, max_memory, max_nodes)
         codes, weights = self._training
@@ -227,7 +225,7 @@ class RuleListClassifier(RuleModelEstimator):
         budget = self._budget(self.verbose if callable(self.verbose) else None, (time_limit, max_memory))
         with budget.catch_interrupt():
             enumeration = enumerate_rashomon(problem, epsilon, upper_bound, max_length=self.max_rules,
-                                             max_nodes=max_nodes, budget=budget)
+                                             max_nodes=max_nodes, budget=budget, requirements=self._requirements())
         n = len(codes)
 
         def rule_list(prefix):

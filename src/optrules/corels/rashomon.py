@@ -38,6 +38,10 @@ nodes left unexpanded bound what may be missing: every list not enumerated costs
 Counting without listing: each node keeps the number of its continuations per (number of rules,
 mistakes), computed children first (a child has fewer groups than its parent); the root's table gives
 the size of the set for any epsilon, and uniform samples walk down the tables.
+
+The graph and the tables are flat arrays filled by compiled code (:mod:`optrules.corels.rashomon_kernel`):
+~60 bytes an uncaptured set and ~20 an edge, its sets never stored but rebuilt from the chain of
+antecedents that first reached them, as the branch-and-bound stores prefixes.
 """
 
 from __future__ import annotations
@@ -56,15 +60,17 @@ from .._numba import EXPANDED, HEAP_SIZE, N_NODES
 from ..bnb import STATE, drive
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL
-from ..data.groups import group_samples
+from ..data.groups import PACK_LIMIT, group_samples, pack_weights
 from ..models import _plain
 from .problem import Problem
+from .requirements import Requirements
 from .rashomon_kernel import COUNT_LIMIT, EDGE_FIELDS, NODE_FIELDS, TABLE_FIELDS, RashomonState, count_tables, expand
 
 #: share of the memory allowance the graph may fill; the rest is kept for the tables counted after it
 GRAPH_SHARE = 0.7
-#: share of the time left kept for counting the tables after the search
-TABLE_TIME_SHARE = 0.05
+#: share of the time left kept for counting the tables after the search (measured: ~11% of the search time
+#: on a raw table with 33k antecedents, 10.8M uncaptured sets)
+TABLE_TIME_SHARE = 0.15
 #: cells of a block of members' predictions (members x rows) an analysis holds at once
 PREDICTION_CELLS = 1 << 24
 
@@ -120,13 +126,14 @@ class _Graph:
     """The explored graph of uncaptured sets, read from the kernel's arrays (see
     :mod:`optrules.corels.rashomon_kernel`)."""
 
-    def __init__(self, state: RashomonState):
+    def __init__(self, state: RashomonState, complete: int):
         n = int(state.ints[N_NODES])
         self.n_nodes, self.n_edges = n, int(state.n_edges[0])
         self.reach, self.fewest = state.node_reach[:n], state.node_fewest[:n]  # cheapest cost, fewest rules in
         self.defaults, self.default_classes = state.node_default[:n], state.node_default_class[:n]
         self.expanded = state.node_dead[:n]
         self.edge_start, self.edge_count = state.node_edge_start[:n], state.node_edge_count[:n]
+        self.coverage, self.complete = state.node_coverage[:n], complete  # the requirements met on the way in
         order = state.node_order[:int(state.ints[EXPANDED])]  # the expanded nodes, in expansion order
         # children first: a child's uncaptured set is a strict subset of its parent's
         self.children_first = order[np.argsort(state.node_groups[order], kind="stable")]
@@ -140,6 +147,10 @@ class _Graph:
 
     def default_mistakes(self, node: int) -> float:
         return float(self.defaults[node])
+
+    def ends_lists(self, node: int) -> bool:
+        """May a list end at ``node`` (its default next)? Only when its way in met every requirement."""
+        return int(self.coverage[node]) == self.complete
 
     def default_class(self, node: int) -> int:
         return int(self.default_classes[node])
@@ -242,7 +253,7 @@ class Enumeration:
 
         def visit(node: int, prefix: tuple, classes: tuple, mistakes: float):
             default = graph.default_mistakes(node)
-            if self.cost(len(prefix), mistakes + default) <= allowance:
+            if graph.ends_lists(node) and self.cost(len(prefix), mistakes + default) <= allowance:
                 total = mistakes + default
                 yield Member(prefix, classes + (graph.default_class(node),), total,
                              self.cost(len(prefix), total) / self.total_weight)
@@ -271,7 +282,7 @@ class Enumeration:
             key = (node, rules, mistakes)
             if key not in choices:
                 left = self.allowance - self.cost(rules, mistakes)
-                edges, cumulative = [None], [1 if graph.default_mistakes(node) <= left else 0]
+                edges, cumulative = [None], [1 if graph.ends_lists(node) and graph.default_mistakes(node) <= left else 0]
                 if rules < self.longest:
                     for edge in graph.edges(node):
                         below = self._continuations(edge[3], self.longest - rules - 1, left - self.lambda_n - edge[1])
@@ -299,12 +310,13 @@ class Enumeration:
 
 def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max_length: int | None = None,
                        max_nodes: int | None = None, time_limit: float | None = None, max_memory: int | None = None,
-                       budget: Budget | None = None) -> Enumeration:
+                       budget: Budget | None = None, requirements: Requirements | None = None) -> Enumeration:
     """Every list of ``problem`` with objective <= R* + ``epsilon``, as an :class:`Enumeration`.
 
     ``upper_bound`` is the objective of any list (e.g. the certified optimum of a fit): the smaller, the
     less is explored; R* is found by the enumeration itself. ``max_length`` restricts the set to lists
-    of at most that many rules. Budgets as for :func:`optrules.corels.search.search`; when one stops the
+    of at most that many rules, ``requirements`` to lists holding an antecedent of each required group
+    (R* is then the best such list's objective). Budgets as for :func:`optrules.corels.search.search`; when one stops the
     enumeration, ``complete_below`` says below which objective the set is certified complete.
     """
     epsilon = check_epsilon(epsilon)
@@ -326,6 +338,13 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
     n_antecedents, n_classes = bits.shape[0], class_weights.shape[1]
     budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes + minority_weights.nbytes)
+    packed = np.zeros(0, np.int64)
+    if problem.sample_weight is None and n_classes == 2 and n < PACK_LIMIT:  # whole weights: pack them
+        sizes, positives = class_weights.sum(axis=1), class_weights[:, 1]
+        packed = pack_weights(sizes.astype(np.int64), positives.astype(np.int64),
+                              minority_weights.astype(np.int64), bits.shape[1])
+    requirements = requirements or Requirements.none(n_antecedents)
+    required = (requirements.masks, requirements.rules_needed)
     state = RashomonState(n_antecedents)
     totals = class_weights.sum(axis=0)
     majority = int(np.argmax(totals))
@@ -339,8 +358,8 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     def run(max_pops: int) -> int:
         nodes = tuple(getattr(state, name) for name in NODE_FIELDS)
         edges = tuple(getattr(state, name) for name in EDGE_FIELDS)
-        return expand(max_pops, bits, groups.all_ones, class_weights, minority_weights, limits, longest, state.tree(),
-                      state.frontier(), state.ints, nodes, edges, state.n_edges, scratch)
+        return expand(max_pops, bits, groups.all_ones, class_weights, minority_weights, packed, limits, longest, required,
+                      state.tree(), state.frontier(), state.ints, nodes, edges, state.n_edges, scratch)
 
     # what the graph may fill leaves room for the tables; and time for counting them
     budget.charge("rashomon tables", int((1 - GRAPH_SHARE) * budget.allowance("rashomon tables")))
@@ -359,7 +378,7 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     # the heap and the map are not needed any more
     state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
     budget.charge(STATE, state.nbytes)
-    graph = _Graph(state)
+    graph = _Graph(state, requirements.complete)
     tables = _count_tables(graph, allowance, lambda_n, longest, budget)
     rules, mistakes, _ = tables.entries(0)
     best = float((mistakes + lambda_n * rules).min(initial=math.inf))
@@ -386,7 +405,7 @@ def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int
     tables = tuple(np.zeros(capacity, dtype) for dtype in TABLE_FIELDS.values())
     scratch = tuple(np.zeros(1024, dtype) for dtype in TABLE_FIELDS.values())
     used = np.zeros(1, np.int64)
-    nodes = (graph.reach, graph.fewest, graph.defaults, graph.edge_start, graph.edge_count)
+    nodes = (graph.reach, graph.fewest, graph.defaults, graph.edge_start, graph.edge_count, graph.coverage)
     position = 0
     width = sum(np.dtype(d).itemsize for d in TABLE_FIELDS.values())
 
@@ -400,8 +419,9 @@ def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int
 
     charge()
     while True:
-        position, status = count_tables(position, n, graph.children_first, allowance, lambda_n, longest, graph.expanded,
-                                        nodes, graph.edge_arrays, tables, start, length, cheapest, used, *scratch)
+        position, status = count_tables(position, n, graph.children_first, allowance, lambda_n, longest, graph.complete,
+                                        graph.expanded, nodes, graph.edge_arrays, tables, start, length, cheapest, used,
+                                        *scratch)
         if status == 0:
             break
         if status == 2:

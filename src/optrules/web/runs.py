@@ -310,8 +310,6 @@ class RunManager:
             raise InputError(f"no run {parent_id!r}") from None
         if parent.kind != "fit" or parent.model != "rulelist" or parent.status != DONE:
             raise InputError("the Rashomon set is enumerated from a finished rule-list run (model family rulelist)")
-        if parent.params.get("required"):
-            raise InputError("the Rashomon set does not take required features yet: fit without them")
         if not isinstance(params, dict):
             raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
         form = rashomon_form()
