@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -338,6 +339,11 @@ def cmd_rashomon(args, console: Console) -> int:
     rashomon = model.rashomon_set(args.epsilon, relative=args.relative, max_nodes=args.max_nodes,
                                   time_limit=_time_left(args, started), max_memory=memory)
     counters = rashomon.counters
+    if not math.isfinite(rashomon.optimum):
+        raise SystemExit(f"error: the enumeration stopped ({rashomon.status}) after {counters['nodes']:,} uncaptured sets "
+                         f"in {counters['time']:.2f} s before reaching any rule list (complete below objective "
+                         f"{rashomon.complete_below:.9f}): raise --time-limit or --max-memory, or fit with fewer "
+                         "antecedents (--max-card 1, a higher --min-support)")
     console.print(f"{rashomon.size:,} rule lists with objective <= R* + epsilon = {rashomon.optimum:.9f} + "
                   f"{rashomon.epsilon:.9f} (lambda {model.regularization:g}); {counters['nodes']:,} uncaptured sets "
                   f"searched in {counters['time']:.2f} s")

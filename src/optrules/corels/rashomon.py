@@ -32,8 +32,9 @@ the set rather than reused from the search for one optimum:
 Neither needs R* itself: with any upper bound UB >= R* as the budget ``N (UB + epsilon)`` the graph
 holds every list of objective <= UB + epsilon, among them an optimal one, so R* is the smallest
 objective found and the members are then filtered exactly. On a budget (time, nodes, memory, Ctrl-C) the
-nodes left unexpanded bound what may be missing: every list not enumerated costs at least the smallest
-``reach + b0`` among them, so the set is certified complete below that objective.
+nodes left unexpanded bound what may be missing: a list not enumerated extends one of them (whose own
+list is enumerated) and costs at least its ``reach + b0 + lambda N``, so the set is certified complete
+below the smallest of those.
 
 Counting without listing: each node keeps the number of its continuations per (number of rules,
 mistakes), computed children first (a child has fewer groups than its parent); the root's table gives
@@ -366,15 +367,17 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     with budget.holding_back(TABLE_TIME_SHARE):
         outcome = drive(run, state, lambda elapsed: None, budget, max_nodes)
     budget.release("rashomon tables")
-    # every list not in the graph passes through a node left unexpanded (by the budget) and costs at least
-    # its reach + b0
+    # every list not in the graph extends a node left unexpanded by the budget (the node's own list, its
+    # default next, is in the graph): it costs at least the node's reach + b0 (its key in the queue), plus
+    # lambda N for each rule it adds, at least one and those that complete the requirements
     unexplored = math.inf
     if outcome.status != OPTIMAL:
         size = int(state.ints[HEAP_SIZE])
         keys, nodes = state.heap_key[:size], state.heap_node[:size]
         live = (~state.node_dead[nodes] & (keys <= state.node_reach[nodes] + state.node_b0[nodes] + tolerance)
                 & (state.node_fewest[nodes] < longest))
-        unexplored = float(keys[live].min(initial=math.inf))
+        rules_added = np.maximum(1, requirements.rules_needed[state.node_coverage[nodes]])
+        unexplored = float((keys + lambda_n * rules_added)[live].min(initial=math.inf))
     # the heap and the map are not needed any more
     state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
     budget.charge(STATE, state.nbytes)
@@ -573,6 +576,8 @@ class RashomonSet:
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else f"complete below objective {self.complete_below:.9f} ({self.status})"
+        if not math.isfinite(self.optimum):  # a budget stopped it before any list ended
+            return f"RashomonSet(no rule list reached yet, {state})"
         return (f"RashomonSet({self.size:,} rule lists within {self.epsilon:g} of R* = {self.optimum:.9f}, "
                 f"{state})")
 
@@ -647,6 +652,9 @@ class RashomonSet:
 
     def optimal_member(self) -> RashomonMember:
         """A list of objective R* (the shortest, then the first found)."""
+        if not math.isfinite(self.optimum):
+            raise ValueError(f"the set holds no rule list: the enumeration stopped ({self.status}) before reaching one; "
+                             "raise time_limit or max_memory")
         return min((self._member(m) for m in self._enumeration.members(0.0)), key=lambda m: (m.objective, m.n_rules))
 
     def feature_usage(self, members=None, max_members: int = 100_000):

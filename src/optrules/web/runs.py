@@ -419,6 +419,9 @@ class RunManager:
         rashomon = estimator.rashomon_set(run.params["epsilon_percent"] / 100, relative=True,
                                           time_limit=run.params["time_limit"],
                                           max_memory=int(run.params["max_memory"] * 2**20))
+        if not math.isfinite(rashomon.optimum):
+            raise InputError(f"the enumeration stopped ({rashomon.status}) before reaching any rule list: raise the "
+                             "time or memory limit, or fit with fewer antecedents (features per rule 1)")
         run.result = describe_rashomon(rashomon, X, y, run.params["group"] or None)
         run.status = CANCELLED if run.cancel_requested else DONE
         run.message = (f"{rashomon.size:,} rule lists, certified complete" if rashomon.complete else
