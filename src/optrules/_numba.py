@@ -345,10 +345,9 @@ def record_incumbent(value, node, a, floats, ints, best_prefix, node_parent, nod
 
 
 @njit(inline="always", cache=True)
-def add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead, map_slots,
-              heap_key, heap_node, ints):
-    """Create the node of prefix(``node``) + ``a``, enter it in the map at ``slot`` (if >= 0) and queue it
-    with priority ``key``; the caller fills its family-specific fields. Returns its id."""
+def new_node(node, a, h, slot, node_parent, node_last, node_depth, node_hash, node_dead, map_slots, ints):
+    """Create the node of prefix(``node``) + ``a`` and enter it in the map at ``slot`` (if >= 0); the
+    caller fills its family-specific fields. Returns its id."""
     child = ints[N_NODES]
     ints[N_NODES] += 1
     node_parent[child] = np.int32(node)
@@ -358,11 +357,26 @@ def add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_ha
     node_dead[child] = False
     if slot >= 0:
         map_slots[slot] = np.int32(child)
-    heap_push(heap_key, heap_node, ints[HEAP_SIZE], key, child)
+    return child
+
+
+@njit(inline="always", cache=True)
+def queue_node(heap_key, heap_node, ints, key, node):
+    """Queue ``node`` with priority ``key``."""
+    heap_push(heap_key, heap_node, ints[HEAP_SIZE], key, node)
     ints[HEAP_SIZE] += 1
     ints[INSERTIONS] += 1
     if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
         ints[MAX_QUEUE] = ints[HEAP_SIZE]
+
+
+@njit(inline="always", cache=True)
+def add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead, map_slots,
+              heap_key, heap_node, ints):
+    """Create the node of prefix(``node``) + ``a``, enter it in the map at ``slot`` (if >= 0) and queue it
+    with priority ``key``; the caller fills its family-specific fields. Returns its id."""
+    child = new_node(node, a, h, slot, node_parent, node_last, node_depth, node_hash, node_dead, map_slots, ints)
+    queue_node(heap_key, heap_node, ints, key, child)
     return child
 
 

@@ -354,7 +354,8 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     limits = np.array([lambda_n, epsilon * n, allowance, tolerance, 1.0 if epsilon < problem.regularization else 0.0])
     words = bits.shape[1]
     scratch = (np.empty(words, np.uint64), np.empty(words, np.uint64), np.empty(n_classes),
-               np.empty((n_antecedents, n_classes)), np.empty(n_antecedents), np.empty(n_antecedents, np.int64))
+               np.empty((n_antecedents, n_classes)), np.empty(n_antecedents), np.empty(n_antecedents, np.int64),
+               np.empty(words, np.int64))
 
     def run(max_pops: int) -> int:
         nodes = tuple(getattr(state, name) for name in NODE_FIELDS)

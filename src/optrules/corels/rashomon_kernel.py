@@ -28,17 +28,17 @@ from numba import njit
 from .._numba import (
     EXPANDED,
     HEAP_SIZE,
-    INSERTIONS,
     MAP_COUNT,
-    MAX_QUEUE,
-    N_NODES,
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
     drop_stale_cache,
+    class_sums,
     heap_pop,
-    heap_push,
+    live_word_list,
     needs_room,
+    new_node,
+    queue_node,
     rebuild_uncaptured,
     popcount,
     remaining_set_hash,
@@ -102,21 +102,6 @@ class RashomonState(SearchState):
         self.node_reach[0], self.node_b0[0], self.node_fewest[0] = 0.0, b0, 0
         self.node_default[0], self.node_default_class[0] = default, default_class
         self.node_hash[0] = np.uint64(0)
-
-
-@njit(cache=True)
-def _set_totals(u, class_weights, out):
-    """Class totals of the groups in ``u``."""
-    for c in range(out.shape[0]):
-        out[c] = 0.0
-    for w in range(u.shape[0]):
-        x = u[w]
-        base = w * 64
-        while x != 0:
-            g = base + np.int64(trailing_zeros(x))
-            for c in range(out.shape[0]):
-                out[c] += class_weights[g, c]
-            x &= x - np.uint64(1)
 
 
 @njit(cache=True)
@@ -198,17 +183,21 @@ def _majority(totals):
 def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_weights, limits, longest, requirements,
            tree, frontier, ints, nodes, edges, n_edges, scratch):
     """Expand at most ``max_pops`` nodes best first (see :func:`optrules.corels.rashomon.enumerate_rashomon`
-    for the bounds). ``limits`` = (lambda N, epsilon N, allowance N (UB + epsilon), tolerance, 1 if the
-    support bounds apply); ``nodes`` = (reach, b0, fewest, default, default class, edge start, edge
-    count, expansion order, groups left); ``edges`` = (antecedent, mistakes, class, child); ``scratch`` = (u, child u,
-    node totals, captured totals, captured minority, captured groups)."""
+    for the bounds). ``packed_weights``: the groups' weights packed (two classes, whole weights; else
+    empty: ``class_weights`` and ``minority_weights`` are summed). ``limits`` = (lambda N, epsilon N,
+    allowance N (UB + epsilon), tolerance, 1 if the support bounds apply); ``requirements`` = (the
+    requirements each antecedent covers, the fewest rules that complete each coverage: see
+    :class:`~optrules.corels.requirements.Requirements`); ``nodes`` = (reach, b0, fewest rules, default,
+    default class, edge start, edge count, expansion order, groups left, coverage); ``edges`` =
+    (antecedent, mistakes, class, child), ``n_edges[0]`` used; ``scratch`` = (u, child u, node totals,
+    captured totals, captured minority, captured groups, live words)."""
     parent, last, depth, node_hash, expanded = tree
     heap_key, heap_node, map_slots = frontier
     reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left, node_coverage = nodes
     requirement_masks, rules_needed = requirements
     complete = rules_needed.shape[0] - 1
     edge_antecedent, edge_mistakes, edge_class, edge_child = edges
-    u, child_u, node_totals, totals, minority, n_groups = scratch
+    u, child_u, node_totals, totals, minority, n_groups, live = scratch
     lambda_n, epsilon_n, allowance, tolerance, use_support = limits[0], limits[1], limits[2], limits[3], limits[4] > 0
     m = bits.shape[0]
     n_classes = class_weights.shape[1]
@@ -229,7 +218,7 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
         order[ints[EXPANDED]] = node
         ints[EXPANDED] += 1
         rebuild_uncaptured(node, parent, last, bits, all_ones, u)
-        _set_totals(u, class_weights, node_totals)
+        class_sums(u, live, live_word_list(u, live), class_weights, minority_weights, node_totals)
         if packed_weights.shape[0] > 0:
             captured_packed(u, bits, packed_weights, totals, minority, n_groups)
         else:
@@ -276,20 +265,11 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
                     reach[child] = min(reach[child], child_reach)
                     fewest[child] = min(fewest[child], rules)
                     if extensible:
-                        heap_push(heap_key, heap_node, ints[HEAP_SIZE], reach[child] + b0[child], child)
-                        ints[HEAP_SIZE] += 1
-                        ints[INSERTIONS] += 1
+                        queue_node(heap_key, heap_node, ints, reach[child] + b0[child], child)
                 else:
                     fewest[child] = min(fewest[child], rules)
             else:
-                child = ints[N_NODES]
-                ints[N_NODES] += 1
-                parent[child] = np.int32(node)
-                last[child] = a
-                depth[child] = depth[node] + 1
-                node_hash[child] = h
-                expanded[child] = False
-                map_slots[slot] = np.int32(child)
+                child = new_node(node, a, h, slot, parent, last, depth, node_hash, expanded, map_slots, ints)
                 ints[MAP_COUNT] += 1
                 reach[child] = child_reach
                 b0[child] = child_b0
@@ -300,11 +280,7 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
                 node_coverage[child] = child_covered
                 edge_count[child] = 0
                 if extensible:
-                    heap_push(heap_key, heap_node, ints[HEAP_SIZE], child_reach + child_b0, child)
-                    ints[HEAP_SIZE] += 1
-                    ints[INSERTIONS] += 1
-            if ints[HEAP_SIZE] > ints[MAX_QUEUE]:
-                ints[MAX_QUEUE] = ints[HEAP_SIZE]
+                    queue_node(heap_key, heap_node, ints, child_reach + child_b0, child)
             e = n_edges[0]
             edge_antecedent[e] = a
             edge_mistakes[e] = rule_mistakes
