@@ -555,6 +555,18 @@ def test_the_rashomon_set_of_a_run(client):
     assert rerun["status"] == "done" and rerun["result"]["size"] == expected.size and rerun["result"]["rates"] is None
 
 
+def test_the_rashomon_set_of_a_run_with_required_features(client):
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist",
+            "params": {"regularization": 0.02, "required": "sex", "time_limit": 30}}
+    parent = wait(client, client.post("/api/runs", json=body).json()["id"])
+    assert parent["status"] == "done", parent
+    response = client.post(f"/api/runs/{parent['id']}/rashomon", json={"params": {"epsilon_percent": 2}})
+    run = wait(client, response.json()["id"], 120)
+    assert run["status"] == "done" and run["result"]["complete"], run
+    assert run["result"]["optimum"] == pytest.approx(parent["result"]["certificate"]["objective"], abs=1e-12)
+    assert all("sex=" in member["text"] for member in run["result"]["members"])
+
+
 def test_bad_rashomon_requests_get_a_message(client):
     parent = _compas_rulelist(client, 0.05)
     url = f"/api/runs/{parent['id']}/rashomon"
