@@ -136,7 +136,9 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     bad = tmp_path / "picture.csv"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
     browser.find_element(By.ID, "file").send_keys(str(bad))
-    message = wait_for(lambda: browser.find_element(By.ID, "message").text, 20, "the error message")
+    # (the page says "uploading ..." first: wait for the answer)
+    message = wait_for(lambda: (text := browser.find_element(By.ID, "message").text) and not text.startswith("uploading")
+                       and text, 20, "the error message")
     assert "not a CSV" in message
 
     # the real upload: columns appear, the last one is proposed as target
