@@ -44,11 +44,7 @@ def _binary_problem(seed, n_antecedents, n_samples, density, regularization):
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_members_are_every_list_within_epsilon(seed, monkeypatch):
-    from optrules.corels import rashomon_kernel
-
-    if seed % 3 == 2:  # uncaptured sets rebuilt from their chains, as for large tables, not kept in nodes
-        monkeypatch.setattr(rashomon_kernel, "STORED_WORDS", 0)
+def test_members_are_every_list_within_epsilon(seed):
     rng = np.random.default_rng(seed)
     n_classes = 3 if seed % 5 == 4 else 2
     captures, y, weights = _random_problem(rng, weighted=seed % 3 == 0, n_classes=n_classes)
@@ -77,14 +73,11 @@ def test_members_are_every_list_within_epsilon(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_members_with_required_antecedents_are_every_admissible_list(seed, monkeypatch):
+def test_members_with_required_antecedents_are_every_admissible_list(seed):
     """Required groups (each list holds an antecedent of every group): the members are exactly the
     admissible lists within epsilon of the best admissible one, with the same counts and samples."""
-    from optrules.corels import rashomon_kernel
     from optrules.corels.requirements import Requirements
 
-    if seed % 2:
-        monkeypatch.setattr(rashomon_kernel, "STORED_WORDS", 0)
     rng = np.random.default_rng(1000 + seed)
     n_classes = 3 if seed % 5 == 4 else 2
     captures, y, weights = _random_problem(rng, weighted=seed % 3 == 0, n_classes=n_classes)
@@ -131,13 +124,9 @@ def test_each_rule_and_the_default_predict_their_majority():
             remaining &= ~captured
 
 
-@pytest.mark.parametrize("stored_words", [4, 0])
-def test_permutations_share_one_search(stored_words, monkeypatch):
+def test_permutations_share_one_search():
     """k disjoint antecedents: every ordering of every subset is a member, but only the 2^k uncaptured
-    sets are searched (sets kept in the nodes, or rebuilt from their chains)."""
-    from optrules.corels import rashomon_kernel
-
-    monkeypatch.setattr(rashomon_kernel, "STORED_WORDS", stored_words)
+    sets are searched."""
     k, per = 4, 5
     captures = np.zeros((k, k * per + 3), bool)
     for a in range(k):

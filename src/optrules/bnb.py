@@ -139,7 +139,7 @@ class SearchState:
             raise MemoryError("more than 2**31 prefixes: set max_nodes or time_limit")
         for name in names:  # one array at a time keeps the transient peak small
             old = getattr(self, name)
-            new = np.zeros((size,) + old.shape[1:], old.dtype)  # (a field may hold a row per node)
+            new = np.zeros(size, old.dtype)
             new[: old.shape[0]] = old
             setattr(self, name, new)
             del old

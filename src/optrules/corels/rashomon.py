@@ -346,11 +346,10 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
                               minority_weights.astype(np.int64), bits.shape[1])
     requirements = requirements or Requirements.none(n_antecedents)
     required = (requirements.masks, requirements.rules_needed)
-    state = RashomonState(n_antecedents, bits.shape[1])
+    state = RashomonState(n_antecedents)
     totals = class_weights.sum(axis=0)
     majority = int(np.argmax(totals))
-    state.push_root(float(minority_weights.sum()), float(totals.sum() - totals[majority]), majority, groups.n_groups,
-                    groups.all_ones)
+    state.push_root(float(minority_weights.sum()), float(totals.sum() - totals[majority]), majority, groups.n_groups)
     # the support bounds (Theorems 11 and 21 for the set) prune only when epsilon < lambda
     limits = np.array([lambda_n, epsilon * n, allowance, tolerance, 1.0 if epsilon < problem.regularization else 0.0])
     words = bits.shape[1]
@@ -359,7 +358,7 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
                np.empty(words, np.int64))
 
     def run(max_pops: int) -> int:
-        nodes = tuple(getattr(state, name) for name in NODE_FIELDS) + (state.node_u,)
+        nodes = tuple(getattr(state, name) for name in NODE_FIELDS)
         edges = tuple(getattr(state, name) for name in EDGE_FIELDS)
         return expand(max_pops, bits, groups.all_ones, class_weights, minority_weights, packed, limits, longest, required,
                       state.tree(), state.frontier(), state.ints, nodes, edges, state.n_edges, scratch)
@@ -380,9 +379,8 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
                 & (state.node_fewest[nodes] < longest))
         rules_added = np.maximum(1, requirements.rules_needed[state.node_coverage[nodes]])
         unexplored = float((keys + lambda_n * rules_added)[live].min(initial=math.inf))
-    # the heap, the map and the sets kept in the nodes are not needed any more
+    # the heap and the map are not needed any more
     state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
-    state.node_u = np.zeros((1, 0), np.uint64)
     budget.charge(STATE, state.nbytes)
     graph = _Graph(state, requirements.complete)
     tables = _count_tables(graph, allowance, lambda_n, longest, budget)

@@ -58,8 +58,6 @@ NODE_FIELDS = {"node_reach": np.float64, "node_b0": np.float64, "node_fewest": n
 EDGE_FIELDS = {"edge_antecedent": np.int32, "edge_mistakes": np.float64, "edge_class": np.int32,
                "edge_child": np.int32}
 TABLE_FIELDS = {"table_rules": np.int32, "table_mistakes": np.float64, "table_count": np.int64}
-#: uncaptured sets of at most this many words (256 groups of identical samples) are kept in their node
-STORED_WORDS = 4
 #: a table count above this is refused rather than risking an int64 overflow
 COUNT_LIMIT = 1 << 62
 
@@ -68,13 +66,8 @@ class RashomonState(SearchState):
     """The graph's node arrays (``node_*``, with :class:`~optrules.bnb.SearchState`'s), heap and map,
     the edges (``edge_*``, ``n_edges[0]`` used), and after counting the tables (``table_*``)."""
 
-    def __init__(self, n_antecedents: int, words: int, capacity: int = 1 << 12):
-        # small uncaptured sets are kept in the node: checking a hit or starting an expansion then reads
-        # one row instead of following the chain of antecedents through memory (~8 random reads a level)
-        stored = {"node_u": np.dtype((np.uint64, (words,)))} if words <= STORED_WORDS else {}
-        super().__init__(n_antecedents, {**NODE_FIELDS, **stored}, capacity)
-        if not stored:
-            self.node_u = np.zeros((1, 0), np.uint64)  # (the kernel rebuilds every set from its chain)
+    def __init__(self, n_antecedents: int, capacity: int = 1 << 12):
+        super().__init__(n_antecedents, NODE_FIELDS, capacity)
         edges = max(capacity, 4 * n_antecedents + 16)
         for name, dtype in EDGE_FIELDS.items():
             setattr(self, name, np.zeros(edges, dtype))
@@ -103,10 +96,8 @@ class RashomonState(SearchState):
             self._grow(list(EDGE_FIELDS), size)
         return super().make_room(None if allowance is None else allowance - self.edge_bytes)
 
-    def push_root(self, b0: float, default: float, default_class: int, n_groups: int, all_ones) -> None:
+    def push_root(self, b0: float, default: float, default_class: int, n_groups: int) -> None:
         super().push_root(b0)
-        if self.node_u.shape[1] > 0:
-            self.node_u[0] = all_ones
         self.node_groups[0] = n_groups
         self.node_reach[0], self.node_b0[0], self.node_fewest[0] = 0.0, b0, 0
         self.node_default[0], self.node_default_class[0] = default, default_class
@@ -163,25 +154,17 @@ _COVERAGE_MIX = np.uint64(0x9E3779B97F4A7C15)  # (odd: distinct coverages change
 
 
 @njit(inline="always", cache=True)
-def _find_node(h, coverage, u, a, map_slots, node_hash, node_coverage, node_u, parent, last, bits, all_ones, scratch):
+def _find_node(h, coverage, u, a, map_slots, node_hash, node_coverage, parent, last, bits, all_ones, scratch):
     """Probe the map for the node of uncaptured set ``u & ~bits[a]`` and ``coverage`` (hash ``h``):
     ``(slot, found)``, the slot holding it or the free slot where it belongs. Every hit is checked
-    word by word (against the set kept in the node, or rebuilt from its chain)."""
+    word by word."""
     mask = map_slots.shape[0] - 1
     probe = np.int64(h & np.uint64(mask))
     while map_slots[probe] >= 0:
         other = map_slots[probe]
-        if node_hash[other] == h and node_coverage[other] == coverage:
-            if node_u.shape[1] > 0:
-                same = True
-                for w in range(u.shape[0]):
-                    if node_u[other, w] != (u[w] & ~bits[a, w]):
-                        same = False
-                        break
-            else:
-                same = same_remaining_set(other, u, a, parent, last, bits, all_ones, scratch)
-            if same:
-                return probe, True
+        if node_hash[other] == h and node_coverage[other] == coverage and \
+                same_remaining_set(other, u, a, parent, last, bits, all_ones, scratch):
+            return probe, True
         probe = (probe + 1) & mask
     return probe, False
 
@@ -205,14 +188,12 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
     allowance N (UB + epsilon), tolerance, 1 if the support bounds apply); ``requirements`` = (the
     requirements each antecedent covers, the fewest rules that complete each coverage: see
     :class:`~optrules.corels.requirements.Requirements`); ``nodes`` = (reach, b0, fewest rules, default,
-    default class, edge start, edge count, expansion order, groups left, coverage, uncaptured set or a
-    (1, 0) array when sets are rebuilt from their chains); ``edges`` =
+    default class, edge start, edge count, expansion order, groups left, coverage); ``edges`` =
     (antecedent, mistakes, class, child), ``n_edges[0]`` used; ``scratch`` = (u, child u, node totals,
     captured totals, captured minority, captured groups, live words)."""
     parent, last, depth, node_hash, expanded = tree
     heap_key, heap_node, map_slots = frontier
-    reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left, node_coverage, node_u = nodes
-    stored = node_u.shape[1] > 0
+    reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left, node_coverage = nodes
     requirement_masks, rules_needed = requirements
     complete = rules_needed.shape[0] - 1
     edge_antecedent, edge_mistakes, edge_class, edge_child = edges
@@ -236,11 +217,7 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
         expanded[node] = True
         order[ints[EXPANDED]] = node
         ints[EXPANDED] += 1
-        if stored:
-            for w in range(u.shape[0]):
-                u[w] = node_u[node, w]
-        else:
-            rebuild_uncaptured(node, parent, last, bits, all_ones, u)
+        rebuild_uncaptured(node, parent, last, bits, all_ones, u)
         class_sums(u, live, live_word_list(u, live), class_weights, minority_weights, node_totals)
         if packed_weights.shape[0] > 0:
             captured_packed(u, bits, packed_weights, totals, minority, n_groups)
@@ -279,8 +256,8 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
                 if covered == complete and child_weight - child_b0 + tolerance < lambda_n - epsilon_n:
                     continue
             h = remaining_set_hash(u, bits, a) ^ (np.uint64(child_covered) * _COVERAGE_MIX)
-            slot, found = _find_node(h, child_covered, u, a, map_slots, node_hash, node_coverage, node_u, parent, last,
-                                     bits, all_ones, child_u)
+            slot, found = _find_node(h, child_covered, u, a, map_slots, node_hash, node_coverage, parent, last, bits,
+                                     all_ones, child_u)
             if found:
                 child = map_slots[slot]
                 if child_reach < reach[child] or (rules < fewest[child] and not expanded[child]):
@@ -301,9 +278,6 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
                 default_class[child] = child_class
                 groups_left[child] = groups_left[node] - n_groups[a]
                 node_coverage[child] = child_covered
-                if stored:
-                    for w in range(u.shape[0]):
-                        node_u[child, w] = u[w] & ~bits[a, w]
                 edge_count[child] = 0
                 if extensible:
                     queue_node(heap_key, heap_node, ints, child_reach + child_b0, child)
