@@ -41,7 +41,8 @@ mistakes), computed children first (a child has fewer groups than its parent); t
 the size of the set for any epsilon, and uniform samples walk down the tables.
 
 The graph and the tables are flat arrays filled by compiled code (:mod:`optrules.corels.rashomon_kernel`):
-~60 bytes an uncaptured set and ~20 an edge, its sets never stored but rebuilt from the chain of
+85 bytes an uncaptured set (besides its heap and map entries) and 20 an edge, its sets never stored but
+rebuilt from the chain of
 antecedents that first reached them, as the branch-and-bound stores prefixes.
 """
 
@@ -255,9 +256,7 @@ class Enumeration:
         def visit(node: int, prefix: tuple, classes: tuple, mistakes: float):
             default = graph.default_mistakes(node)
             if graph.ends_lists(node) and self.cost(len(prefix), mistakes + default) <= allowance:
-                total = mistakes + default
-                yield Member(prefix, classes + (graph.default_class(node),), total,
-                             self.cost(len(prefix), total) / self.total_weight)
+                yield self._ending(node, prefix, classes, mistakes)
             if len(prefix) >= self.longest:
                 return
             for antecedent, rule_mistakes, rule_class, child in graph.edges(node):
@@ -265,6 +264,12 @@ class Enumeration:
                     yield from visit(child, prefix + (antecedent,), classes + (rule_class,), mistakes + rule_mistakes)
 
         yield from visit(0, (), (), 0.0)
+
+    def _ending(self, node: int, prefix: tuple, classes: tuple, mistakes: float) -> Member:
+        """The member of ``prefix`` (reaching ``node`` with ``mistakes``) followed by the node's default."""
+        total = mistakes + self.graph.default_mistakes(node)
+        return Member(prefix, classes + (self.graph.default_class(node),), total,
+                      self.cost(len(prefix), total) / self.total_weight)
 
     def _continuations(self, node: int, rules_left: int, allowance_left: float) -> int:
         rules, mistakes, count = self.tables.entries(node)
@@ -300,9 +305,7 @@ class Enumeration:
                 edges, cumulative = options(node, len(prefix), mistakes)
                 edge = edges[bisect.bisect_right(cumulative, draw(cumulative[-1]))]
                 if edge is None:
-                    total_mistakes = mistakes + graph.default_mistakes(node)
-                    drawn.append(Member(prefix, classes + (graph.default_class(node),), total_mistakes,
-                                        self.cost(len(prefix), total_mistakes) / self.total_weight))
+                    drawn.append(self._ending(node, prefix, classes, mistakes))
                     break
                 antecedent, rule_mistakes, rule_class, node = edge
                 prefix, classes, mistakes = prefix + (antecedent,), classes + (rule_class,), mistakes + rule_mistakes

@@ -6,8 +6,8 @@ antecedents that first reached it (parent pointer + antecedent: its uncaptured s
 chain when needed, never stored), its cheapest reach, its b0, the fewest rules of a path to it, its
 default rule, and the slice of the edge arrays its expansion wrote. ``node_dead`` marks a node
 expanded. The map from uncaptured sets to nodes is the branch-and-bound's open-addressing table keyed on
-the set's hash, every hit checked word by word. ~60 bytes a node and ~20 an edge, against ~2 KB a node
-in Python objects.
+the set's hash, every hit checked word by word. 85 bytes a node (besides its heap and map entries) and
+20 an edge, against ~2 KB a node in Python objects.
 
 With required features (:mod:`optrules.corels.requirements`) a node is an uncaptured set *and* the
 requirements its way in covers (the same set reached covering different requirements has different
@@ -354,12 +354,7 @@ def count_tables(position, n_nodes, children_first, allowance, lambda_n, longest
         # merge equal (rules, mistakes): sort by mistakes, then (stably) by rules
         by_mistakes = np.argsort(scratch_mistakes[:n], kind="mergesort")
         ranked = by_mistakes[np.argsort(scratch_rules[:n][by_mistakes], kind="mergesort")]
-        distinct = 0
-        for j in range(n):
-            if j == 0 or scratch_rules[ranked[j]] != scratch_rules[ranked[j - 1]] or \
-                    scratch_mistakes[ranked[j]] != scratch_mistakes[ranked[j - 1]]:
-                distinct += 1
-        if used[0] + distinct > table_rules.shape[0]:
+        if used[0] + n > table_rules.shape[0]:  # (at most n distinct entries)
             return position, 1
         start = used[0]
         best = np.inf
@@ -377,6 +372,7 @@ def count_tables(position, n_nodes, children_first, allowance, lambda_n, longest
             if table_count[i] > COUNT_LIMIT - scratch_count[r]:
                 return position, 2
             table_count[i] += scratch_count[r]
+        distinct = i + 1 - start
         table_start[node] = start
         table_length[node] = distinct
         cheapest[node] = best

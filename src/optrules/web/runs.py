@@ -519,11 +519,8 @@ def _data_notes(estimator) -> str:
 
 def _point(trace, i: int, counters: dict) -> dict:
     """One trace point as strict JSON (a non-finite value, e.g. log10 of an empty remaining space, is None)."""
-    def finite(value):
-        return float(value) if math.isfinite(value) else None
-
-    return {
-        "time": trace.time[i], "objective": finite(trace.objective[i]), "lower_bound": finite(trace.lower_bound[i]),
+    return _strict({
+        "time": float(trace.time[i]), "objective": float(trace.objective[i]), "lower_bound": float(trace.lower_bound[i]),
         "queue": int(counters.get("queue", 0)), "expanded": int(counters.get("nodes_expanded", 0)),
-        "log10_remaining": finite(trace.log10_remaining[i]),
-    }
+        "log10_remaining": float(trace.log10_remaining[i]),
+    })
