@@ -99,3 +99,46 @@ def test_fit_rule_set(tmp_path, capsys):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "2", "6"])
     with pytest.raises(SystemExit, match="not of --model frl"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "frl", "--cv", "3"])
+
+
+def test_fit_prints_the_estimators_own_accuracy(tmp_path, capsys):
+    """The accuracy line (computed without scikit-learn's metrics) equals ``score``, weighted or not."""
+    import re
+
+    import numpy as np
+
+    from optrules import RuleListClassifier
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 400), "b": rng.integers(0, 5, 400)})
+    frame["label"] = np.where(rng.random(400) < np.where(frame["a"] == "x", 0.8, 0.3), "yes", "no")
+    frame["w"] = rng.integers(1, 6, 400).astype(float)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--weight-column", "w", "-r", "0.01"]) == 0
+    printed = re.search(r"training accuracy (\S+), weighted (\S+)", capsys.readouterr().out)
+    X, y, w = frame[["a", "b"]], frame["label"], frame["w"].to_numpy()
+    model = RuleListClassifier(regularization=0.01).fit(X, y, sample_weight=w)
+    assert float(printed.group(1)) == pytest.approx(model.score(X, y), abs=5e-5)
+    assert float(printed.group(2).rstrip(",")) == pytest.approx(model.score(X, y, sample_weight=w), abs=5e-5)
+    assert model.score(X, y) != pytest.approx(model.score(X, y, sample_weight=w), abs=1e-3)
+
+
+def test_fit_command_does_not_wait_for_scipy_stats():
+    """scipy.stats takes most of a second to import and no fit needs it: the command defers it, and the
+    deferred module still answers whatever asks for it later."""
+    import subprocess
+    import sys
+
+    script = (
+        "import contextlib, io, sys\n"
+        "from optrules import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert cli.main(['fit', '--dataset', 'compas', '-r', '0.02']) == 0\n"
+        "print(type(sys.modules['scipy.stats']).__name__, 'sklearn.metrics' in sys.modules)\n"
+        "from scipy.stats import beta\n"
+        "import scipy.stats\n"
+        "print(round(beta.cdf(0.5, 2, 2), 6), round(scipy.stats.norm.cdf(0.0), 6),"
+        " type(sys.modules['scipy.stats']).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["_DeferredModule False", "0.5 0.5 module"]
