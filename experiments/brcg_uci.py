@@ -65,12 +65,13 @@ def run_fold(name, k, train, test, complexity, time_limit, methods):
         start = time.perf_counter()
         model = RuleSetClassifier(complexity=chosen, categorical=categorical, time_limit=time_limit,
                                   pricing_time_limit=PRICING_TIME_LIMIT, pos_label=pos_label).fit(X_train, y_train)
-        out[method] = {"pos_label": None if pos_label is None else int(pos_label),"accuracy": float(np.mean(model.predict(X_test) == y_test)), "complexity": model.rule_set_.complexity,
-                     "time": time.perf_counter() - start, "selection_time": selection, "train_accuracy": float(np.mean(model.predict(X_train) == y_train)),
-                     "status": model.certificate_.status, "gap": model.certificate_.gap, "bound": chosen,
-                     "objective": model.certificate_.objective, "lower_bound": model.certificate_.lower_bound,
-                     "lp_solved": bool(model.certificate_.counters["lp_solved"]),
-                     "training_mistakes": model.certificate_.counters["training_mistakes"]}
+        out[method] = {"pos_label": None if pos_label is None else int(pos_label),
+                       "accuracy": float(np.mean(model.predict(X_test) == y_test)), "complexity": model.rule_set_.complexity,
+                       "time": time.perf_counter() - start, "selection_time": selection, "train_accuracy": float(np.mean(model.predict(X_train) == y_train)),
+                       "status": model.certificate_.status, "gap": model.certificate_.gap, "bound": chosen,
+                       "objective": model.certificate_.objective, "lower_bound": model.certificate_.lower_bound,
+                       "lp_solved": bool(model.certificate_.counters["lp_solved"]),
+                       "training_mistakes": model.certificate_.counters["training_mistakes"]}
     binarizer = Binarizer(categorical=categorical, negations=True).fit(X_train)
     F_train, F_test = binarizer.transform(X_train), binarizer.transform(X_test)
     if "cart" in methods:
@@ -118,7 +119,6 @@ def summarise(results):
             }
             if method.startswith("cg"):
                 summary[name][method]["selection_time"] = float(np.mean([x.get("selection_time", 0.0) for x in rows]))
-            if method.startswith("cg"):
                 summary[name][method]["certified_folds"] = sum(x["status"] == "optimal" for x in rows)
                 if all("lower_bound" in x for x in rows):
                     summary[name][method]["lp_solved_folds"] = sum(x["lp_solved"] for x in rows)
