@@ -137,6 +137,74 @@ def check_enumeration_pricing(data, mu, price, degree, j):
     assert proven == (lower >= value)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_enumeration_pricing_with_nested_chains_against_enumeration(seed):
+    """Threshold features both ways (a binarizer's, with its chains): skipping two features of one
+    chain loses no minimum, intervals (x > a and x <= b: two chains of one column) included, which the
+    planted positives favour."""
+    from optrules import Binarizer
+
+    rng = np.random.default_rng(6000 + seed)
+    n = int(rng.integers(10, 50))
+    frame = pd.DataFrame({"a": rng.integers(0, 12, n), "b": rng.normal(size=n).round(1), "c": rng.integers(0, 3, n)})
+    binarizer = Binarizer(categorical=["c"], n_thresholds=int(rng.integers(2, 5))).fit(frame)
+    features = binarizer.transform(frame)
+    inside = (frame["a"] > 3) & (frame["a"] <= 8)
+    y = np.where(rng.random(n) < 0.2, ~inside, inside).astype(bool)
+    data = PricingData.from_features(features, y, chains=binarizer.chains_)
+    assert (binarizer.chains_ >= 0).sum() >= 4  # thresholds of a and b, two chains each
+    mu = rng.random(int(y.sum())) * rng.choice([0.5, 1.0, 3.0])
+    price = float(rng.choice([0.0, 0.05, 0.3]))
+    degree, j = int(rng.integers(1, 4)), features.shape[1]
+    check_enumeration_pricing(data, mu, price, degree, j)
+
+
+def test_chains_are_the_nested_thresholds():
+    from optrules import Binarizer
+
+    frame = pd.DataFrame({"x": np.arange(20.0), "y": np.arange(20) % 7, "g": list("ab") * 10})
+    binarizer = Binarizer(categorical=["g"], n_thresholds=3).fit(frame)
+    features, chains = binarizer.transform(frame), binarizer.chains_
+    for chain in set(chains[chains >= 0]):  # one chain: nested, so the conjunction of any two is one of them
+        members = np.flatnonzero(chains == chain)
+        assert len(members) >= 2
+        for a, b in itertools.combinations(members, 2):
+            both = features[:, a] & features[:, b]
+            assert (both == features[:, a]).all() or (both == features[:, b]).all()
+    names = binarizer.feature_names_
+    assert chains[names.index("g=a")] == -1
+    # each column's two directions are different chains (x > 4 and x <= 14 is an interval)
+    assert len(set(chains[chains >= 0])) == 4
+
+
+def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypatch):
+    """Exact pricing calls cut by their short limit during generation prove nothing; the time kept for
+    the certificate proves the last duals' bound, which holds (<= the optimum) and says something."""
+    import optrules.rulesets.colgen as colgen
+
+    rng = np.random.default_rng(11)
+    features = rng.random((60, 6)) < 0.5
+    y = (features[:, 0] & features[:, 1]) | (features[:, 2] & features[:, 3] & (rng.random(60) < 0.7))
+    y ^= rng.random(60) < 0.1
+    optimum, _ = full_mip_optimum(features, y, 5.0, 2)
+    real_exact, certified = colgen._exact, []
+
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
+        if time_limit <= 0.5:  # a call during generation: "out of time", nothing found, nothing proven
+            return [], -np.inf, False
+        certified.append(time_limit)
+        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)
+
+    monkeypatch.setattr(colgen, "_exact", exact)
+    result = column_generation(features, y, 5.0, 0.0, 2, time_limit=40, pricing_time_limit=0.5, beam_width=2)
+    assert len(certified) == 1 and certified[0] == pytest.approx(10.0, abs=1.0)  # a quarter of the budget
+    assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
+    assert not result.certificate.counters["lp_solved"]
+    # without a time limit there is no share to keep: nothing proven, bound 0
+    result = column_generation(features, y, 5.0, 0.0, 2, time_limit=None, pricing_time_limit=0.5, beam_width=2)
+    assert len(certified) == 1 and result.certificate.lower_bound == 0
+
+
 def test_column_generation_with_the_pricing_ip():
     """The HiGHS pricing IP stays available (exact_pricing="ip") and agrees on small instances."""
     for seed in range(6):

@@ -538,6 +538,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         """Exclusivity group of each feature (-1: combines freely), for the antecedent miner."""
         return np.asarray([f.group for f in self.features_], dtype=np.int64)
 
+    @property
+    def chains_(self) -> np.ndarray:
+        """Nesting chain of each feature (-1: none): the thresholds of one column in one direction
+        (``x <= 3``, ``x <= 5``; or all ``x > t``, or their negations) are nested, so a conjunction of two
+        of them equals one of them. The rule-set pricing uses it to skip such conjunctions."""
+        chains: dict = {}
+        return np.asarray([chains.setdefault((f.column, f.kind, f.negated), len(chains)) if f.kind in ("le", "gt")
+                           else -1 for f in self.features_], dtype=np.int64)
+
     # -- persistence -------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {

@@ -11,8 +11,9 @@
 Certificate: after each exact pricing, the dual objective of the restricted master's duals made feasible
 for every clause (:func:`~optrules.rulesets.master.weak_duality_bound`: sum(mu) - C (lambda + t), t from
 the proven lower bound on the minimum reduced cost and the empty clause's own), rounded up when the
-weights are integers; when the LP is solved this is ceil(z_MLP). The gap is the rule set's objective
-minus that bound. The beam search may run on a random subsample of
+weights are integers; when the LP is solved this is ceil(z_MLP). A time-limited fit keeps a quarter of
+its time for proving the last duals' bound with one more exact pricing (:func:`_certify`). The gap is
+the rule set's objective minus that bound. The beam search may run on a random subsample of
 samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
 data; clauses are always re-scored on all samples before they enter the master.
 
@@ -40,6 +41,7 @@ from .enumeration import enumeration_pricing
 from .pricing import PricingData, beam_search, exact_pricing
 
 _TOLERANCE = 1e-7
+_CERTIFICATE_SHARE = 0.25  # of a time-limited fit, kept for proving the last duals' bound
 
 
 @dataclass
@@ -71,6 +73,7 @@ def column_generation(
     progress=None,
     budget: Budget | None = None,
     sample_weight=None,
+    chains=None,
 ) -> RuleSetResult:
     """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``.
 
@@ -78,12 +81,16 @@ def column_generation(
     (branch-and-bound over conjunctions), ``"ip"`` (the pricing IP on HiGHS) or ``False`` (none: no
     proof that the master LP is solved). ``budget`` (a fit's) replaces ``time_limit``. ``sample_weight``
     multiplies each sample's class weight (a missed positive costs its weight, a covered negative its
-    weight per covering clause)."""
+    weight per covering clause). ``chains``: each feature's nesting chain (-1: none), e.g.
+    :attr:`~optrules.data.Binarizer.chains_`; the exact pricing then skips clauses with two features of
+    one chain (they equal a shorter clause)."""
     method = _exact_method(exact)
     budget = as_budget(budget, time_limit)
     start = time.perf_counter()
     limit = budget.remaining()  # the time this stage has, or None
     reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.05 * limit))  # for the final MIP
+    # and for proving the last duals' bound when generation runs out of time (see below)
+    certificate_time = 0.0 if limit is None or not method else _CERTIFICATE_SHARE * limit
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
     every_row = features, y
@@ -99,26 +106,28 @@ def column_generation(
     n_priced = len(y) if sample is None else len(sample)
     budget.require("pricing", features.shape[1] * (len(y) + 4 * n_priced),
                    "the pricing matrices (samples x features: 1 byte each, 4 more for the beam's samples)")
-    full = PricingData.from_features(features, y, negative_weight, sample_weight=sample_weight)
+    full = PricingData.from_features(features, y, negative_weight, sample_weight=sample_weight, chains=chains)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
     positive_costs = costs[positives] if sample_weight is not None else positive_weight
     master = MasterProblem(n_pos, complexity, positive_costs, seed=random_state, should_stop=budget.cancelled)
     priced = (full if sample is None else PricingData.from_features(
         features[sample], y[sample], negative_weight,
-        sample_weight=None if sample_weight is None else sample_weight[sample]))
+        sample_weight=None if sample_weight is None else sample_weight[sample], chains=chains))
     priced = priced.as_floats()
 
-    def time_left() -> float:
+    def time_left(certificate: bool = False) -> float:
         left = budget.remaining()
-        return np.inf if left is None else left - reserve
+        return np.inf if left is None else left - reserve - (0.0 if certificate else certificate_time)
     clauses: list[tuple[int, ...]] = []
     seen: set[bytes] = set()
     trace = Trace()
     status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
     iterations = exact_calls = 0
     lp_value = float(costs[y].sum())
-    stopped_by = None
+    stopped_by = last_duals = None
+    priced_last_duals = 0.0  # the time an exact pricing of the last duals already had
+    out_of_time = False
     try:
         while True:
             iterations += 1
@@ -128,6 +137,7 @@ def column_generation(
                 break
             lp_value, mu, lam = solved
             unit_price = penalty + lam
+            last_duals, priced_last_duals = (mu, lam, unit_price), 0.0
             elapsed = time.perf_counter() - start
             trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
             if progress is not None:
@@ -142,6 +152,7 @@ def column_generation(
                 improving, bound, proven = _exact(method, full, mu, unit_price, max_degree, seconds, random_state,
                                                   budget.cancelled)
                 exact_calls += 1
+                priced_last_duals = seconds
                 empty = full.reduced_cost((), mu, unit_price)
                 lp_bound = max(lp_bound, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound,
                                                             max_degree, n_pos))
@@ -170,6 +181,11 @@ def column_generation(
                 added += 1
             if not added or stopped_by:
                 break
+        out_of_time = budget.expired() or time_left() <= 0
+        seconds = min(time_left(certificate=True), certificate_time)
+        if method and not lp_solved and last_duals is not None and seconds > priced_last_duals and not budget.stopped():
+            lp_bound = max(lp_bound, _certify(method, full, *last_duals, complexity, positive_costs, max_degree,
+                                              n_pos, seconds, random_state, budget.cancelled))
     except KeyboardInterrupt:
         budget.interrupt()
     if budget.interrupted:
@@ -198,7 +214,7 @@ def column_generation(
     if objective <= lower + 1e-9:
         status = OPTIMAL
     elif status not in (INTERRUPTED, MEMORY_BUDGET):
-        status = GAP if lp_solved or not (budget.expired() or time_left() <= 0) else TIME_BUDGET
+        status = GAP if lp_solved or not out_of_time else TIME_BUDGET
     total = time.perf_counter() - start
     trace.append(total, objective, lower, [len(clauses)], float("nan"))
     counters = {
@@ -250,6 +266,17 @@ def _exact_method(exact) -> str | None:
     if exact not in EXACT_METHODS:
         raise ValueError(f"exact pricing must be True, False or one of {EXACT_METHODS}, got {exact!r}")
     return exact
+
+
+def _certify(method, data, mu, lam, unit_price, complexity, positive_costs, max_degree, n_pos, seconds, seed,
+             should_stop) -> float:
+    """The weak-duality bound of the last restricted master's duals, their pricing given the time kept for
+    it. Generation cut short by time leaves duals whose exact pricing was never finished (each call gets
+    ``pricing_time_limit`` and a new LP moves the duals on); a single pricing run with the reserved time,
+    kept only for its bound, is what turns them into a proven lower bound."""
+    _, bound, _ = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop)
+    empty = data.reduced_cost((), mu, unit_price)
+    return weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree, n_pos)
 
 
 def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):

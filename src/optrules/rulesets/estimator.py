@@ -137,6 +137,7 @@ class RuleSetClassifier(RuleModelEstimator):
             int(self.max_degree), positive_weight, negative_weight, None, self.pricing_time_limit,
             self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
             self.random_state, progress, budget=budget, sample_weight=sample_weight,
+            chains=self.binarizer_.chains_,  # negated for a CNF, still nested
         )
         result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]

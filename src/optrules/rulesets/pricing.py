@@ -11,7 +11,7 @@ extensions of a clause are two matrix-vector products).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,24 +28,31 @@ class PricingData:
     z_weight: float = 1.0
     #: each negative's own weight (sample weights), replacing ``z_weight``; None: every one weighs z_weight
     z_weights: np.ndarray | None = None
+    #: each feature's nesting chain (-1: none; see :attr:`optrules.data.Binarizer.chains_`): no clause
+    #: needs two features of one chain
+    chains: np.ndarray | None = None
 
     @classmethod
-    def from_features(cls, features, y, z_weight: float = 1.0, dtype=bool, sample_weight=None) -> "PricingData":
+    def from_features(cls, features, y, z_weight: float = 1.0, dtype=bool, sample_weight=None,
+                      chains=None) -> "PricingData":
         features = np.asarray(features, dtype=bool)
         y = np.asarray(y).astype(bool)
         z_weights = None if sample_weight is None else z_weight * np.asarray(sample_weight, np.float64)[~y]
-        return cls(features[y].astype(dtype), features[~y].astype(dtype), z_weight, z_weights)
+        chains = None if chains is None else np.asarray(chains, np.int64)
+        if chains is not None and chains.shape != (features.shape[1],):
+            raise ValueError(f"chains needs one entry a feature ({features.shape[1]}), got shape {chains.shape}")
+        return cls(features[y].astype(dtype), features[~y].astype(dtype), z_weight, z_weights, chains)
 
     def as_floats(self) -> "PricingData":
         """The same data as float32 0/1 matrices (for the beam search's matrix products)."""
         if self.positive.dtype == np.float32:
             return self
-        return PricingData(self.positive.astype(np.float32), self.negative.astype(np.float32), self.z_weight,
-                           self.z_weights)
+        return replace(self, positive=self.positive.astype(np.float32), negative=self.negative.astype(np.float32))
 
     def features(self, subset) -> "PricingData":
         """The same samples with only the features in ``subset``."""
-        return PricingData(self.positive[:, subset], self.negative[:, subset], self.z_weight, self.z_weights)
+        return replace(self, positive=self.positive[:, subset], negative=self.negative[:, subset],
+                       chains=None if self.chains is None else self.chains[subset])
 
     @property
     def nbytes(self) -> int:
