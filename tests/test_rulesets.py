@@ -77,7 +77,7 @@ def test_pricing_against_enumeration(seed):
     best = min(data.reduced_cost(c, mu, price) for c in every)
     clause, reduced, bound, proven = exact_pricing(data, mu, price, degree, 30)
     assert proven and reduced == pytest.approx(best) and bound <= best + 1e-6
-    clauses, value, lower, proven = enumeration_pricing(data, mu, price, degree, 30)
+    clauses, value, lower, proven, _ = enumeration_pricing(data, mu, price, degree, 30)
     assert proven and value == pytest.approx(best) and lower == pytest.approx(best)
     assert clauses[0][0] == pytest.approx(best)
     for score, clause in clauses:  # every clause reported is what it claims, most negative first
@@ -128,12 +128,16 @@ def test_enumeration_pricing_when_a_deep_clause_barely_wins(seed):
 
 
 def check_enumeration_pricing(data, mu, price, degree, j):
-    best = min(data.reduced_cost(c, mu, price) for d in range(degree + 1) for c in itertools.combinations(range(j), d))
-    _, value, lower, proven = enumeration_pricing(data, mu, price, degree, 30)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    best = min([data.reduced_cost((), mu, price)] + [data.reduced_cost(c, mu, price) for c in every])
+    best_ratio = min((data.reduced_cost(c, mu, price) / (1 + len(c)) for c in every), default=np.inf)
+    _, value, lower, proven, ratio = enumeration_pricing(data, mu, price, degree, 30)
     assert proven and value == pytest.approx(best, abs=1e-9) and lower == pytest.approx(best, abs=1e-9)
-    # out of time at once: nothing proven, but the bound still holds
-    _, value, lower, proven = enumeration_pricing(data, mu, price, degree, 0.0)
-    assert lower <= best + 1e-9 and value >= best - 1e-9
+    # the ratio bound holds, and a finished search proves at least what the minimum alone gives
+    assert ratio <= best_ratio + 1e-9 and ratio >= min(best, 0.0) / 2 - 1e-9
+    # out of time at once: nothing proven, but the bounds still hold
+    _, value, lower, proven, ratio = enumeration_pricing(data, mu, price, degree, 0.0)
+    assert lower <= best + 1e-9 and value >= best - 1e-9 and ratio <= best_ratio + 1e-9
     assert proven == (lower >= value)
 
 
@@ -191,7 +195,7 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
 
     def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
         if time_limit <= 0.5:  # a call during generation: "out of time", nothing found, nothing proven
-            return [], -np.inf, False
+            return [], -np.inf, False, None
         certified.append(time_limit)
         return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)
 
@@ -359,11 +363,13 @@ def test_the_dual_bound_holds_for_any_duals(seed):
             lam = max(0.0, lam_star + rng.normal(0, 0.5))
         unit = penalty + lam
         smallest = min(data.reduced_cost(c, mu, unit) for c in _all_clauses(j, max_degree))
+        ratio = min(data.reduced_cost(c, mu, unit) / (1 + len(c)) for c in _all_clauses(j, max_degree))
         empty = data.reduced_cost((), mu, unit)
         bound = weak_duality_bound(mu, lam, complexity, 1.0, empty, smallest, max_degree, n_pos)
-        assert bound <= optimum + 1e-7
+        with_ratio = weak_duality_bound(mu, lam, complexity, 1.0, empty, smallest, max_degree, n_pos, ratio)
+        assert bound <= with_ratio <= optimum + 1e-7
         if np.isfinite(complexity):
-            assert bound <= lp_value + 1e-7
+            assert with_ratio <= lp_value + 1e-7
         if trial == 0:  # at the LP's own duals every clause prices >= 0: the bound is the LP optimum
             assert bound == pytest.approx(lp_value, abs=1e-6)
 

@@ -47,8 +47,9 @@ def test_weighted_pricing_against_enumeration(seed):
     best = min(data.reduced_cost(c, mu, price) for c in every)
     _, reduced, bound, proven = exact_pricing(data, mu, price, degree, 30)
     assert proven and reduced == pytest.approx(best) and bound <= best + 1e-6
-    clauses, value, lower, proven = enumeration_pricing(data, mu, price, degree, 30)
+    clauses, value, lower, proven, ratio = enumeration_pricing(data, mu, price, degree, 30)
     assert proven and value == pytest.approx(best) and lower == pytest.approx(best)
+    assert ratio <= min((data.reduced_cost(c, mu, price) / (1 + len(c)) for c in every if c), default=np.inf) + 1e-9
     for score, clause in clauses + beam_search(data, mu, price, degree, beam_width=3):
         assert score == pytest.approx(data.reduced_cost(clause, mu, price), rel=1e-5, abs=1e-5)
 

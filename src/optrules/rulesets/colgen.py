@@ -149,13 +149,13 @@ def column_generation(
             found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
             if not found and method:
                 seconds = max(min(pricing_time_limit, time_left()), 0.01)
-                improving, bound, proven = _exact(method, full, mu, unit_price, max_degree, seconds, random_state,
-                                                  budget.cancelled)
+                improving, bound, proven, ratio = _exact(method, full, mu, unit_price, max_degree, seconds,
+                                                         random_state, budget.cancelled)
                 exact_calls += 1
                 priced_last_duals = seconds
                 empty = full.reduced_cost((), mu, unit_price)
                 lp_bound = max(lp_bound, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound,
-                                                            max_degree, n_pos))
+                                                            max_degree, n_pos, ratio))
                 if improving:
                     found = improving
                 elif proven and bound >= -_TOLERANCE:
@@ -274,20 +274,21 @@ def _certify(method, data, mu, lam, unit_price, complexity, positive_costs, max_
     it. Generation cut short by time leaves duals whose exact pricing was never finished (each call gets
     ``pricing_time_limit`` and a new LP moves the duals on); a single pricing run with the reserved time,
     kept only for its bound, is what turns them into a proven lower bound."""
-    _, bound, _ = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop)
+    _, bound, _, ratio = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop)
     empty = data.reduced_cost((), mu, unit_price)
-    return weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree, n_pos)
+    return weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree, n_pos, ratio)
 
 
 def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
     """Exact pricing: ``(clauses with negative reduced cost, proven lower bound on the minimum reduced
-    cost, proven)`` by branch-and-bound over conjunctions (``enumeration``) or the HiGHS pricing IP."""
+    cost, proven, proven lower bound on reduced cost / complexity or None)`` by branch-and-bound over
+    conjunctions (``enumeration``) or the HiGHS pricing IP (which has no ratio bound)."""
     if method == "enumeration":
-        clauses, _, bound, proven = enumeration_pricing(data, mu, unit_price, max_degree, time_limit,
-                                                        should_stop=should_stop)
-        return [c for value, c in clauses if value < -_TOLERANCE], bound, proven
+        clauses, _, bound, proven, ratio = enumeration_pricing(data, mu, unit_price, max_degree, time_limit,
+                                                               should_stop=should_stop)
+        return [c for value, c in clauses if value < -_TOLERANCE], bound, proven, ratio
     clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed, should_stop)
-    return ([clause] if clause is not None and reduced < -_TOLERANCE else []), bound, proven
+    return ([clause] if clause is not None and reduced < -_TOLERANCE else []), bound, proven, None
 
 
 def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width, max_features, rng):

@@ -72,6 +72,15 @@ def _negative_cost(words, z_weight, z_weights, z_planes):
 
 
 @njit(inline="always", cache=True)
+def _lower_ratio(ratio, bound, complexity):
+    """``min(ratio, bound / complexity)`` where that is negative (only negative ratios matter), without
+    a division in the common case."""
+    if bound < 0.0 and bound < ratio * complexity:
+        return bound / complexity
+    return ratio
+
+
+@njit(inline="always", cache=True)
 def _chain_taken(chain_of, chosen, depth, chain):
     for level in range(1, depth + 1):
         if chain_of[chosen[level]] == chain:
@@ -81,7 +90,7 @@ def _chain_taken(chain_of, chosen, depth, chain):
 
 @njit(cache=True)
 def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, node_cap,
-                best_clause, stack_p, stack_z, next_pos, chosen, depth_state):
+                best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
     Starts afresh when ``depth_state[0] == 0``, else resumes where the previous call stopped (the stack
@@ -89,11 +98,16 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
     the caller can keep time. Returns ``(best, best_length, nodes, finished, unexplored_bound)``: the best
     reduced cost (improving on ``best``: its clause is in ``best_clause[:best_length]``; else
     ``best_length = -1``), and, when not finished, a lower bound on every clause left in the subtree.
+    ``ratio_low[0]`` is lowered to a lower bound on reduced cost / complexity over the clauses of the
+    subtree, which the certificate uses: each clause is met (its own ratio) or lies in a subtree cut at
+    a bound b (clauses of complexity >= c: ratio >= min(b, 0) / c); a subtree left open when the caller
+    stops is the caller's to bound.
     """
     n_features = order.shape[0]
     best_length = -1
     nodes = 0
     depth = depth_state[0]
+    ratio = ratio_low[0]
     if depth == 0:  # the root: a one-feature clause
         j = order[root]
         stack_p[1, :] = pos_bits[j]
@@ -102,6 +116,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         covered_mu = _mu_sum(stack_p[1], mu)
         value = _negative_cost(stack_z[1], z_weight, z_weights, z_planes) - covered_mu + unit_price * 2.0
         nodes = 1
+        ratio = _lower_ratio(ratio, value, 2.0)
         if value < best:
             best = value
             best_clause[0] = j
@@ -111,6 +126,8 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             next_pos[1] = root + 1
         else:
             next_pos[1] = n_features
+            if max_degree >= 2:
+                ratio = _lower_ratio(ratio, -covered_mu + unit_price * 3.0, 3.0)
     while depth >= 1:
         if nodes >= node_cap:
             depth_state[0] = depth
@@ -119,6 +136,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
                 if next_pos[level] < n_features:
                     bound = -_mu_sum(stack_p[level], mu) + unit_price * (2.0 + level)
                     unexplored = min(unexplored, bound)
+            ratio_low[0] = ratio
             return best, best_length, nodes, False, unexplored
         p = next_pos[depth]
         if p >= n_features:
@@ -129,6 +147,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             # a child covers at most the positives its feature covers, and features come by that mu in
             # decreasing order: neither this one nor any later one can win
             next_pos[depth] = n_features
+            ratio = _lower_ratio(ratio, -order_mu[p] + unit_price * (1.0 + child), 1.0 + child)
             continue
         next_pos[depth] = p + 1
         if chain_of[p] >= 0 and _chain_taken(chain_of, chosen, depth, chain_of[p]):
@@ -139,15 +158,20 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             stack_p[child, w] = stack_p[depth, w] & pos_bits[j, w]
             covered += np.int64(popcount(stack_p[child, w]))
         if -covered * mu_max + unit_price * (1.0 + child) >= best:
-            continue  # the same test on a cheaper upper bound of the mu covered
+            # the same test on a cheaper upper bound of the mu covered
+            ratio = _lower_ratio(ratio, -covered * mu_max + unit_price * (1.0 + child), 1.0 + child)
+            continue
         covered_mu = _mu_sum(stack_p[child], mu)
         if -covered_mu + unit_price * (1.0 + child) >= best:
-            continue  # not even a free pass on the negatives would make it win
+            # not even a free pass on the negatives would make it win
+            ratio = _lower_ratio(ratio, -covered_mu + unit_price * (1.0 + child), 1.0 + child)
+            continue
         for w in range(stack_z.shape[1]):
             stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
         nodes += 1
         chosen[child] = p
         value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
+        ratio = _lower_ratio(ratio, value, 1.0 + child)
         if value < best:
             best = value
             for level in range(1, child + 1):
@@ -156,7 +180,10 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         if child < max_degree and -covered_mu + unit_price * (2.0 + child) < best:
             depth = child
             next_pos[depth] = p + 1
+        elif child < max_degree:
+            ratio = _lower_ratio(ratio, -covered_mu + unit_price * (2.0 + child), 2.0 + child)
     depth_state[0] = 0
+    ratio_low[0] = ratio
     return best, best_length, nodes, True, np.inf
 
 
@@ -164,9 +191,10 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
                         should_stop=None):
     """Minimum reduced cost over all clauses of at most ``max_degree`` features.
 
-    Returns ``(clauses, best reduced cost, proven lower bound on the minimum, proven)``: ``clauses`` the
-    improving clauses met (most negative first, at most ``max_clauses``; the first is the minimum when
-    ``proven``). ``data`` is a :class:`~optrules.rulesets.pricing.PricingData`. ``should_stop()`` (a
+    Returns ``(clauses, best reduced cost, proven lower bound on the minimum, proven, ratio bound)``:
+    ``clauses`` the improving clauses met (most negative first, at most ``max_clauses``; the first is the
+    minimum when ``proven``); the ratio bound a proven lower bound on min(0, reduced cost / complexity)
+    over every clause but the empty one, proven also when the search is cut short. ``data`` is a :class:`~optrules.rulesets.pricing.PricingData`. ``should_stop()`` (a
     fit's budget) ends the search between slices, like the time limit. With ``data.chains`` (nested
     features: ``x <= 3`` and ``x <= 5`` together equal ``x <= 3``) no clause takes two features of one
     chain: such a clause covers what a shorter one covers, at a higher price, and so do its extensions.
@@ -178,7 +206,7 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum() + unit_price)
     best, found = empty_value, [(empty_value, ())]
     if max_degree < 1 or n_features == 0:
-        return found, best, best, True
+        return found, best, best, True, 0.0
     pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
     neg_bits = bitset.pack((data.negative > 0).T) if data.negative.shape[0] else np.zeros((n_features, 1), np.uint64)
     mu_padded = np.zeros(64 * pos_bits.shape[1])
@@ -199,28 +227,32 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     best_clause = np.zeros(max_degree, np.int64)
     depth_state = np.zeros(1, np.int64)
     unexplored = np.inf
+    ratio_low = np.full(1, np.inf)
     # a slice visits fewer nodes when each costs more words, so the time limit and a stop are seen often
     nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // (pos_bits.shape[1] + neg_bits.shape[1]))))
     for root in range(n_features):
         if root_bounds[order[root]] >= best:
-            break  # roots are sorted by their bound: none of the rest can win
+            # roots are sorted by their bound: none of the rest can win (and the rest have complexity >= 2)
+            ratio_low[0] = _lower_ratio(ratio_low[0], float(root_bounds[order[root]]), 2.0)
+            break
         finished = False
         while not finished:
             if time.perf_counter() - start > time_limit or (should_stop is not None and should_stop()):
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
                 unexplored = min(unexplored, float(root_bounds[order[root]]))
+                ratio_low[0] = _lower_ratio(ratio_low[0], unexplored, 2.0)
                 break
             best, length, _, finished, _ = search_root(
                 root, order, order_mu, chain_of, pos_bits, neg_bits, mu_padded, mu_max, float(data.z_weight), z_padded, z_planes,
                 float(unit_price),
-                int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state)
+                int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low)
             if length > 0:
                 found.append((best, tuple(sorted(int(j) for j in best_clause[:length]))))
         if not finished:
             break
     found.sort(key=lambda item: item[0])
     lower = min(best, unexplored)
-    return found[:max_clauses], best, lower, bool(lower >= best)
+    return found[:max_clauses], best, lower, bool(lower >= best), min(float(ratio_low[0]), 0.0)
 
 
 def _negative_weights(data, n_words: int):
