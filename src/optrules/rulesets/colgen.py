@@ -12,7 +12,7 @@ Certificate: after each exact pricing, the dual objective of the restricted mast
 for every clause (:func:`~optrules.rulesets.master.weak_duality_bound`: sum(mu) - C (lambda + t), t from
 the proven lower bound on the minimum reduced cost and the empty clause's own), rounded up when the
 weights are integers; when the LP is solved this is ceil(z_MLP). A time-limited fit keeps a quarter of
-its time for proving the last duals' bound with one more exact pricing (:func:`_certify`). The gap is
+its time for proving the last duals' bound with one more exact pricing. The gap is
 the rule set's objective minus that bound. The beam search may run on a random subsample of
 samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
 data; clauses are always re-scored on all samples before they enter the master.
@@ -113,7 +113,7 @@ def column_generation(
     master = MasterProblem(n_pos, complexity, positive_costs, seed=random_state, should_stop=budget.cancelled)
     priced = (full if sample is None else PricingData.from_features(
         features[sample], y[sample], negative_weight,
-        sample_weight=None if sample_weight is None else sample_weight[sample], chains=chains))
+        sample_weight=None if sample_weight is None else sample_weight[sample]))
     priced = priced.as_floats()
 
     def time_left(certificate: bool = False) -> float:
@@ -149,13 +149,12 @@ def column_generation(
             found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
             if not found and method:
                 seconds = max(min(pricing_time_limit, time_left()), 0.01)
-                improving, bound, proven, ratio = _exact(method, full, mu, unit_price, max_degree, seconds,
-                                                         random_state, budget.cancelled)
+                improving, bound, proven, dual_bound = _exact_with_bound(
+                    method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds, random_state,
+                    budget.cancelled)
                 exact_calls += 1
                 priced_last_duals = seconds
-                empty = full.reduced_cost((), mu, unit_price)
-                lp_bound = max(lp_bound, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound,
-                                                            max_degree, n_pos, ratio))
+                lp_bound = max(lp_bound, dual_bound)
                 if improving:
                     found = improving
                 elif proven and bound >= -_TOLERANCE:
@@ -184,8 +183,11 @@ def column_generation(
         out_of_time = budget.expired() or time_left() <= 0
         seconds = min(time_left(certificate=True), certificate_time)
         if method and not lp_solved and last_duals is not None and seconds > priced_last_duals and not budget.stopped():
-            lp_bound = max(lp_bound, _certify(method, full, *last_duals, complexity, positive_costs, max_degree,
-                                              n_pos, seconds, random_state, budget.cancelled))
+            # generation cut short leaves duals whose pricing was never finished (each call has
+            # pricing_time_limit, and the next LP moves the duals on): price them once more with the time
+            # kept for it, for the bound alone
+            lp_bound = max(lp_bound, _exact_with_bound(method, full, *last_duals, complexity, positive_costs,
+                                                       max_degree, n_pos, seconds, random_state, budget.cancelled)[3])
     except KeyboardInterrupt:
         budget.interrupt()
     if budget.interrupted:
@@ -268,15 +270,14 @@ def _exact_method(exact) -> str | None:
     return exact
 
 
-def _certify(method, data, mu, lam, unit_price, complexity, positive_costs, max_degree, n_pos, seconds, seed,
-             should_stop) -> float:
-    """The weak-duality bound of the last restricted master's duals, their pricing given the time kept for
-    it. Generation cut short by time leaves duals whose exact pricing was never finished (each call gets
-    ``pricing_time_limit`` and a new LP moves the duals on); a single pricing run with the reserved time,
-    kept only for its bound, is what turns them into a proven lower bound."""
-    _, bound, _, ratio = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop)
+def _exact_with_bound(method, data, mu, lam, unit_price, complexity, positive_costs, max_degree, n_pos, seconds,
+                      seed, should_stop):
+    """Exact pricing of the duals ``(mu, lam)`` and the weak-duality bound it proves: ``(improving
+    clauses, lower bound on the minimum reduced cost, proven, bound on the rule set)``."""
+    improving, bound, proven, ratio = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop)
     empty = data.reduced_cost((), mu, unit_price)
-    return weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree, n_pos, ratio)
+    return improving, bound, proven, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree,
+                                                        n_pos, ratio)
 
 
 def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):

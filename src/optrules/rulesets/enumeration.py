@@ -122,12 +122,13 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             best_clause[0] = j
             best_length = 1
         depth = 1
-        if max_degree >= 2 and -covered_mu + unit_price * 3.0 < best:
-            next_pos[1] = root + 1
-        else:
-            next_pos[1] = n_features
-            if max_degree >= 2:
-                ratio = _lower_ratio(ratio, -covered_mu + unit_price * 3.0, 3.0)
+        next_pos[1] = n_features
+        if max_degree >= 2:
+            bound = -covered_mu + unit_price * 3.0  # of the extensions
+            if bound < best:
+                next_pos[1] = root + 1
+            else:
+                ratio = _lower_ratio(ratio, bound, 3.0)
     while depth >= 1:
         if nodes >= node_cap:
             depth_state[0] = depth
@@ -143,11 +144,12 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             depth -= 1
             continue
         child = depth + 1
-        if -order_mu[p] + unit_price * (1.0 + child) >= best:
+        bound = -order_mu[p] + unit_price * (1.0 + child)
+        if bound >= best:
             # a child covers at most the positives its feature covers, and features come by that mu in
             # decreasing order: neither this one nor any later one can win
             next_pos[depth] = n_features
-            ratio = _lower_ratio(ratio, -order_mu[p] + unit_price * (1.0 + child), 1.0 + child)
+            ratio = _lower_ratio(ratio, bound, 1.0 + child)
             continue
         next_pos[depth] = p + 1
         if chain_of[p] >= 0 and _chain_taken(chain_of, chosen, depth, chain_of[p]):
@@ -157,14 +159,14 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         for w in range(stack_p.shape[1]):
             stack_p[child, w] = stack_p[depth, w] & pos_bits[j, w]
             covered += np.int64(popcount(stack_p[child, w]))
-        if -covered * mu_max + unit_price * (1.0 + child) >= best:
-            # the same test on a cheaper upper bound of the mu covered
-            ratio = _lower_ratio(ratio, -covered * mu_max + unit_price * (1.0 + child), 1.0 + child)
+        bound = -covered * mu_max + unit_price * (1.0 + child)
+        if bound >= best:  # the test below on a cheaper upper bound of the mu covered
+            ratio = _lower_ratio(ratio, bound, 1.0 + child)
             continue
         covered_mu = _mu_sum(stack_p[child], mu)
-        if -covered_mu + unit_price * (1.0 + child) >= best:
-            # not even a free pass on the negatives would make it win
-            ratio = _lower_ratio(ratio, -covered_mu + unit_price * (1.0 + child), 1.0 + child)
+        bound = -covered_mu + unit_price * (1.0 + child)
+        if bound >= best:  # not even a free pass on the negatives would make it win
+            ratio = _lower_ratio(ratio, bound, 1.0 + child)
             continue
         for w in range(stack_z.shape[1]):
             stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
@@ -177,11 +179,13 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             for level in range(1, child + 1):
                 best_clause[level - 1] = order[chosen[level]]
             best_length = child
-        if child < max_degree and -covered_mu + unit_price * (2.0 + child) < best:
-            depth = child
-            next_pos[depth] = p + 1
-        elif child < max_degree:
-            ratio = _lower_ratio(ratio, -covered_mu + unit_price * (2.0 + child), 2.0 + child)
+        if child < max_degree:
+            bound = -covered_mu + unit_price * (2.0 + child)  # of the extensions
+            if bound < best:
+                depth = child
+                next_pos[depth] = p + 1
+            else:
+                ratio = _lower_ratio(ratio, bound, 2.0 + child)
     depth_state[0] = 0
     ratio_low[0] = ratio
     return best, best_length, nodes, True, np.inf
@@ -194,8 +198,9 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     Returns ``(clauses, best reduced cost, proven lower bound on the minimum, proven, ratio bound)``:
     ``clauses`` the improving clauses met (most negative first, at most ``max_clauses``; the first is the
     minimum when ``proven``); the ratio bound a proven lower bound on min(0, reduced cost / complexity)
-    over every clause but the empty one, proven also when the search is cut short. ``data`` is a :class:`~optrules.rulesets.pricing.PricingData`. ``should_stop()`` (a
-    fit's budget) ends the search between slices, like the time limit. With ``data.chains`` (nested
+    over every clause but the empty one, proven also when the search is cut short. ``data`` is a
+    :class:`~optrules.rulesets.pricing.PricingData`. ``should_stop()`` (a fit's budget) ends the search
+    between slices, like the time limit. With ``data.chains`` (nested
     features: ``x <= 3`` and ``x <= 5`` together equal ``x <= 3``) no clause takes two features of one
     chain: such a clause covers what a shorter one covers, at a higher price, and so do its extensions.
     """
