@@ -6,6 +6,7 @@ import pytest
 
 from conftest import shared_path
 from optrules import RuleSetClassifier, load_model
+from optrules.budget import Budget
 from optrules.models import RuleSet
 from optrules.rulesets.colgen import column_generation
 from optrules.rulesets.master import MasterProblem
@@ -13,13 +14,17 @@ from optrules.rulesets.enumeration import enumeration_pricing
 from optrules.rulesets.pricing import PricingData, beam_search, exact_pricing
 
 
-def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0):
-    """The master MIP over every clause of up to max_degree features (enumerated), solved by HiGHS;
-    returns (MIP optimum, LP optimum)."""
+def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0, fitting_only=True):
+    """The master MIP over every clause of up to max_degree features (enumerated) that fits within the
+    complexity bound, solved by HiGHS; returns (MIP optimum, LP optimum). (The LP over the clauses that
+    fit is the relaxation column generation solves: a longer clause is in no rule set; ``fitting_only``
+    False enumerates the longer ones too.)"""
     y = y.astype(bool)
     positives = np.flatnonzero(y)
     master = MasterProblem(len(positives), complexity)
     for degree in range(0, max_degree + 1):
+        if fitting_only and 1 + degree > complexity:
+            break
         for clause in itertools.combinations(range(features.shape[1]), degree):
             covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
             master.add_clause(int((covered & ~y).sum()) + penalty * (1 + degree), 1 + degree,
@@ -181,32 +186,86 @@ def test_chains_are_the_nested_thresholds():
     assert len(set(chains[chains >= 0])) == 4
 
 
-def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypatch):
-    """Exact pricing calls cut by their short limit during generation prove nothing; the time kept for
-    the certificate proves the last duals' bound, which holds (<= the optimum) and says something."""
-    import optrules.rulesets.colgen as colgen
+class VirtualClockBudget(Budget):
+    """A fit's budget whose time passes only when a test says so (``advance``): the exact pricing
+    below is faked to take as long as the test needs, on any machine."""
 
+    def __init__(self, time_limit):
+        super().__init__(time_limit)
+        self.now = 0.0
+
+    def advance(self, seconds):
+        self.now += seconds
+
+    def remaining(self):
+        return self.time_limit - self.now
+
+    def expired(self):
+        return self.remaining() <= 0
+
+    @property
+    def time_limit(self):
+        return self.deadline - self.start
+
+
+def certificate_instance():
     rng = np.random.default_rng(11)
     features = rng.random((60, 6)) < 0.5
     y = (features[:, 0] & features[:, 1]) | (features[:, 2] & features[:, 3] & (rng.random(60) < 0.7))
     y ^= rng.random(60) < 0.1
-    optimum, _ = full_mip_optimum(features, y, 5.0, 2)
-    real_exact, certified = colgen._exact, []
+    return features, y, full_mip_optimum(features, y, 5.0, 2)[0]
+
+
+def test_exact_pricing_that_finds_nothing_in_time_is_retried_longer(monkeypatch):
+    """An exact pricing call that neither finds a clause nor proves anything within its limit would end
+    the generation: the same duals are priced again with twice the time while the fit has it."""
+    import optrules.rulesets.colgen as colgen
+
+    features, y, optimum = certificate_instance()
+    real_exact, limits = colgen._exact, []
+    budget = VirtualClockBudget(40.0)
 
     def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
-        if time_limit <= 0.5:  # a call during generation: "out of time", nothing found, nothing proven
+        limits.append(time_limit)
+        if time_limit < 3.9:  # too short for these duals: "out of time", nothing found, nothing proven
+            budget.advance(time_limit)
             return [], -np.inf, False, None
+        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)
+
+    monkeypatch.setattr(colgen, "_exact", exact)
+    result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
+    assert limits[:4] == pytest.approx([0.5, 1.0, 2.0, 4.0])  # doubling, each call on the same duals
+    assert result.certificate.counters["lp_solved"]  # the longer call proved the LP solved
+    assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
+
+
+def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypatch):
+    """Generation cut by its time leaves duals nobody priced: the time kept for the certificate (a
+    quarter of the budget) proves their bound, which holds (<= the optimum) and says something."""
+    import optrules.rulesets.colgen as colgen
+
+    features, y, optimum = certificate_instance()
+    real_exact, certified = colgen._exact, []
+    budget = VirtualClockBudget(40.0)
+
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
+        if time_limit <= 0.5:  # a call during generation: finds clauses, proves nothing, uses up the time
+            improving = real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)[0]
+            budget.advance(28.5)  # generation has 40 - 10 (certificate) - 2 (final MIP) = 28 s
+            return improving, -np.inf, False, None
         certified.append(time_limit)
         return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)
 
     monkeypatch.setattr(colgen, "_exact", exact)
-    result = column_generation(features, y, 5.0, 0.0, 2, time_limit=40, pricing_time_limit=0.5, beam_width=2)
-    assert len(certified) == 1 and certified[0] == pytest.approx(10.0, abs=1.0)  # a quarter of the budget
+    monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])  # the exact pricing does it all
+    result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
+    assert certified == pytest.approx([9.5])  # what is left of the certificate's quarter
     assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
     assert not result.certificate.counters["lp_solved"]
-    # without a time limit there is no share to keep: nothing proven, bound 0
+    # without a time limit there is no share to keep, and a call that proves nothing is retried longer
+    certified.clear()
     result = column_generation(features, y, 5.0, 0.0, 2, time_limit=None, pricing_time_limit=0.5, beam_width=2)
-    assert len(certified) == 1 and result.certificate.lower_bound == 0
+    assert certified == [1.0] and result.certificate.counters["lp_solved"]
 
 
 def test_column_generation_with_the_pricing_ip():
@@ -480,3 +539,27 @@ def test_pos_label_chooses_the_class_the_set_describes():
     assert optima[0] != optima[1]  # the two classes are two problems
     with pytest.raises(ValueError, match="pos_label"):
         RuleSetClassifier(pos_label="maybe", time_limit=5).fit(X, y)
+
+
+def test_clauses_longer_than_the_bound_allows_are_never_priced():
+    """With a complexity bound C, no rule set holds a clause of more than C - 1 conditions, so column
+    generation solves the LP over the clauses that fit: tighter than the LP over every clause of up to
+    max_degree conditions, and its bound still below the optimum."""
+    from optrules.rulesets.colgen import feasible_degree
+
+    assert [feasible_degree(5, c) for c in (2, 3, 5.5, 6, 30, np.inf)] == [1, 2, 4, 5, 5, 5]
+    tighter = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        features = rng.random((40, 6)) < 0.5
+        y = (features[:, 0] & features[:, 1] & features[:, 2]) | (rng.random(40) < 0.1)
+        optimum, lp_fitting = full_mip_optimum(features, y, 3.0, 2)
+        _, lp_every = full_mip_optimum(features, y, 3.0, 4, fitting_only=False)
+        result = column_generation(features, y, 3.0, 0.0, 4, time_limit=30, pricing_time_limit=10)
+        cert = result.certificate
+        assert cert.counters["lp_solved"]
+        assert cert.counters["lp_objective"] == pytest.approx(lp_fitting, abs=1e-6)
+        assert cert.lower_bound <= optimum + 1e-6
+        assert all(len(clause) <= 2 for clause in result.clauses)
+        tighter += lp_fitting > lp_every + 1e-6
+    assert tighter >= 3  # the instances do tell the two relaxations apart

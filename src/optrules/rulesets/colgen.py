@@ -85,6 +85,7 @@ def column_generation(
     :attr:`~optrules.data.Binarizer.chains_`; the exact pricing then skips clauses with two features of
     one chain (they equal a shorter clause)."""
     method = _exact_method(exact)
+    max_degree = feasible_degree(max_degree, complexity)
     budget = as_budget(budget, time_limit)
     start = time.perf_counter()
     limit = budget.remaining()  # the time this stage has, or None
@@ -149,19 +150,27 @@ def column_generation(
             found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
             if not found and method:
                 seconds = max(min(pricing_time_limit, time_left()), 0.01)
-                improving, bound, proven, dual_bound = _exact_with_bound(
-                    method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds, random_state,
-                    budget.cancelled)
-                exact_calls += 1
-                priced_last_duals = seconds
-                lp_bound = max(lp_bound, dual_bound)
+                while True:
+                    improving, bound, proven, dual_bound = _exact_with_bound(
+                        method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds,
+                        random_state, budget.cancelled)
+                    exact_calls += 1
+                    priced_last_duals = seconds
+                    lp_bound = max(lp_bound, dual_bound)
+                    longer = min(2.0 * seconds, time_left(certificate=True))
+                    if improving or proven or longer <= seconds or budget.stopped():
+                        break
+                    # nothing found and nothing proven in time: without a new clause the generation is
+                    # over, so the same duals again with twice the time while the fit has it (the time
+                    # kept for the certificate included: these are the duals it would price)
+                    seconds = longer
                 if improving:
                     found = improving
                 elif proven and bound >= -_TOLERANCE:
                     lp_solved = True  # within the tolerance: the bound above still counts it
                     break
             if not found:
-                break  # heuristic pricing only, or the exact IP ran out of time with nothing better
+                break  # heuristic pricing only, or the exact pricing ran out of time with nothing better
             added = 0
             for clause in found:
                 covered = _covers(features, [clause], len(y))[0]
@@ -236,6 +245,18 @@ def column_generation(
         "solver": f"HiGHS {highs_version()}",
     }
     return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+
+
+def feasible_degree(max_degree: int, complexity: float) -> int:
+    """The most conditions a clause of a rule set within the complexity bound can have.
+
+    A clause of d conditions has complexity 1 + d, so one above the bound is in no rule set: the master
+    problem over the clauses that fit is the same integer problem, its LP a tighter relaxation, and
+    neither pricing has to search the longer clauses (with the default 5 conditions, this cuts a level
+    for bounds below 6)."""
+    if complexity is None or not np.isfinite(complexity):
+        return int(max_degree)
+    return max(1, min(int(max_degree), int(math.floor(complexity + 1e-9)) - 1))
 
 
 def distinct_rows(features, y, sample_weight=None):

@@ -20,7 +20,8 @@ class RuleSetClassifier(RuleModelEstimator):
     Parameters
     ----------
     complexity : C, the bound on sum over clauses of (1 + conditions).
-    max_degree : conditions per clause, at most.
+    max_degree : conditions per clause, at most (and at most ``complexity`` - 1: a longer clause fits
+        in no rule set).
     cnf : learn a CNF (AND of ORs) instead of a DNF.
     pos_label : the class the rule set describes (predicts when it holds); default None: the second of
         the sorted classes, as scikit-learn's binary metrics assume. Describing the other class is a
@@ -28,7 +29,8 @@ class RuleSetClassifier(RuleModelEstimator):
     penalty : price of each unit of complexity in the objective (0: only the bound).
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
     time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
-        final MIP; None: no limit) and per exact pricing call.
+        final MIP; None: no limit) and for the first exact pricing of each set of duals (a call that
+        finds nothing and proves nothing is repeated with twice the time while the fit has it).
     max_memory : bytes the fit may hold (binarized table, pricing matrices, the master's columns;
         default 1 GiB or half the machine's): column generation stops there, status ``memory budget``.
     min_support : a category must hold for at least this share of the training rows to become a
