@@ -109,7 +109,15 @@ def test_cross_validated_rule_set_complexity_and_class():
     simple = RuleSetCV([6, 2], base, cv=cv, one_standard_error=True).fit(X, y)
     assert simple.best_params_["complexity"] <= RuleSetCV([6, 2], base, cv=cv).fit(X, y).best_params_["complexity"]
     with pytest.raises(ValueError, match="complexities"):
-        RuleSetCV([1], base).fit(X, y)
+        RuleSetCV([-1], base).fit(X, y)
+    # the base rate (bound 0: the empty set) is a candidate like any other; on pure noise it wins
+    noise = np.where(np.random.default_rng(2).random(n) < 0.25, "yes", "no")
+    chance = RuleSetCV([0, 6], base, pos_labels="both", cv=cv).fit(X, noise)
+    scores = chance.cv_results_["mean_test_score"]
+    assert list(chance.cv_results_["complexity"][:2]) == [0, 0] and scores[0] != scores[1]
+    assert max(scores[:2]) == pytest.approx(np.mean(noise == "no"), abs=0.01)  # predicting "no" everywhere
+    if chance.best_params_["complexity"] == 0:
+        assert (chance.predict(X) == "no").all()
     with pytest.raises(ValueError, match="not classes"):
         RuleSetCV([4], base, pos_labels=["maybe"]).fit(X, y)
     # sample weights reach every fold's fit and the refit: each fold's scores are those of a weighted fit

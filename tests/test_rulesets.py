@@ -336,7 +336,7 @@ def test_rule_set_semantics():
 def test_bad_input():
     X = pd.DataFrame({"a": ["x", "y", "x", "y"]})
     with pytest.raises(ValueError, match="complexity"):
-        RuleSetClassifier(complexity=1).fit(X, [0, 1, 0, 1])
+        RuleSetClassifier(complexity=-1).fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="max_degree"):
         RuleSetClassifier(max_degree=0).fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="single class"):
@@ -563,3 +563,18 @@ def test_clauses_longer_than_the_bound_allows_are_never_priced():
         assert all(len(clause) <= 2 for clause in result.clauses)
         tighter += lp_fitting > lp_every + 1e-6
     assert tighter >= 3  # the instances do tell the two relaxations apart
+
+
+@pytest.mark.parametrize("cnf", [False, True])
+def test_a_bound_below_two_is_the_base_rate(cnf):
+    """No clause fits a complexity bound below 2: the empty set (a DNF that never holds, a CNF that
+    always does) is the only rule set, certified at once with its own cost as the bound."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.random(90), "b": rng.choice(list("pq"), 90)})
+    y = np.where(rng.random(90) < 0.3, "yes", "no")
+    model = RuleSetClassifier(complexity=1.5, cnf=cnf, pos_label="yes").fit(X, y)
+    assert model.rule_set_.complexity == 0 and model.certificate_.is_optimal
+    predicted = "yes" if cnf else "no"
+    assert (model.predict(X) == predicted).all()
+    assert model.certificate_.objective == model.certificate_.lower_bound == int((y != predicted).sum())
+    assert model.certificate_.counters["training_mistakes"] == int((y != predicted).sum())

@@ -266,7 +266,9 @@ class RuleSetCV(_CrossValidated):
 
     Parameters
     ----------
-    complexities : the complexity bounds C to try (clauses + conditions).
+    complexities : the complexity bounds C to try (clauses + conditions); a bound below 2 stands for
+        the empty set, the base rate (it predicts the other class everywhere), so that the search can
+        say no rule set beats it.
     estimator : a :class:`~optrules.estimators.RuleSetClassifier` with every other setting (its
         budgets apply to each fit: a fold fits every candidate).
     pos_labels : the classes the set may describe: None (the estimator's ``pos_label``), or a list of
@@ -301,8 +303,8 @@ class RuleSetCV(_CrossValidated):
 
     def _candidates(self):
         values = sorted({float(c) for c in np.atleast_1d(self.complexities)})
-        if not values or any(not c >= 2 for c in values):
-            raise ValueError(f"complexities must be numbers >= 2, got {self.complexities!r}")
+        if not values or any(not c >= 0 for c in values):
+            raise ValueError(f"complexities must be numbers >= 0, got {self.complexities!r}")
         if self.pos_labels is None:
             return [{"complexity": c} for c in values]
         labels = self._labels

@@ -131,6 +131,9 @@ def column_generation(
     out_of_time = False
     try:
         while True:
+            if complexity < 2:  # no clause fits (each has complexity >= 2): the empty set is the only one
+                lp_solved, lp_bound, lp_value = True, float(costs[y].sum()), float(costs[y].sum())
+                break
             iterations += 1
             solved = master.solve_lp(None if limit is None else max(time_left(), 0.01))
             if solved is None:  # the LP itself ran out of time or was interrupted: keep the last bound
