@@ -2,6 +2,7 @@
 clause with weighted costs, and integer weights against replicated rows."""
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -93,3 +94,32 @@ def test_integer_weights_equal_replicated_rows():
     assert weighted.rule_set_.rates == pytest.approx(replicated.rule_set_.rates)
     with pytest.raises(ValueError, match="non-negative"):
         RuleSetClassifier(**settings).fit(X, y, sample_weight=-weights)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_rows_that_agree_on_every_feature_but_not_the_label_bound_every_rule_set(seed):
+    """Without exact pricing the LP proves nothing, so the lower bound is the conflict bound alone: the
+    cheaper row of each feature pattern that occurs with both labels, summed by hand here."""
+    rng = np.random.default_rng(9700 + seed)
+    n, j = int(rng.integers(12, 40)), int(rng.integers(2, 5))
+    features = rng.random((n, j)) < 0.5  # few features: many rows share a pattern
+    y = rng.random(n) < 0.4
+    if y.min() == y.max():
+        y[0] = ~y[0]
+    weights = weights_for(rng, n) if seed % 2 else None
+    costs = np.ones(n) if weights is None else weights
+    expected = 0.0
+    for pattern in np.unique(features, axis=0):
+        same = (features == pattern).all(axis=1)
+        expected += min(costs[same & y].sum(), costs[same & ~y].sum())
+    complexity, max_degree = float(rng.choice([2, 4, 30])), 2
+    optimum = weighted_mip_optimum(features, y, costs, complexity, max_degree)
+    assert expected <= optimum + 1e-9  # the bound holds (the brute force agrees)
+    result = column_generation(features, y, complexity, 0.0, max_degree, exact=False, time_limit=30,
+                               sample_weight=weights)
+    certificate = result.certificate
+    assert certificate.counters["conflict_bound"] == pytest.approx(expected)
+    integral = weights is None or np.allclose(costs, np.round(costs))
+    assert certificate.lower_bound == pytest.approx(min(math.ceil(expected - 1e-6) if integral else expected,
+                                                        result.objective))
+    assert certificate.lower_bound <= optimum + 1e-6
