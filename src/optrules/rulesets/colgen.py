@@ -3,7 +3,9 @@
 1. Restricted master LP over the clauses generated so far (none at first: every positive is a mistake).
 2. Price with the duals: the beam search first; when it finds nothing, an exact pricing (time limit
    per call): branch-and-bound over conjunctions (rulesets/enumeration.py, the default) or the pricing
-   IP on HiGHS. Every negative-reduced-cost clause found is added.
+   IP on HiGHS, first over clauses of 1, 2, ... conditions (the shortest improving clauses), then over
+   every clause. Every negative-reduced-cost clause found is added, unless a column with as few
+   conditions covers the same rows.
 3. Stop when the exact pricing proves no clause has negative reduced cost (the master LP is solved:
    ceil(z_MLP) bounds the optimum), or on the overall time limit.
 4. Solve the restricted MIP over the generated clauses: the rule set.
@@ -121,7 +123,16 @@ def column_generation(
         left = budget.remaining()
         return np.inf if left is None else left - reserve - (0.0 if certificate else certificate_time)
     clauses: list[tuple[int, ...]] = []
-    seen: set[bytes] = set()
+    shortest: dict[bytes, int] = {}  # the fewest conditions of a column covering these rows (packed)
+
+    def coverage(clause):
+        covered = _covers(features, [clause], len(y))[0]
+        return covered, np.packbits(covered).tobytes()
+
+    def fresh(candidates):
+        # what no column covers yet with as few conditions: a column may come back from pricing when the
+        # LP leaves it a hair below zero, within HiGHS's tolerances
+        return [c for c in candidates if len(c) < shortest.get(coverage(c)[1], len(c) + 1)]
     trace = Trace()
     status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
     iterations = exact_calls = 0
@@ -150,9 +161,14 @@ def column_generation(
                 break
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
-            found = [c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]
+            found = fresh([c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
             if not found and method:
                 seconds = max(min(pricing_time_limit, time_left()), 0.01)
+                shorter_start = time.perf_counter()
+                found = fresh(_shorter_improving_clauses(method, full, mu, unit_price, max_degree, 0.5 * seconds,
+                                                         random_state, budget.cancelled))
+                seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
+            if not found and method:
                 while True:
                     improving, bound, proven, dual_bound = _exact_with_bound(
                         method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds,
@@ -167,27 +183,27 @@ def column_generation(
                     # over, so the same duals again with twice the time while the fit has it (the time
                     # kept for the certificate included: these are the duals it would price)
                     seconds = longer
-                if improving:
-                    found = improving
-                elif proven and bound >= -_TOLERANCE:
-                    lp_solved = True  # within the tolerance: the bound above still counts it
+                found = fresh(improving)
+                if not found and proven:
+                    # every clause prices at least the tolerance below zero, or at a column's own reduced
+                    # cost (a hair below zero): solved within the tolerances; the bound above counts it
+                    lp_solved = True
                     break
             if not found:
                 break  # heuristic pricing only, or the exact pricing ran out of time with nothing better
             added = 0
             for clause in found:
-                covered = _covers(features, [clause], len(y))[0]
-                key = np.packbits(covered).tobytes()
-                if key in seen:
+                covered, key = coverage(clause)
+                if len(clause) >= shortest.get(key, len(clause) + 1):
                     continue
-                seen.add(key)
+                shortest[key] = len(clause)
                 covered_positives = np.flatnonzero(covered[positives])
                 if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
                     stopped_by = MEMORY_BUDGET
                     break
                 cost = float(costs[covered & ~y].sum()) + penalty * (1 + len(clause))
                 master.add_clause(cost, 1 + len(clause), covered_positives)
-                budget.charge("master", master.nbytes + len(seen) * len(key))
+                budget.charge("master", master.nbytes + len(shortest) * len(key))
                 clauses.append(clause)
                 added += 1
             if not added or stopped_by:
@@ -319,6 +335,28 @@ def _exact_with_bound(method, data, mu, lam, unit_price, complexity, positive_co
     empty = data.reduced_cost((), mu, unit_price)
     return improving, bound, proven, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree,
                                                         n_pos, ratio)
+
+
+def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds, seed, should_stop):
+    """The improving clauses of the fewest conditions: exact pricing over clauses of at most 1, 2, ...
+    conditions (below ``max_degree``) until a search finds some, or is cut short by ``seconds``.
+
+    A search over every clause that runs out of time has explored only the subtrees of its first few
+    features, so the clauses it returns are alike; the shorter searches finish and return the best
+    clauses of their size, from all over the table. In 30 s at complexity 15, the master LP of an
+    ionosphere fold got to 6.8 in 77 iterations instead of 7.5 in 43 (rule set: 10 mistakes, not 12);
+    three wdbc folds to 3.0, 3.9, 3.9 instead of 4.5, 6.6, 6.9. Each search is a part of the next, so
+    when the last proves that no short clause improves, the full search costs little more than alone;
+    they get half of the call's time at most."""
+    start = time.perf_counter()
+    for degree in range(1, max_degree):
+        left = seconds - (time.perf_counter() - start)
+        if left <= 0:
+            break
+        improving, _, proven, _ = _exact(method, data, mu, unit_price, degree, left, seed, should_stop)
+        if improving or not proven:
+            return improving
+    return []
 
 
 def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
