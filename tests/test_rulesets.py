@@ -190,6 +190,35 @@ def test_enumeration_pricing_with_nested_chains_against_enumeration(seed):
     check_enumeration_pricing(data, mu, price, degree, j)
 
 
+@pytest.mark.parametrize("seed", range(100))
+def test_enumeration_pricing_with_twin_features_against_enumeration(seed):
+    """Features planted in twins that agree on every positive but not on the negatives, or on the
+    negatives but not on one positive, and in copies: the search expands one of two sibling clauses only
+    when they cover the same rows, so a twin that differs on the negatives alone must still be searched."""
+    rng = np.random.default_rng(7000 + seed)
+    n, n_base = int(rng.integers(15, 50)), int(rng.integers(3, 6))
+    y = rng.random(n) < 0.5
+    base = rng.random((n, n_base)) < rng.uniform(0.5, 0.9)
+    columns = []
+    for f in range(n_base):
+        columns.append(base[:, f])
+        twin = base[:, f].copy()
+        twin[(~y) & (rng.random(n) < 0.3)] = False  # covers fewer negatives, the same positives
+        columns.append(twin)
+        if rng.random() < 0.5:
+            columns.append(base[:, f].copy())  # a copy: the same rows
+        else:
+            other = base[:, f].copy()
+            one = rng.choice(np.flatnonzero(y)) if y.any() else 0
+            other[one] = ~other[one]  # differs on one positive
+            columns.append(other)
+    features = np.column_stack(columns)
+    data = PricingData.from_features(features, y, z_weight=float(rng.choice([1.0, 0.3])))
+    mu = rng.random(int(y.sum())) * rng.choice([0.5, 1.0, 3.0])
+    price = float(rng.choice([0.0, 0.05, 0.1]))
+    check_enumeration_pricing(data, mu, price, int(rng.integers(3, 5)), features.shape[1])
+
+
 def test_chains_are_the_nested_thresholds():
     from optrules import Binarizer
 

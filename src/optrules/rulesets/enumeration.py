@@ -16,8 +16,9 @@ minimum. Roots (one-feature clauses) are taken most promising first, which finds
 when the time runs out the unexplored part is bounded by the smallest extension bound left, which is
 still a proven lower bound on the minimum reduced cost. Only positives with mu > 0 matter. Features are
 ordered by the mu they cover, largest first, so a child loop stops at the first feature whose own mu
-fails the bound; a child is tested on popcount x largest mu before its mu is summed; and two features of
-one nesting chain (``data.chains``) are never combined.
+fails the bound; a child is tested on popcount x largest mu before its mu is summed; two features of
+one nesting chain (``data.chains``) are never combined; and a clause that covers what its parent or an
+already extended sibling covers is not extended.
 
 On the data of the paper's experiments this proves the pricing problem where the HiGHS pricing IP
 runs out of time (see docs/rulesets.md), and it needs no solver.
@@ -80,6 +81,60 @@ def _lower_ratio(ratio, bound, complexity):
     return ratio
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(inline="always", cache=True)
+def _mix(x):
+    """splitmix64's finaliser: a well-spread 64-bit hash of ``x``."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(inline="always", cache=True)
+def _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits, neg_bits, order,
+                       level_stamp, sibling_stamp, sibling_hash, sibling_pos):
+    """Whether the clause at ``child`` covers what its parent covers, or what an earlier sibling already
+    expanded covers (same positives with mu > 0, same negatives); else records it among the siblings.
+
+    Either way its extensions cover what the parent's or that sibling's extensions with the same added
+    features cover, at the same or a higher complexity, so they price no lower (and, where negative,
+    have no lower ratio): those are searched already (or cut by a bound that holds for them). Clauses
+    of a node that narrows the rows to a few often take many thresholds that split none of them.
+    A hash finds the sibling, the words confirm it: no collision can cut a subtree."""
+    if stack_counts[child, 0] == stack_counts[depth, 0] and stack_counts[child, 1] == stack_counts[depth, 1]:
+        return True
+    h = _GOLDEN
+    for w in range(stack_p.shape[1]):
+        h = _mix(h ^ stack_p[child, w])
+    for w in range(stack_z.shape[1]):
+        h = _mix(h ^ stack_z[child, w])
+    mask = sibling_stamp.shape[1] - 1
+    stamp = level_stamp[depth]
+    slot = np.int64(h & np.uint64(mask))
+    while sibling_stamp[depth, slot] == stamp:
+        if sibling_hash[depth, slot] == h:
+            other = order[sibling_pos[depth, slot]]
+            same = True
+            for w in range(stack_p.shape[1]):
+                if (stack_p[depth, w] & pos_bits[other, w]) != stack_p[child, w]:
+                    same = False
+                    break
+            if same:
+                for w in range(stack_z.shape[1]):
+                    if (stack_z[depth, w] & neg_bits[other, w]) != stack_z[child, w]:
+                        same = False
+                        break
+            if same:
+                return True
+        slot = (slot + 1) & mask
+    sibling_stamp[depth, slot] = stamp
+    sibling_hash[depth, slot] = h
+    sibling_pos[depth, slot] = p
+    return False
+
+
 @njit(inline="always", cache=True)
 def _chain_taken(chain_of, chosen, depth, chain):
     for level in range(1, depth + 1):
@@ -90,7 +145,8 @@ def _chain_taken(chain_of, chosen, depth, chain):
 
 @njit(cache=True)
 def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, node_cap,
-                best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low):
+                best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low, stack_counts, level_stamp,
+                sibling_stamp, sibling_hash, sibling_pos):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
     Starts afresh when ``depth_state[0] == 0``, else resumes where the previous call stopped (the stack
@@ -112,6 +168,9 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         j = order[root]
         stack_p[1, :] = pos_bits[j]
         stack_z[1, :] = neg_bits[j]
+        stack_counts[1, 0] = _count(stack_p[1])
+        stack_counts[1, 1] = _count(stack_z[1])
+        level_stamp[1] += 1
         chosen[1] = root
         covered_mu = _mu_sum(stack_p[1], mu)
         value = _negative_cost(stack_z[1], z_weight, z_weights, z_planes) - covered_mu + unit_price * 2.0
@@ -168,8 +227,12 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         if bound >= best:  # not even a free pass on the negatives would make it win
             ratio = _lower_ratio(ratio, bound, 1.0 + child)
             continue
+        negatives = 0
         for w in range(stack_z.shape[1]):
             stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
+            negatives += np.int64(popcount(stack_z[child, w]))
+        stack_counts[child, 0] = covered
+        stack_counts[child, 1] = negatives
         nodes += 1
         chosen[child] = p
         value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
@@ -182,8 +245,11 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         if child < max_degree:
             bound = -covered_mu + unit_price * (2.0 + child)  # of the extensions
             if bound < best:
-                depth = child
-                next_pos[depth] = p + 1
+                if not _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits, neg_bits,
+                                          order, level_stamp, sibling_stamp, sibling_hash, sibling_pos):
+                    depth = child
+                    next_pos[depth] = p + 1
+                    level_stamp[depth] += 1
             else:
                 ratio = _lower_ratio(ratio, bound, 2.0 + child)
     depth_state[0] = 0
@@ -227,6 +293,14 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     chain_of = np.full(n_features, -1, np.int64) if data.chains is None else data.chains[order]
     stack_p = np.zeros((max_degree + 1, pos_bits.shape[1]), np.uint64)
     stack_z = np.zeros((max_degree + 1, neg_bits.shape[1]), np.uint64)
+    stack_counts = np.zeros((max_degree + 1, 2), np.int64)  # positives (with mu > 0), negatives covered
+    # each node's expanded children by what they cover (open addressing, at most half full; a slot
+    # counts while its stamp is its level's, so a new node starts with an empty table at no cost)
+    slots = 1 << int(2 * n_features).bit_length()
+    level_stamp = np.zeros(max_degree + 1, np.int64)
+    sibling_stamp = np.zeros((max_degree + 1, slots), np.int64)
+    sibling_hash = np.zeros((max_degree + 1, slots), np.uint64)
+    sibling_pos = np.zeros((max_degree + 1, slots), np.int64)
     next_pos = np.zeros(max_degree + 1, np.int64)
     chosen = np.zeros(max_degree + 1, np.int64)
     best_clause = np.zeros(max_degree, np.int64)
@@ -250,7 +324,8 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
             best, length, _, finished, _ = search_root(
                 root, order, order_mu, chain_of, pos_bits, neg_bits, mu_padded, mu_max, float(data.z_weight), z_padded, z_planes,
                 float(unit_price),
-                int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low)
+                int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low, stack_counts,
+                level_stamp, sibling_stamp, sibling_hash, sibling_pos)
             if length > 0:
                 found.append((best, tuple(sorted(int(j) for j in best_clause[:length]))))
         if not finished:
