@@ -147,6 +147,31 @@ def check_enumeration_pricing(data, mu, price, degree, j):
 
 
 @pytest.mark.parametrize("seed", range(60))
+def test_a_pricing_search_given_time_in_slices_ends_where_one_run_ends(seed):
+    """More time on the same duals continues the search (a retry, the certificate's pricing): run in
+    slices of a node each, it proves the brute-force minimum and a ratio bound as strong as a whole run
+    proves, and every slice's bounds hold on the way."""
+    from optrules.rulesets.enumeration import PricingSearch
+
+    data, mu, price, degree, j = dense_pricing_instance(seed)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    best = min([data.reduced_cost((), mu, price)] + [data.reduced_cost(c, mu, price) for c in every])
+    best_ratio = min((data.reduced_cost(c, mu, price) / (1 + len(c)) for c in every), default=np.inf)
+    whole = PricingSearch(data, mu, price, degree).run(30.0)
+    search = PricingSearch(data, mu, price, degree)
+    search.nodes_per_call = 1
+    runs = 0
+    while not search.finished:
+        _, value, lower, proven, ratio = search.run(1e-4)
+        assert lower <= best + 1e-9 <= value + 2e-9 and ratio <= best_ratio + 1e-9
+        runs += 1
+    clauses, value, lower, proven, ratio = search.run(1e-4)
+    assert proven and value == pytest.approx(best, abs=1e-9) and lower == pytest.approx(best, abs=1e-9)
+    assert ratio == pytest.approx(whole[4], abs=1e-12) and clauses[0][0] == pytest.approx(best, abs=1e-9)
+    assert runs >= 1
+
+
+@pytest.mark.parametrize("seed", range(60))
 def test_generation_prices_the_shortest_improving_clauses_first(seed):
     """Before the search over every clause, generation searches clauses of at most 1, 2, ... conditions
     and stops at the first size with an improving clause: it returns the best clauses of that size (the
@@ -276,13 +301,13 @@ def test_exact_pricing_that_finds_nothing_in_time_is_retried_longer(monkeypatch)
     real_exact, limits = colgen._exact, []
     budget = VirtualClockBudget(40.0)
 
-    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None):
         if max_degree == 2:  # not the searches over shorter clauses first
             limits.append(time_limit)
         if time_limit < 3.9:  # too short for these duals: "out of time", nothing found, nothing proven
             budget.advance(time_limit)
             return [], -np.inf, False, None
-        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)
+        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search)
 
     monkeypatch.setattr(colgen, "_exact", exact)
     result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
@@ -301,13 +326,13 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
     real_exact, certified = colgen._exact, []
     budget = VirtualClockBudget(40.0)
 
-    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None):
         if time_limit <= 0.5:  # a call during generation: finds clauses, proves nothing, uses up the time
-            improving = real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)[0]
+            improving = real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search)[0]
             budget.advance(28.5)  # generation has 40 - 10 (certificate) - 2 (final MIP) = 28 s
             return improving, -np.inf, False, None
         certified.append(time_limit)
-        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop)
+        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search)
 
     monkeypatch.setattr(colgen, "_exact", exact)
     monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])  # the exact pricing does it all

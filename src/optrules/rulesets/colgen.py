@@ -14,7 +14,7 @@ Certificate: after each exact pricing, the dual objective of the restricted mast
 for every clause (:func:`~optrules.rulesets.master.weak_duality_bound`: sum(mu) - C (lambda + t), t from
 the proven lower bound on the minimum reduced cost and the empty clause's own), rounded up when the
 weights are integers; when the LP is solved this is ceil(z_MLP). A time-limited fit keeps a quarter of
-its time for proving the last duals' bound with one more exact pricing. The gap is
+its time for proving the last duals' bound (the search on them goes on). The gap is
 the rule set's objective minus that bound. The beam search may run on a random subsample of
 samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
 data; clauses are always re-scored on all samples before they enter the master.
@@ -39,7 +39,7 @@ import numpy as np
 from ..budget import Budget, as_budget
 from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, highs_version, weak_duality_bound
-from .enumeration import enumeration_pricing
+from .enumeration import PricingSearch
 from .pricing import PricingData, beam_search, exact_pricing
 
 _TOLERANCE = 1e-7
@@ -137,8 +137,8 @@ def column_generation(
     status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
     iterations = exact_calls = 0
     lp_value = float(costs[y].sum())
-    stopped_by = last_duals = None
-    priced_last_duals = 0.0  # the time an exact pricing of the last duals already had
+    stopped_by = last_duals = last_search = None  # last_search: the branch-and-bound on the last duals
+    priced_last_duals = 0.0  # the time an exact pricing of the last duals already had (the IP's)
     out_of_time = False
     try:
         while True:
@@ -152,7 +152,7 @@ def column_generation(
                 break
             lp_value, mu, lam = solved
             unit_price = penalty + lam
-            last_duals, priced_last_duals = (mu, lam, unit_price), 0.0
+            last_duals, priced_last_duals, last_search = (mu, lam, unit_price), 0.0, None
             elapsed = time.perf_counter() - start
             trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
             if progress is not None:
@@ -169,10 +169,12 @@ def column_generation(
                                                          random_state, budget.cancelled))
                 seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
             if not found and method:
+                if method == "enumeration":  # more time on these duals continues this search
+                    last_search = PricingSearch(full, mu, unit_price, max_degree)
                 while True:
                     improving, bound, proven, dual_bound = _exact_with_bound(
                         method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds,
-                        random_state, budget.cancelled)
+                        random_state, budget.cancelled, last_search)
                     exact_calls += 1
                     priced_last_duals = seconds
                     lp_bound = max(lp_bound, dual_bound)
@@ -180,8 +182,8 @@ def column_generation(
                     if improving or proven or longer <= seconds or budget.stopped():
                         break
                     # nothing found and nothing proven in time: without a new clause the generation is
-                    # over, so the same duals again with twice the time while the fit has it (the time
-                    # kept for the certificate included: these are the duals it would price)
+                    # over, so the search on the same duals goes on for twice the time while the fit has
+                    # it (the time kept for the certificate included: these are the duals it would price)
                     seconds = longer
                 found = fresh(improving)
                 if not found and proven:
@@ -210,12 +212,14 @@ def column_generation(
                 break
         out_of_time = budget.expired() or time_left() <= 0
         seconds = min(time_left(certificate=True), certificate_time)
-        if method and not lp_solved and last_duals is not None and seconds > priced_last_duals and not budget.stopped():
+        more = seconds > priced_last_duals if last_search is None else seconds > 0 and not last_search.finished
+        if method and not lp_solved and last_duals is not None and more and not budget.stopped():
             # generation cut short leaves duals whose pricing was never finished (each call has
-            # pricing_time_limit, and the next LP moves the duals on): price them once more with the time
-            # kept for it, for the bound alone
+            # pricing_time_limit, and the next LP moves the duals on): price them on with the time kept
+            # for it, for the bound alone
             lp_bound = max(lp_bound, _exact_with_bound(method, full, *last_duals, complexity, positive_costs,
-                                                       max_degree, n_pos, seconds, random_state, budget.cancelled)[3])
+                                                       max_degree, n_pos, seconds, random_state, budget.cancelled,
+                                                       last_search)[3])
     except KeyboardInterrupt:
         budget.interrupt()
     if budget.interrupted:
@@ -328,10 +332,12 @@ def _exact_method(exact) -> str | None:
 
 
 def _exact_with_bound(method, data, mu, lam, unit_price, complexity, positive_costs, max_degree, n_pos, seconds,
-                      seed, should_stop):
+                      seed, should_stop, search=None):
     """Exact pricing of the duals ``(mu, lam)`` and the weak-duality bound it proves: ``(improving
-    clauses, lower bound on the minimum reduced cost, proven, bound on the rule set)``."""
-    improving, bound, proven, ratio = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop)
+    clauses, lower bound on the minimum reduced cost, proven, bound on the rule set)``; ``search``: a
+    :class:`~optrules.rulesets.enumeration.PricingSearch` of these duals to continue."""
+    improving, bound, proven, ratio = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop,
+                                             search)
     empty = data.reduced_cost((), mu, unit_price)
     return improving, bound, proven, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree,
                                                         n_pos, ratio)
@@ -359,13 +365,14 @@ def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds
     return []
 
 
-def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None):
+def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None):
     """Exact pricing: ``(clauses with negative reduced cost, proven lower bound on the minimum reduced
     cost, proven, proven lower bound on reduced cost / complexity or None)`` by branch-and-bound over
-    conjunctions (``enumeration``) or the HiGHS pricing IP (which has no ratio bound)."""
+    conjunctions (``enumeration``; ``search`` continues one on these duals) or the HiGHS pricing IP
+    (which has no ratio bound)."""
     if method == "enumeration":
-        clauses, _, bound, proven, ratio = enumeration_pricing(data, mu, unit_price, max_degree, time_limit,
-                                                               should_stop=should_stop)
+        search = search or PricingSearch(data, mu, unit_price, max_degree)
+        clauses, _, bound, proven, ratio = search.run(time_limit, should_stop=should_stop)
         return [c for value, c in clauses if value < -_TOLERANCE], bound, proven, ratio
     clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed, should_stop)
     return ([clause] if clause is not None and reduced < -_TOLERANCE else []), bound, proven, None

@@ -270,69 +270,93 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     features: ``x <= 3`` and ``x <= 5`` together equal ``x <= 3``) no clause takes two features of one
     chain: such a clause covers what a shorter one covers, at a higher price, and so do its extensions.
     """
-    start = time.perf_counter()
-    mu = np.asarray(mu, dtype=np.float64)
-    active = mu > 1e-12
-    n_features = data.positive.shape[1]
-    empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum() + unit_price)
-    best, found = empty_value, [(empty_value, ())]
-    if max_degree < 1 or n_features == 0:
-        return found, best, best, True, 0.0
-    pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
-    neg_bits = bitset.pack((data.negative > 0).T) if data.negative.shape[0] else np.zeros((n_features, 1), np.uint64)
-    mu_padded = np.zeros(64 * pos_bits.shape[1])
-    mu_padded[: int(active.sum())] = mu[active]
-    mu_max = float(mu_padded.max(initial=0.0)) * (1.0 + 1e-12)
-    z_padded, z_planes = _negative_weights(data, neg_bits.shape[1])
-    # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
-    feature_mu = (data.positive[active] > 0).T.astype(np.float64) @ mu[active]
-    root_bounds = -feature_mu + 2.0 * unit_price
-    order = np.argsort(root_bounds, kind="stable").astype(np.int64)
-    # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
-    order_mu = feature_mu[order] * (1.0 + 1e-12) + 1e-12
-    chain_of = np.full(n_features, -1, np.int64) if data.chains is None else data.chains[order]
-    stack_p = np.zeros((max_degree + 1, pos_bits.shape[1]), np.uint64)
-    stack_z = np.zeros((max_degree + 1, neg_bits.shape[1]), np.uint64)
-    stack_counts = np.zeros((max_degree + 1, 2), np.int64)  # positives (with mu > 0), negatives covered
-    # each node's expanded children by what they cover (open addressing, at most half full; a slot
-    # counts while its stamp is its level's, so a new node starts with an empty table at no cost)
-    slots = 1 << int(2 * n_features).bit_length()
-    level_stamp = np.zeros(max_degree + 1, np.int64)
-    sibling_stamp = np.zeros((max_degree + 1, slots), np.int64)
-    sibling_hash = np.zeros((max_degree + 1, slots), np.uint64)
-    sibling_pos = np.zeros((max_degree + 1, slots), np.int64)
-    next_pos = np.zeros(max_degree + 1, np.int64)
-    chosen = np.zeros(max_degree + 1, np.int64)
-    best_clause = np.zeros(max_degree, np.int64)
-    depth_state = np.zeros(1, np.int64)
-    unexplored = np.inf
-    ratio_low = np.full(1, np.inf)
-    # a slice visits fewer nodes when each costs more words, so the time limit and a stop are seen often
-    nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // (pos_bits.shape[1] + neg_bits.shape[1]))))
-    for root in range(n_features):
-        if root_bounds[order[root]] >= best:
-            # roots are sorted by their bound: none of the rest can win (and the rest have complexity >= 2)
-            ratio_low[0] = _lower_ratio(ratio_low[0], float(root_bounds[order[root]]), 2.0)
-            break
-        finished = False
-        while not finished:
+    return PricingSearch(data, mu, unit_price, max_degree).run(time_limit, max_clauses, should_stop)
+
+
+class PricingSearch:
+    """The branch-and-bound of :func:`enumeration_pricing` on one set of duals, which more time continues:
+    each :meth:`run` goes on where the last one stopped, so the retries of a call cut short and the
+    certificate's pricing of the last duals add up instead of starting over (an ilpd fold's last duals:
+    priced for 1, 2, 4 and 7.5 s from scratch, never proven; their proof takes about 10 s)."""
+
+    def __init__(self, data, mu, unit_price: float, max_degree: int):
+        mu = np.asarray(mu, dtype=np.float64)
+        active = mu > 1e-12
+        self.n_features = n_features = data.positive.shape[1]
+        self.empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum()
+                                 + unit_price)
+        self.best, self.found = self.empty_value, [(self.empty_value, ())]
+        self.root = 0  # the first root whose subtree is not finished
+        self.ratio_low = np.full(1, np.inf)  # over the clauses searched or cut so far
+        self.trivial = self.finished = max_degree < 1 or n_features == 0  # the empty clause only
+        if self.trivial:
+            return
+        self.unit_price, self.max_degree, self.z_weight = float(unit_price), int(max_degree), float(data.z_weight)
+        self.pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
+        self.neg_bits = (bitset.pack((data.negative > 0).T) if data.negative.shape[0]
+                         else np.zeros((n_features, 1), np.uint64))
+        self.mu_padded = np.zeros(64 * self.pos_bits.shape[1])
+        self.mu_padded[: int(active.sum())] = mu[active]
+        self.mu_max = float(self.mu_padded.max(initial=0.0)) * (1.0 + 1e-12)
+        self.z_padded, self.z_planes = _negative_weights(data, self.neg_bits.shape[1])
+        # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
+        feature_mu = (data.positive[active] > 0).T.astype(np.float64) @ mu[active]
+        self.root_bounds = -feature_mu + 2.0 * unit_price
+        self.order = np.argsort(self.root_bounds, kind="stable").astype(np.int64)
+        # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
+        self.order_mu = feature_mu[self.order] * (1.0 + 1e-12) + 1e-12
+        self.chain_of = np.full(n_features, -1, np.int64) if data.chains is None else data.chains[self.order]
+        levels = max_degree + 1
+        self.stack_p = np.zeros((levels, self.pos_bits.shape[1]), np.uint64)
+        self.stack_z = np.zeros((levels, self.neg_bits.shape[1]), np.uint64)
+        self.stack_counts = np.zeros((levels, 2), np.int64)  # positives (with mu > 0), negatives covered
+        # each node's expanded children by what they cover (open addressing, at most half full; a slot
+        # counts while its stamp is its level's, so a new node starts with an empty table at no cost)
+        slots = 1 << int(2 * n_features).bit_length()
+        self.level_stamp = np.zeros(levels, np.int64)
+        self.sibling_stamp = np.zeros((levels, slots), np.int64)
+        self.sibling_hash = np.zeros((levels, slots), np.uint64)
+        self.sibling_pos = np.zeros((levels, slots), np.int64)
+        self.next_pos = np.zeros(levels, np.int64)
+        self.chosen = np.zeros(levels, np.int64)
+        self.best_clause = np.zeros(max_degree, np.int64)
+        self.depth_state = np.zeros(1, np.int64)
+        # a slice visits fewer nodes when each costs more words, so the time limit and a stop are seen often
+        words = self.pos_bits.shape[1] + self.neg_bits.shape[1]
+        self.nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // words)))
+
+    def run(self, time_limit: float, max_clauses: int = 20, should_stop=None):
+        """Search on for at most ``time_limit`` seconds; returns what :func:`enumeration_pricing` does."""
+        if self.trivial:
+            return self.found, self.best, self.best, True, 0.0
+        start = time.perf_counter()
+        unexplored = np.inf
+        while not self.finished:
+            root = self.root
+            if root >= self.n_features or self.root_bounds[self.order[root]] >= self.best:
+                # roots are sorted by their bound: none of the rest can win (and they have complexity >= 2)
+                if root < self.n_features:
+                    self.ratio_low[0] = _lower_ratio(self.ratio_low[0], float(self.root_bounds[self.order[root]]), 2.0)
+                self.finished = True
+                break
             if time.perf_counter() - start > time_limit or (should_stop is not None and should_stop()):
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
-                unexplored = min(unexplored, float(root_bounds[order[root]]))
-                ratio_low[0] = _lower_ratio(ratio_low[0], unexplored, 2.0)
+                unexplored = float(self.root_bounds[self.order[root]])
                 break
-            best, length, _, finished, _ = search_root(
-                root, order, order_mu, chain_of, pos_bits, neg_bits, mu_padded, mu_max, float(data.z_weight), z_padded, z_planes,
-                float(unit_price),
-                int(max_degree), best, nodes_per_call, best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low, stack_counts,
-                level_stamp, sibling_stamp, sibling_hash, sibling_pos)
+            self.best, length, _, done, _ = search_root(
+                root, self.order, self.order_mu, self.chain_of, self.pos_bits, self.neg_bits, self.mu_padded,
+                self.mu_max, self.z_weight, self.z_padded, self.z_planes, self.unit_price, self.max_degree, self.best,
+                self.nodes_per_call, self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
+                self.depth_state, self.ratio_low, self.stack_counts, self.level_stamp, self.sibling_stamp,
+                self.sibling_hash, self.sibling_pos)
             if length > 0:
-                found.append((best, tuple(sorted(int(j) for j in best_clause[:length]))))
-        if not finished:
-            break
-    found.sort(key=lambda item: item[0])
-    lower = min(best, unexplored)
-    return found[:max_clauses], best, lower, bool(lower >= best), min(float(ratio_low[0]), 0.0)
+                self.found.append((self.best, tuple(sorted(int(j) for j in self.best_clause[:length]))))
+            if done:
+                self.root += 1
+        self.found.sort(key=lambda item: item[0])
+        lower = min(self.best, unexplored)
+        ratio = _lower_ratio(float(self.ratio_low[0]), unexplored, 2.0)  # the part left counts, for now
+        return self.found[:max_clauses], self.best, lower, bool(lower >= self.best), min(ratio, 0.0)
 
 
 def _negative_weights(data, n_words: int):

@@ -31,7 +31,7 @@ class RuleSetClassifier(RuleModelEstimator):
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
     time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
         final MIP; None: no limit) and for the first exact pricing of each set of duals (a call that
-        finds nothing and proves nothing is repeated with twice the time while the fit has it).
+        finds nothing and proves nothing goes on for twice the time while the fit has it).
     max_memory : bytes the fit may hold (binarized table, pricing matrices, the master's columns;
         default 1 GiB or half the machine's): column generation stops there, status ``memory budget``.
     min_support : a category must hold for at least this share of the training rows to become a
