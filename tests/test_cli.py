@@ -142,3 +142,18 @@ def test_fit_command_does_not_wait_for_scipy_stats():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["_DeferredModule False", "0.5 0.5 module"]
+
+
+def test_rule_set_fit_prints_nothing_from_highs():
+    """HiGHS prints its banner once per process, on the first call made while its output is on (highspy
+    makes one when constructed): the rule-set command's output is ours alone. In a fresh process, since
+    the banner never repeats."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "optrules.cli", "fit", "--dataset", "compas", "--model", "ruleset",
+               "--complexity", "6", "--time-limit", "5"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "IF (" in done.stdout
+    assert "HiGHS" not in done.stdout.split("\n")[0]
+    assert "Running HiGHS" not in done.stdout + done.stderr

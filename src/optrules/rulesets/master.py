@@ -55,8 +55,27 @@ def weak_duality_bound(mu, lam, complexity_bound, p_weight, empty_reduced_cost, 
     return dual_sum - float(complexity_bound) * (lam + t)
 
 
+class _SilentHighs(highspy.Highs):
+    """highspy's solver with its output off from the start. highspy >= 1.12 wires its callbacks when
+    constructed, and HiGHS prints its banner to standard output on the first call made while output is
+    on: every rule-set fit printed "Running HiGHS ..." above its result. The wrapper's constructor calls
+    ``enableCallbacks``, so output is turned off just before."""
+
+    def enableCallbacks(self):
+        self.setOptionValue("output_flag", False)
+        super().enableCallbacks()
+
+
+def new_highs(seed: int = 0):
+    """A HiGHS instance that prints nothing, seeded for reproducible solves."""
+    highs = _SilentHighs()
+    highs.setOptionValue("output_flag", False)  # in case a highspy constructs without enableCallbacks
+    highs.setOptionValue("random_seed", int(seed))
+    return highs
+
+
 def highs_version() -> str:
-    return highspy.Highs().version()
+    return new_highs().version()
 
 
 def interrupt_when(highs, should_stop) -> None:
@@ -76,9 +95,7 @@ def interrupt_when(highs, should_stop) -> None:
 class MasterProblem:
     def __init__(self, n_positive: int, complexity_bound: float, p_weight: float = 1.0, seed: int = 0,
                  should_stop=None):
-        self.highs = highspy.Highs()
-        self.highs.setOptionValue("output_flag", False)
-        self.highs.setOptionValue("random_seed", int(seed))
+        self.highs = new_highs(seed)
         self._stop_at = None  # a solve's own deadline: HiGHS's time_limit alone can overrun by seconds
         self._kind = highspy.HighsVarType.kContinuous
         interrupt_when(self.highs, lambda: (self._stop_at is not None and time.perf_counter() >= self._stop_at)

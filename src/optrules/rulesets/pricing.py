@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .master import INF, highspy, interrupt_when
+from .master import INF, highspy, interrupt_when, new_highs
 
 
 @dataclass(frozen=True)
@@ -128,9 +128,7 @@ def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, tim
     mu = np.asarray(mu, dtype=np.float64)
     active = np.flatnonzero(mu > 1e-12)
     n_features = data.positive.shape[1]
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("random_seed", int(seed))
+    h = new_highs(seed)
     h.setOptionValue("time_limit", float(max(time_limit, 0.05)))
     interrupt_when(h, should_stop)
     # columns: z_j (binary), delta_i for active positives, delta_i for negatives
