@@ -646,6 +646,19 @@ def cmd_bench(args, console: Console) -> int:
     return 0
 
 
+# -- compile --------------------------------------------------------------------------------------------
+def cmd_compile(args, console: Console) -> int:
+    from .warmup import compile_kernels
+
+    def progress(part: str, seconds: float) -> None:
+        console.print(f"{part}: {seconds:.1f} s")
+
+    start = time.perf_counter()
+    compile_kernels(large=not args.skip_large, progress=progress)
+    console.print(f"compiled kernels cached in {time.perf_counter() - start:.1f} s: later fits start without compiling")
+    return 0
+
+
 # -- serve ----------------------------------------------------------------------------------------------
 def cmd_serve(args, console: Console) -> int:
     from urllib.parse import quote
@@ -860,6 +873,17 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--weight-column", help="column of per-sample weights")
     bench.add_argument("--output", "-o", help="write the measurements as JSON to this file")
     bench.set_defaults(handler=cmd_bench)
+
+    compile_ = commands.add_parser(
+        "compile", help="compile and cache the search kernels now, so that no later fit waits for it",
+        description="Run small fits of every model family so that numba compiles each kernel and caches it "
+                    "(beside the installed package, or in NUMBA_CACHE_DIR). A fresh install otherwise compiles "
+                    "in its first fits: 10-40 s each. Run it once in an install script or a Docker build, "
+                    "on the kind of CPU that will run the fits (the cache is kept per CPU).",
+    )
+    compile_.add_argument("--skip-large", action="store_true",
+                          help="leave out the two-core kernel of large tables (about a third of the time)")
+    compile_.set_defaults(handler=cmd_compile)
 
     serve = commands.add_parser(
         "serve", help="start the local web app: upload a CSV, watch the search converge, download the model",

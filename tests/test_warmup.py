@@ -1,0 +1,67 @@
+"""``optrules compile`` must leave nothing for a later fit to compile: after :func:`compile_kernels`, the
+fits a user makes on real data add no new kernel signature (each new one would be a compilation of
+seconds in a fresh install)."""
+
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = r"""
+import gc, warnings
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from optrules.warmup import compile_kernels
+
+def compiled():
+    return {(d.__module__, d.__name__, str(signature)) for d in gc.get_objects()
+            if isinstance(d, Dispatcher) and d.__module__.startswith("optrules") for signature in d.signatures}
+
+compile_kernels(large=False)
+before = compiled()
+
+from optrules.data.datasets import load_dataset
+from optrules.estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+warnings.simplefilter("ignore")
+compas, car = load_dataset("compas"), load_dataset("car")
+weights = np.where(compas.y == 1, 2.0, 1.0)
+model = RuleListClassifier(regularization=0.005, max_nodes=3000).fit(compas.X, compas.y)
+model.rashomon_set(0.002, max_nodes=3000)
+RuleListClassifier(regularization=0.005, max_nodes=3000).fit(compas.X, compas.y, sample_weight=weights)
+RuleListClassifier(regularization=0.01, max_nodes=3000).fit(car.X, car.y)
+for soft in (False, True):
+    FallingRuleListClassifier(soft=soft, max_nodes=3000).fit(compas.X, compas.y)
+FallingRuleListClassifier(max_nodes=3000).fit(compas.X, compas.y, sample_weight=weights)
+FallingRuleListClassifier(method="montecarlo", iterations=50, random_state=0).fit(compas.X, compas.y)
+for cnf in (False, True):
+    RuleSetClassifier(cnf=cnf, time_limit=5).fit(compas.X, compas.y)
+RuleSetClassifier(time_limit=5).fit(compas.X, compas.y, sample_weight=weights)
+print("new:", sorted(compiled() - before))
+"""
+
+
+def test_fits_after_compile_kernels_compile_nothing():
+    # in a fresh process: kernels this test session compiled already would hide a missing part
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "new: []"
+
+
+def test_compile_command_reports_every_part(capsys):
+    from optrules.cli import main
+    from optrules.warmup import PARTS
+
+    assert main(["compile", "--skip-large"]) == 0
+    out = capsys.readouterr().out
+    for part in PARTS:
+        assert (part in out) == ("large tables" not in part)
+    assert "compiled kernels cached" in out
+
+
+@pytest.mark.slow
+def test_large_table_part_compiles_the_two_core_kernel():
+    script = ("from optrules.warmup import PARTS; from optrules.corels.kernel import expand_parallel; "
+              "PARTS['rule lists on large tables (two cores)'](); print(len(expand_parallel.signatures))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert int(done.stdout.split()[-1]) >= 1
