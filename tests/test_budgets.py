@@ -145,3 +145,59 @@ def test_growth_fills_the_allowance_and_counts_the_copy(allowance):
     one_more = 50 * row + max(a.nbytes for a in arrays())
     assert state.nbytes + one_more + 2 * state.map_slots.nbytes > allowance
     assert state.nbytes + max(a.nbytes for a in arrays()) >= 0.9 * allowance
+
+
+# -- a full memory budget: the search drains its queue --------------------------------------------------
+def _weakly_bounded(seed, lambdas):
+    """8 antecedents, 60 samples: brute force is exact; with the support and equivalent-points bounds
+    and the symmetry map off the search queues thousands of prefixes, more than a ~220 KB state holds."""
+    from optrules.corels.search import Ablation
+
+    rng = np.random.default_rng(seed)
+    captures = rng.random((8, 60)) < rng.uniform(0.2, 0.6)
+    y = (rng.random(60) < 0.5).astype(int)
+    regularization = float(rng.choice(lambdas))
+    ablation = Ablation(minimum_support=False, accurate_support=False, excessive_support=False,
+                        equivalent_points=False, lookahead=bool(seed % 2))
+    return captures, y, regularization, dict(map_type="none", ablation=ablation)
+
+
+def _check_against_brute_force(certificate, captures, y, regularization):
+    optimum = brute_force(captures, y, regularization).objective
+    assert certificate.lower_bound <= optimum + 1e-12 <= certificate.objective + 1e-12
+    if certificate.status == "optimal":
+        assert certificate.objective == pytest.approx(optimum, abs=1e-12)
+    return optimum
+
+
+# each case brute-forces ~110,000 lists (~5 s): the default run keeps the telling ones
+@pytest.mark.parametrize("seed", [23, *(pytest.param(s, marks=pytest.mark.slow) for s in (10, 14, 21, 24, 26))])
+def test_a_search_out_of_memory_drains_its_queue_with_a_valid_bound(seed):
+    """Once the state may not grow, the search goes on with the queue it has, dropping the children it
+    would queue and bounding them by their smallest bound: the certificate stays valid (seed 23 ends
+    with an incumbent worse than the optimum, so a bound that forgot the dropped prefixes would claim a
+    wrong optimum) and a memory-budget stop keeps a gap."""
+    captures, y, regularization, options = _weakly_bounded(seed, [0.001, 0.002, 0.005])
+    problem = Problem.from_captures(captures, y, regularization)
+    certificate = search(problem, max_memory=240_000, **options).certificate
+    assert certificate.counters["prefixes_dropped"] > 0
+    assert certificate.counters["memory_bytes"] <= 240_000
+    _check_against_brute_force(certificate, captures, y, regularization)
+    assert certificate.status == MEMORY_BUDGET and certificate.lower_bound < certificate.objective
+
+
+@pytest.mark.parametrize("seed, share", [(14, 0.9), pytest.param(14, 0.8, marks=pytest.mark.slow),
+                                         pytest.param(26, 0.99, marks=pytest.mark.slow)])
+def test_a_drained_queue_can_still_prove_the_optimum(seed, share):
+    """With a budget a little below what the search needs, the queue drains after the incumbent has
+    become optimal and the dropped prefixes' bound reaches it: certified optimal despite the drops."""
+    from optrules.budget import Budget
+
+    captures, y, regularization, options = _weakly_bounded(seed, [0.01, 0.02, 0.05])
+    problem = Problem.from_captures(captures, y, regularization)
+    unlimited = Budget()
+    search(problem, budget=unlimited, **options)
+    certificate = search(problem, max_memory=int(share * unlimited.used), **options).certificate
+    assert certificate.counters["prefixes_dropped"] > 0
+    assert certificate.status == "optimal"
+    _check_against_brute_force(certificate, captures, y, regularization)

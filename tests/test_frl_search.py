@@ -137,3 +137,24 @@ def test_bad_input():
         FRLProblem(captures, [0, 1, 1])
     with pytest.raises(ValueError, match="empty"):
         FRLProblem(np.zeros((0, 4), bool), [0, 1, 1, 0])
+
+
+@pytest.mark.parametrize("share", [0.5, 0.8])
+def test_a_search_out_of_memory_drains_its_queue_with_a_valid_bound(share):
+    """Past its memory budget the search drains the queue it has, bounding the children it cannot queue
+    by their smallest bound. With half the memory it needs, this soft list ends with an incumbent worse
+    than the optimum: a bound that forgot the dropped prefixes would certify it."""
+    from optrules.budget import Budget
+
+    rng = np.random.default_rng(9)
+    captures = rng.random((10, 300)) < 0.3
+    y = (rng.random(300) < 0.3).astype(int)
+    problem = FRLProblem(captures, y, w=3.0, C=0.0005, C1=0.05)
+    unlimited = Budget()
+    full = certified_search(problem, soft=True, use_map=False, budget=unlimited)
+    assert full.certificate.is_optimal
+    max_memory = int(share * unlimited.used)
+    certificate = certified_search(problem, soft=True, use_map=False, max_memory=max_memory).certificate
+    assert certificate.counters["prefixes_dropped"] > 0 and certificate.counters["memory_bytes"] <= max_memory
+    assert certificate.status == "memory budget"
+    assert certificate.lower_bound <= full.objective + 1e-12 <= certificate.objective + 1e-12

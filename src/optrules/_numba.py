@@ -300,7 +300,9 @@ class Frontier(NamedTuple):
 
 
 class Progress(NamedTuple):
-    """Counters (``ints``, slots below), the incumbent's objective (``floats[0]``) and its prefix."""
+    """Counters (``ints``, slots below), the incumbent's objective (``floats[0]``), the smallest bound of
+    the prefixes dropped since the memory budget was reached (``floats[DROPPED_FLOOR]``) and the
+    incumbent's prefix."""
 
     ints: np.ndarray
     floats: np.ndarray
@@ -310,7 +312,15 @@ class Progress(NamedTuple):
 # slots of the integer state vector
 N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
 KEPT_A_CHILD = 10  # expansions that queued at least one child (what the C++ reference's num_evaluated counts)
-N_INT_STATE = 11
+# MEMORY_FULL: 1 once the memory budget allows no more growth. The search then goes on with the queue it
+# has: each prefix that would have been queued is dropped instead (counted in DROPPED), and the smallest
+# bound among them kept in floats[DROPPED_FLOOR]; a dropped prefix's lists are bounded by it as a queued
+# one's are by its own bound, so the certificate stays valid while the queue drains: the time budget is
+# used to raise the lower bound and improve the incumbent instead of ending the search.
+MEMORY_FULL, DROPPED = 11, 12
+N_INT_STATE = 13
+DROPPED_FLOOR = 1
+N_FLOAT_STATE = 2
 # kernel return codes
 QUEUE_EMPTY, POPS_DONE, NEED_ROOM = 0, 1, 2
 # the map is grown before its load could pass 0.7
@@ -323,6 +333,14 @@ def needs_room(ints, n_children, node_parent, heap_key, map_slots):
     return (ints[N_NODES] + n_children > node_parent.shape[0]
             or ints[HEAP_SIZE] + n_children > heap_key.shape[0]
             or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_children) > MAP_LOAD_NUMERATOR * map_slots.shape[0])
+
+
+@njit(inline="always", cache=True)
+def drop_child(ints, floats, bound):
+    """With the memory budget reached: leave a child unqueued, keeping its bound (see MEMORY_FULL)."""
+    ints[DROPPED] += 1
+    if bound < floats[DROPPED_FLOOR]:
+        floats[DROPPED_FLOOR] = bound
 
 
 @njit(inline="always", cache=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ._numba import (  # noqa: F401  (the state layout, defined beside the compiled steps that use it)
     BEST_LEN,
+    DROPPED,
     Frontier,
     Progress,
     Tree,
@@ -33,6 +34,9 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     MAP_LOAD_NUMERATOR,
     MAX_LENGTH,
     MAX_QUEUE,
+    MEMORY_FULL,
+    DROPPED_FLOOR,
+    N_FLOAT_STATE,
     N_INT_STATE,
     N_NODES,
     NEED_ROOM,
@@ -88,7 +92,8 @@ class SearchState:
         self.heap_node = np.empty(capacity, np.int32)
         self.map_slots = np.full(1 << int(np.ceil(np.log2(4 * capacity))), -1, np.int32)
         self.ints = np.zeros(N_INT_STATE, np.int64)
-        self.floats = np.zeros(1, np.float64)
+        self.floats = np.zeros(N_FLOAT_STATE, np.float64)
+        self.floats[DROPPED_FLOOR] = np.inf
         self.best_prefix = np.zeros(n_antecedents + 1, np.int64)
         self.n_antecedents = n_antecedents
 
@@ -184,14 +189,19 @@ class SearchState:
             "max_queue_size": int(self.ints[MAX_QUEUE]),
             "max_prefix_length": int(self.ints[MAX_LENGTH]),
             "memory_bytes": int(self.nbytes),
+            "prefixes_dropped": int(self.ints[DROPPED]),
         }
+
+    def dropped_floor(self) -> float:
+        """The smallest bound among prefixes dropped for want of memory (inf: none was)."""
+        return float(self.floats[DROPPED_FLOOR])
 
 
 def unsearched_counters(prefix_length: int) -> dict:
     """The counters of a search that never started (its budget ran out before it)."""
     return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,
             "queue_insertions": 0, "expansions_with_children": 0, "max_queue_size": 0, "max_prefix_length": 0,
-            "memory_bytes": 0,
+            "memory_bytes": 0, "prefixes_dropped": 0,
             "optimal_prefix_length": prefix_length, "compile_time": 0.0}
 
 
@@ -207,13 +217,17 @@ STATE = "search state"  # the budget's name for the node arrays, heap and map
 
 
 def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace_interval: float = 0.05,
-          trace=None) -> Outcome:
+          trace=None, drop_when_full: bool = False) -> Outcome:
     """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
 
     ``budget`` holds the deadline (for the whole fit: time spent before the search counts), the stop
     request and the memory account: the state arrays are charged to it, and when growing them would
-    pass ``max_memory`` the search stops with status ``memory budget``. ``trace`` (if given) is charged
-    too, as it grows.
+    pass ``max_memory`` the search stops with status ``memory budget``; with ``drop_when_full`` it goes
+    on instead with the queue it has, dropping the children it would queue and keeping their smallest
+    bound (``MEMORY_FULL`` in :mod:`optrules._numba`; the kernel must support it), until the queue is
+    empty or another budget stops it; the status is then ``memory budget`` too, for the caller to
+    upgrade to optimal when the dropped prefixes' bound proves it. ``trace`` (if given) is charged too,
+    as it grows.
 
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
@@ -255,7 +269,10 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
             if code == NEED_ROOM:
                 if not state.make_room(budget.allowance(STATE)):
                     status = MEMORY_BUDGET
-                    break
+                    if not drop_when_full:
+                        break
+                    state.ints[MEMORY_FULL] = 1
+                    continue
                 budget.charge(STATE, state.nbytes)
             elif code == QUEUE_EMPTY:
                 break
@@ -272,6 +289,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     except KeyboardInterrupt:
         budget.interrupt()
         status = INTERRUPTED
+    if state.ints[MEMORY_FULL] and status != INTERRUPTED:  # however it ended, memory ended the proper search
+        status = MEMORY_BUDGET
     total_time = time.perf_counter() - start
     try:
         record(total_time)

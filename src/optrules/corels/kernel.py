@@ -26,6 +26,7 @@ from .._numba import (
     EXPANDED,
     INSERTIONS,
     KEPT_A_CHILD,
+    MEMORY_FULL,
     HEAP_SIZE,
     LB_EVALS,
     MAP_COUNT,
@@ -35,6 +36,7 @@ from .._numba import (
     POPS_DONE,
     QUEUE_EMPTY,
     add_child,
+    drop_child,
     class_sums,
     drop_stale_cache,
     find_remaining_set,
@@ -249,7 +251,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
             return QUEUE_EMPTY
-        if needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
+        if not ints[MEMORY_FULL] and needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
             return NEED_ROOM
         node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
         ints[HEAP_SIZE] -= 1
@@ -355,6 +357,9 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             child_b0 = minor_unc - n_min if use_equivalent else 0.0
             if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
                                                   use_lookahead):
+                continue
+            if ints[MEMORY_FULL]:  # no room to queue it: its bound joins the dropped prefixes'
+                drop_child(ints, floats, child_lb + child_b0)
                 continue
             h = np.uint64(0)
             slot = -1

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, drive, parallel_region, unsearched_counters
+from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, drive, parallel_region,
+                   unsearched_counters)
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import OPTIMAL, Certificate, Trace
+from ..certificate import MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
 from .bounds import log10_remaining_space
@@ -233,9 +234,11 @@ def search(
     trace = Trace()
     outcome = drive(
         run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress),
-        budget, max_nodes, trace_interval, trace,
+        budget, max_nodes, trace_interval, trace, drop_when_full=True,
     )
     status = outcome.status
+    if status == MEMORY_BUDGET and _queue_lower_bound(state, lambda_n) >= float(state.floats[0]):
+        status = OPTIMAL  # the queue drained and what was dropped for memory cannot beat the incumbent
 
     prefix = state.best()
     mistakes = problem.mistakes(prefix)
@@ -291,7 +294,8 @@ def _queue_lower_bound(state: SearchState, lambda_n: float, summary=None) -> flo
     """Smallest bound (mistake units) on any list not yet evaluated: every such list extends a queued
     prefix by at least one rule, so it costs at least b(d_p) + b0(d_p) + lambda*N (Lemma 2, Thm 20)."""
     smallest, _, _ = summary if summary is not None else _summary(state, lambda_n)
-    return smallest + lambda_n
+    # prefixes dropped once the memory budget was reached are bounded alike, by their smallest bound
+    return min(smallest, state.dropped_floor()) + lambda_n
 
 
 def _summary(state: SearchState, lambda_n: float):
@@ -314,6 +318,8 @@ def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n
     best = float(state.floats[0])
     lower = min(best, _queue_lower_bound(state, lambda_n, summary))
     longest = int(np.flatnonzero(by_length).max()) + 1 if by_length.any() else 1
-    trace.append(elapsed, best / n, lower / n, by_length[:longest], log10_remaining_space(remaining, m))
+    # Theorem 7 counts the queue's remaining space; dropped prefixes' is unknown
+    space = log10_remaining_space(remaining, m) if not state.ints[DROPPED] else float("nan")
+    trace.append(elapsed, best / n, lower / n, by_length[:longest], space)
     if progress is not None:
         progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})

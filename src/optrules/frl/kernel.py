@@ -19,6 +19,7 @@ from .._numba import (
     EXPANDED,
     INSERTIONS,
     KEPT_A_CHILD,
+    MEMORY_FULL,
     HEAP_SIZE,
     LB_EVALS,
     MAP_COUNT,
@@ -27,6 +28,7 @@ from .._numba import (
     POPS_DONE,
     QUEUE_EMPTY,
     add_child,
+    drop_child,
     class_sums,
     drop_stale_cache,
     find_remaining_set,
@@ -90,7 +92,7 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
             return QUEUE_EMPTY
-        if needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
+        if not ints[MEMORY_FULL] and needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
             return NEED_ROOM
         bound = heap_key[0]
         node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
@@ -162,6 +164,9 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
             if complete < floats[0]:
                 record_incumbent(complete, node, a, floats, ints, best_prefix, node_parent, node_last, node_depth)
             if else_is_best or child_bound >= floats[0] or depth + 1 >= n_antecedents:
+                continue
+            if ints[MEMORY_FULL]:  # no room to queue it: its bound joins the dropped prefixes'
+                drop_child(ints, floats, child_bound)
                 continue
             h = np.uint64(0)
             slot = -1

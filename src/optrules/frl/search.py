@@ -14,7 +14,7 @@ import numpy as np
 
 from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..certificate import INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..corels.prefix import class_weight_matrix
 from ..corels.problem import check_sample_weight
 from ..data.groups import group_samples
@@ -149,10 +149,13 @@ def certified_search(
 
     trace = Trace()
     outcome = drive(run, state, lambda elapsed: _record(trace, state, elapsed, n, progress),
-                    budget, max_nodes, trace_interval, trace)
+                    budget, max_nodes, trace_interval, trace, drop_when_full=True)
     prefix = state.best()
     best = problem.objective(prefix, soft)
-    lower_bound = best if outcome.status == OPTIMAL else min(best, _queue_bound(state)[0] / n)
+    status = outcome.status
+    if status == MEMORY_BUDGET and _queue_bound(state)[0] >= float(state.floats[0]):
+        status = OPTIMAL  # the queue drained and what was dropped for memory cannot beat the incumbent
+    lower_bound = best if status == OPTIMAL else min(best, _queue_bound(state)[0] / n)
     counters = {
         "total_time": outcome.total_time,
         "time_to_optimum": outcome.time_to_optimum,
@@ -161,14 +164,15 @@ def certified_search(
         "compile_time": outcome.compile_time,
         "groups": groups.n_groups,
     }
-    return FRLResult(prefix, best, Certificate(outcome.status, best, lower_bound, counters, trace))
+    return FRLResult(prefix, best, Certificate(status, best, lower_bound, counters, trace))
 
 
 def _queue_bound(state: SearchState):
     by_length = np.zeros(state.n_antecedents + 1, np.int64)
     smallest = K.queue_summary(state.heap_key, state.heap_node, int(state.ints[HEAP_SIZE]), state.node_dead,
                                state.node_depth, by_length)
-    return smallest, by_length
+    # prefixes dropped once the memory budget was reached are bounded alike, by their smallest bound
+    return min(smallest, state.dropped_floor()), by_length
 
 
 def _record(trace: Trace, state: SearchState, elapsed: float, n: int, progress) -> None:
