@@ -184,6 +184,7 @@ def test_a_search_out_of_memory_drains_its_queue_with_a_valid_bound(seed):
     assert certificate.counters["memory_bytes"] <= 240_000
     _check_against_brute_force(certificate, captures, y, regularization)
     assert certificate.status == MEMORY_BUDGET and certificate.lower_bound < certificate.objective
+    assert f"{certificate.counters['prefixes_dropped']:,} prefixes dropped" in str(certificate)
 
 
 @pytest.mark.parametrize("seed, share", [(14, 0.9), pytest.param(14, 0.8, marks=pytest.mark.slow),

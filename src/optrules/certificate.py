@@ -93,6 +93,9 @@ class Certificate:
                 f"{c.get('queue_insertions', 0):,} queue insertions, max queue {c.get('max_queue_size', 0):,}, "
                 f"max prefix length {c.get('max_prefix_length', 0)}"
             )
+            if c.get("prefixes_dropped"):  # the memory budget was reached: the search drained its queue
+                parts.append(f"memory full: the search went on without queueing, {c['prefixes_dropped']:,} prefixes "
+                             "dropped (their smallest bound is part of the lower bound)")
         return "\n".join(parts)
 
     def _repr_html_(self) -> str:
