@@ -249,7 +249,7 @@ def _fit_model(args, console: Console):
     """Fit what the arguments ask for; returns ``(estimator, X, y, weights, source, summary line)``."""
     from .families import family as family_named
 
-    started = time.perf_counter()
+    started = args.started
     family = family_named(args.model)
     _check_fit_arguments(args, family)
     X, y, weights, source = _load_xy(args)
@@ -334,7 +334,7 @@ def cmd_rashomon(args, console: Console) -> int:
     _check_output(args.plot)
     if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
         raise SystemExit(f"error: --plot {args.plot}: name a .png, .svg or .pdf file")
-    started = time.perf_counter()
+    started = args.started
     model, X, y, _, _, summary = _fit_model(args, console)
     console.print(f"[dim]{escape(summary)}[/]")
     for column in args.group or []:
@@ -907,8 +907,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv=None, started: float | None = None) -> int:
+    """Run one command; ``started`` (a ``time.perf_counter()`` value) is when the command began, for its
+    time budget: the console script passes the moment before its imports (default: now)."""
+    started = time.perf_counter() if started is None else started
     args = build_parser().parse_args(argv)
+    args.started = started
     if getattr(args, "time_limit", None) is _UNSET:
         args.time_limit, args.time_limit_default = DEFAULT_TIME_LIMIT, True
     else:
