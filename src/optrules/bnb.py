@@ -197,6 +197,13 @@ class SearchState:
         return float(self.floats[DROPPED_FLOOR])
 
 
+def proven_status(status: str, queue_bound: float, incumbent: float) -> str:
+    """``status`` after a search that may have drained its queue past the memory budget: optimal when
+    the bound on everything not evaluated (queued and dropped prefixes, in the incumbent's units) already
+    reaches the incumbent."""
+    return OPTIMAL if status == MEMORY_BUDGET and queue_bound >= incumbent else status
+
+
 def unsearched_counters(prefix_length: int) -> dict:
     """The counters of a search that never started (its budget ran out before it)."""
     return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, drive, parallel_region,
-                   unsearched_counters)
+                   proven_status, unsearched_counters)
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import MEMORY_BUDGET, OPTIMAL, Certificate, Trace
+from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import group_samples
 from . import kernel as K
 from .bounds import log10_remaining_space
@@ -237,8 +237,9 @@ def search(
         budget, max_nodes, trace_interval, trace, drop_when_full=True,
     )
     status = outcome.status
-    if status == MEMORY_BUDGET and _queue_lower_bound(state, lambda_n) >= float(state.floats[0]):
-        status = OPTIMAL  # the queue drained and what was dropped for memory cannot beat the incumbent
+    if status != OPTIMAL:  # one scan of the queue, for the status and the bound
+        queue_bound = _queue_lower_bound(state, lambda_n)
+        status = proven_status(status, queue_bound, float(state.floats[0]))
 
     prefix = state.best()
     mistakes = problem.mistakes(prefix)
@@ -246,7 +247,7 @@ def search(
     if status == OPTIMAL:
         lower_bound = best_objective
     else:
-        lower_bound = min(best_objective, _queue_lower_bound(state, lambda_n) / n)
+        lower_bound = min(best_objective, queue_bound / n)
         if free is not None:  # admissible lists are lists: none beats the unconstrained bound
             lower_bound = min(best_objective, max(lower_bound, free.certificate.lower_bound))
     counters = {

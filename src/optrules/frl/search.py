@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, unsearched_counters
+from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, proven_status, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..corels.prefix import class_weight_matrix
 from ..corels.problem import check_sample_weight
 from ..data.groups import group_samples
@@ -153,9 +153,10 @@ def certified_search(
     prefix = state.best()
     best = problem.objective(prefix, soft)
     status = outcome.status
-    if status == MEMORY_BUDGET and _queue_bound(state)[0] >= float(state.floats[0]):
-        status = OPTIMAL  # the queue drained and what was dropped for memory cannot beat the incumbent
-    lower_bound = best if status == OPTIMAL else min(best, _queue_bound(state)[0] / n)
+    if status != OPTIMAL:  # one scan of the queue, for the status and the bound
+        queue_bound = _queue_bound(state)[0]
+        status = proven_status(status, queue_bound, float(state.floats[0]))
+    lower_bound = best if status == OPTIMAL else min(best, queue_bound / n)
     counters = {
         "total_time": outcome.total_time,
         "time_to_optimum": outcome.time_to_optimum,
