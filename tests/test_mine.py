@@ -162,9 +162,51 @@ def test_cap_is_reported_and_memory_charged():
     assert len(mined) <= 300
     assert all((j,) in mined.items for j in range(60))  # every single feature fits; the floor rose on pairs
     assert "support floor raised" in str(mined.report)
-    assert budget.charges()["antecedents"] == mined.bits.nbytes
+    bits_and_items = mined.bits.nbytes + 48 * sum(len(items) for items in mined.items)
+    assert budget.charges()["antecedents"] == bits_and_items
     with pytest.raises(MemoryError, match="memory budget"):
         mine_antecedents(features, [f"f{j}" for j in range(60)], max_card=2, budget=Budget(max_memory=10_000))
+
+
+class _PeakBudget:
+    """A budget that remembers the most it was charged at once."""
+
+    def __new__(cls, max_memory):
+        from optrules.budget import Budget
+
+        class Recording(Budget):
+            peak = 0
+
+            def charge(self, name, nbytes):
+                super().charge(name, nbytes)
+                self.peak = max(self.peak, self.used)
+
+        return Recording(max_memory=max_memory)
+
+
+@pytest.mark.parametrize("unbounded", [False, True])
+def test_mining_memory_stays_within_what_it_charges(unbounded):
+    """The budget is a promise: what mining allocates at its peak (the mined rows side by side while
+    they are gathered, duplicates removed) is what it charges, not a multiple of it."""
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    features = rng.random((4000, 200)) < rng.random(200)
+    features[:, 150:] = features[:, :50]  # duplicate capture vectors to drop
+    names = [f"f{j}" for j in range(200)]
+    mask = np.zeros(200, bool)
+    mask[[3, 77]] = unbounded
+    mine_antecedents(features[:50, :20], names[:20], max_card=2, unbounded=mask[:20])  # compiled before tracing
+    budget = _PeakBudget(1 << 30)
+    features_copies = 2 * features.nbytes  # the input, reordered, and its packed bits
+    tracemalloc.start()
+    try:
+        mined = mine_antecedents(features, names, max_card=2, min_support=0.001, budget=budget, unbounded=mask)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(mined) > 10_000 and mined.bits.nbytes > 4 << 20
+    assert peak <= budget.peak + features_copies + (1 << 20), (peak, budget.peak)
 
 
 def test_mining_stops_on_the_budget():

@@ -399,16 +399,22 @@ def add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_ha
 
 
 # -- dominance maps keyed on what a prefix leaves uncaptured ----------------------------------------
-_FNV_OFFSET = np.uint64(1469598103934665603)
+FNV_OFFSET = np.uint64(1469598103934665603)
 _FNV_PRIME = np.uint64(1099511628211)
+
+
+@njit(inline="always", cache=True)
+def fnv_step(h, word):
+    """One step of FNV-1a over 64-bit words (a hash of a word sequence starts at ``FNV_OFFSET``)."""
+    return (h ^ word) * _FNV_PRIME
 
 
 @njit(inline="always", cache=True)
 def remaining_set_hash(u, bits, a):
     """FNV-1a hash of the words of ``u & ~bits[a]`` (what a prefix leaves uncaptured)."""
-    h = _FNV_OFFSET
+    h = FNV_OFFSET
     for w in range(u.shape[0]):
-        h = (h ^ (u[w] & ~bits[a, w])) * _FNV_PRIME
+        h = fnv_step(h, u[w] & ~bits[a, w])
     return h
 
 

@@ -12,7 +12,9 @@ that allocates nothing per candidate (a histogram of supports), and only the ant
 materialised. ``max_antecedents`` bounds how many are kept: when a level would pass it, that level's
 support floor is raised until it fits (the most frequent conjunctions are kept) and longer conjunctions
 are not mined; the :class:`MiningReport` says so. A :class:`~optrules.budget.Budget` stops mining
-between blocks of candidates (a level cut short is left out) and is charged for the bitsets kept.
+between blocks of candidates (a level cut short is left out) and is charged for what mining holds at
+its peak, before allocating it: the levels' rows, then all rows beside the deduplicated copy (about
+twice the antecedents' bitsets). Duplicates are found by hashing rows, not by sorting copies of them.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from .._numba import popcount
+from .._numba import FNV_OFFSET, drop_stale_cache, fnv_step, popcount
 from . import bitset
+
+drop_stale_cache(__file__, ["../_numba.py"])
 
 _SUPPORT_TOLERANCE = 1e-9
 
@@ -188,6 +192,8 @@ def mine_antecedents(
     kept_items: list[np.ndarray] = []
     kept_bits: list[np.ndarray] = []
     n_kept = 0
+    # what the budget is charged while mining: the levels kept and the frontier extended next
+    row_bytes = bitset.n_words(n) * 8
     # level 1 extends the empty conjunction
     combos = np.zeros((1, 0), np.int64)
     combo_bits = bitset.ones(n)[None, :]
@@ -197,9 +203,11 @@ def mine_antecedents(
             report.notes.append(f"conjunctions of {card} or more features not mined: the bound of {cap:,} "
                                 "antecedents was reached")
             break
+        held = sum(b.nbytes + i.nbytes for b, i in zip(kept_bits, kept_items)) + combo_bits.nbytes + combos.nbytes
         # single features are always mined (one popcount each): a fit whose time ran out still has them
         level = _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room,
-                            extend=card < max_card, budget=budget if card > 1 else None, n_unbounded=n_unbounded)
+                            extend=card < max_card, budget=budget if card > 1 else None, n_unbounded=n_unbounded,
+                            held=held)
         if level is None:
             report.stopped = True
             report.notes.append(f"mining stopped by the budget before conjunctions of {card} features were done")
@@ -219,34 +227,52 @@ def mine_antecedents(
         if next_combos is None or len(next_combos) == 0:
             break
         combos, combo_bits = next_combos, next_bits
+    combos = combo_bits = next_combos = next_bits = level = items = bits = None  # only kept_bits hold levels now
 
+    # conjunctions as sorted feature indices in the caller's order; by length, then lexicographic
+    # (a level is lexicographic already unless unbounded features were moved first)
+    mapped = [np.sort(order[block], axis=1) for block in kept_items]
+    offsets = np.cumsum([0] + [len(block) for block in mapped])
+    ranked = np.concatenate([offsets[k] + (np.lexsort(block.T[::-1]) if n_unbounded and block.shape[1] else
+                                           np.arange(len(block))) for k, block in enumerate(mapped)]
+                            ) if mapped else np.zeros(0, np.int64)
+    if budget is not None:  # the levels, and their rows side by side (then the levels go)
+        n_rows = int(offsets[-1])
+        budget.require("mining", 2 * n_rows * row_bytes + 16 * n_rows, "the mined conjunctions")
     all_bits = np.concatenate(kept_bits) if kept_bits else np.zeros((0, bitset.n_words(n)), np.uint64)
-    order_items = [tuple(sorted(int(order[j]) for j in row)) for block in kept_items for row in block]
-    key = all_bits
-    if n_unbounded:
-        # back to the caller's feature order; conjunctions of different unbounded features stay apart
-        by_items = sorted(range(len(order_items)), key=lambda i: (len(order_items[i]), order_items[i]))
-        order_items = [order_items[i] for i in by_items]
-        all_bits = all_bits[np.asarray(by_items, dtype=np.int64)]
-        which = np.zeros((len(order_items), n_unbounded), dtype=bool)
-        rank = {int(j): k for k, j in enumerate(order[:n_unbounded])}
-        for i, items in enumerate(order_items):
-            which[i, [rank[j] for j in items if j in rank]] = True
-        key = np.hstack([all_bits, bitset.pack(which)]) if len(order_items) else all_bits
-    first = _first_of_each_distinct_row(key)
+    del kept_bits
+    if budget is not None:
+        budget.charge("mining", all_bits.nbytes + 16 * len(all_bits))
+    which = np.zeros((len(all_bits), 0), np.uint64)
+    if n_unbounded:  # conjunctions of different unbounded features stay apart
+        which = bitset.pack(np.concatenate([(block[:, :, None] == np.arange(n_unbounded)).any(axis=1)
+                                            for block in kept_items]))
+    first = ranked[first_of_distinct_rows(all_bits, which, ranked)]
     report.n_antecedents = len(first)
     if len(first) < len(all_bits):
         report.notes.append(f"{len(all_bits) - len(first):,} conjunctions left out: they capture the same samples "
                             "as a shorter or earlier one")
+    level_of = np.searchsorted(offsets, first, side="right") - 1
+    kept_by_level = [block[first[level_of == k] - offsets[k]] for k, block in enumerate(mapped)]
+    del mapped, kept_items
     if budget is not None:
-        budget.charge("antecedents", all_bits[first].nbytes)
+        budget.require("antecedents", len(first) * row_bytes + _ITEM_BYTES * sum(b.size for b in kept_by_level),
+                       "the mined antecedents")
+    kept = all_bits[first]
+    del all_bits
+    if budget is not None:
+        budget.release("mining")
     return Antecedents(
         feature_names=list(feature_names),
-        items=[order_items[i] for i in first],
-        bits=np.ascontiguousarray(all_bits[first]),
+        items=[tuple(row) for block in kept_by_level for row in block.tolist()],
+        bits=kept,
         n_samples=n,
         report=report,
     )
+
+
+#: memory of one feature index of a mined antecedent: a Python int in a tuple, with its share of the tuple
+_ITEM_BYTES = 48
 
 
 #: candidates counted between two looks at the budget: about this many words ANDed and counted
@@ -254,11 +280,12 @@ _BLOCK_WORDS = 1 << 26
 
 
 def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room, extend, budget,
-                n_unbounded=0):
+                n_unbounded=0, held=0):
     """One level: every ``combo + (j,)`` with ``j`` after the combo's last feature and in none of its
     groups. Returns ``(kept items, their bits, support floors (bounded, unbounded), candidates,
     extendable combos, their bits)``, or None when the budget stopped it. Conjunctions that start with one of the first
-    ``n_unbounded`` features escape the support bounds; ``room`` counts them first."""
+    ``n_unbounded`` features escape the support bounds; ``room`` counts them first. The budget is
+    charged ``held`` bytes (what mining keeps already) and the level's rows."""
     lowest, highest, by_class, lowest_positive, lowest_negative = limits
     n_features, n_words = feature_bits.shape
     combo_groups = groups[combos] if combos.shape[1] else np.zeros((len(combos), 0), np.int64)
@@ -282,11 +309,13 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
     capped = raised > lowest or raised > 0.5
     n_out = (int(histogram[0, _ceil(floors[0]):].sum()) + int(histogram[1, _ceil(floors[1]):].sum())
              + (0 if capped or not extend else int(tallies[1])))
-    if budget is not None:
-        budget.require("mining", n_out * (n_words * 8 + 16 * (combos.shape[1] + 1)), "the mined conjunctions")
+    if budget is not None:  # the rows, their items, and the valid ones apart when the frontier keeps all
+        row = n_words * 8 + 8 * (combos.shape[1] + 1)
+        budget.require("mining", held + (2 if extend else 1) * n_out * row + 17 * n_out, "the mined conjunctions")
     out_combo = np.empty(n_out, np.int64)
     out_feature = np.empty(n_out, np.int64)
     out_valid = np.empty(n_out, np.bool_)
+    bits = np.empty((n_out, n_words), np.uint64)
     written = 0
     for start in range(0, len(combos), block):
         if budget is not None and budget.stopped():
@@ -295,15 +324,14 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
         written = _collect_level(combo_bits[start:stop], last[start:stop], first[start:stop],
                                  combo_groups[start:stop], feature_bits, groups, positive_bits, n, lowest, highest,
                                  by_class, lowest_positive, lowest_negative, n_unbounded, floors,
-                                 extend and not capped, start, out_combo, out_feature, out_valid, written)
+                                 extend and not capped, start, out_combo, out_feature, out_valid, bits, written)
     items = np.column_stack([combos[out_combo], out_feature]) if n_out else np.zeros((0, combos.shape[1] + 1), np.int64)
-    bits = combo_bits[out_combo] & feature_bits[out_feature]
-    if budget is not None:
-        budget.release("mining")
     next_combos = next_bits = None
     if extend and not capped:
         next_combos, next_bits = items, bits
-    return items[out_valid], bits[out_valid], floors, int(tallies[0]), next_combos, next_bits
+    if not out_valid.all():
+        items, bits = items[out_valid], bits[out_valid]
+    return items, bits, floors, int(tallies[0]), next_combos, next_bits
 
 
 def _ceil(floor: float) -> int:
@@ -372,9 +400,10 @@ def _count_level(combo_bits, last, first, combo_groups, feature_bits, groups, po
 @njit(cache=True)
 def _collect_level(combo_bits, last, first, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest,
                    by_class, lowest_positive, lowest_negative, n_unbounded, floors, keep_frequent, offset, out_combo,
-                   out_feature, out_valid, written):
+                   out_feature, out_valid, out_bits, written):
     """Write the candidates kept (valid with support >= their floor) and, with ``keep_frequent``, the
-    other frequent ones (extendable at the next level; support only shrinks as features are added)."""
+    other frequent ones (extendable at the next level; support only shrinks as features are added),
+    with their capture vectors."""
     for c in range(combo_bits.shape[0]):
         for j in range(last[c] + 1, feature_bits.shape[0]):
             allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
@@ -388,14 +417,64 @@ def _collect_level(combo_bits, last, first, combo_groups, feature_bits, groups, 
                 out_combo[written] = offset + c
                 out_feature[written] = j
                 out_valid[written] = valid
+                for w in range(feature_bits.shape[1]):
+                    out_bits[written, w] = combo_bits[c, w] & feature_bits[j, w]
                 written += 1
     return written
 
 
-def _first_of_each_distinct_row(bits: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row, in increasing order."""
+def first_of_distinct_rows(bits: np.ndarray, extra: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Positions in ``order`` (a permutation of the rows) of the first occurrence of each distinct row of
+    ``bits`` joined with ``extra``, increasing. Rows are grouped by a hash and compared word by word
+    where hashes meet: memory ~16 bytes per row, where sorting the rows would copy them."""
     if len(bits) == 0:
         return np.zeros(0, dtype=np.int64)
-    rows = np.ascontiguousarray(bits).view(np.dtype((np.void, bits.shape[1] * bits.itemsize))).ravel()
-    _, first = np.unique(rows, return_index=True)
-    return np.sort(first)
+    hashes = _row_hashes(bits, extra)[order]
+    by_hash = np.argsort(hashes, kind="stable")  # equal hashes by position
+    return np.flatnonzero(_first_in_runs(bits, extra, order, hashes, by_hash))
+
+
+@njit(cache=True)
+def _row_hashes(bits, extra):
+    out = np.empty(bits.shape[0], np.uint64)
+    for i in range(bits.shape[0]):
+        h = FNV_OFFSET
+        for w in range(bits.shape[1]):
+            h = fnv_step(h, bits[i, w])
+        for w in range(extra.shape[1]):
+            h = fnv_step(h, extra[i, w])
+        out[i] = h
+    return out
+
+
+@njit(cache=True)
+def _same_row(bits, extra, a, b):
+    for w in range(bits.shape[1]):
+        if bits[a, w] != bits[b, w]:
+            return False
+    for w in range(extra.shape[1]):
+        if extra[a, w] != extra[b, w]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _first_in_runs(bits, extra, order, hashes, by_hash):
+    """Mask over positions: first of its row among the positions with its hash."""
+    first = np.zeros(len(order), np.bool_)
+    start = 0
+    while start < len(by_hash):
+        stop = start + 1
+        while stop < len(by_hash) and hashes[by_hash[stop]] == hashes[by_hash[start]]:
+            stop += 1
+        for k in range(start, stop):
+            p = by_hash[k]
+            seen = False
+            for earlier in range(start, k):
+                q = by_hash[earlier]
+                if first[q] and _same_row(bits, extra, order[p], order[q]):
+                    seen = True
+                    break
+            first[p] = not seen
+        start = stop
+    return first
