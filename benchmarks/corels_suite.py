@@ -121,7 +121,7 @@ def write_problem(name: str, folder: Path, regularization: float) -> tuple[Path,
     out, label, minor = (stem.with_suffix(s) for s in (".out", ".label", ".minor"))
     write_bit_lines(out, [",".join(antecedents.conditions(i)) for i in range(len(antecedents))], captures)
     write_label(label, codes)
-    write_minor(minor, equivalent_points_minority(captures, codes))
+    write_minor(minor, equivalent_points_minority(antecedents.bits, codes))
     return out, label, minor, len(antecedents)
 
 

@@ -8,6 +8,7 @@ from optrules.corels.bruteforce import brute_force
 from optrules.corels.prefix import prefix_mistakes
 from optrules.corels.problem import Problem, equivalent_points_minority
 from optrules.corels.search import Ablation, search
+from optrules.data import bitset
 
 POLICIES = ["lower_bound", "objective", "curiosity", "bfs", "dfs"]
 MAPS = ["prefix", "captured", "none"]
@@ -118,7 +119,7 @@ def test_minority_vector_from_data():
     captures = np.array([[1, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1]], bool)
     y = np.array([1, 1, 0, 0, 1, 0])
     # groups: {0,1,2} (2 pos, 1 neg) -> sample 2; {3} -> none; {4,5} tie -> one label's members
-    minor = equivalent_points_minority(captures, y)
+    minor = equivalent_points_minority(bitset.pack(captures), y)
     assert minor[:4].tolist() == [False, False, True, False]
     assert minor[4:].sum() == 1
 

@@ -8,6 +8,7 @@ from optrules.corels.bruteforce import brute_force
 from optrules.corels.prefix import class_weight_matrix, prefix_class_totals, rule_mistakes
 from optrules.corels.problem import Problem, equivalent_points_minority
 from optrules.corels.search import search
+from optrules.data import bitset
 
 from test_corels_search import ABLATIONS, MAPS, POLICIES
 
@@ -104,9 +105,9 @@ def test_weights_change_the_optimal_list():
 def test_multiclass_minority_marks_everything_outside_the_majority_class():
     captures = np.array([[1, 1, 1, 1, 0, 0]], dtype=bool)
     y = np.array([0, 1, 1, 2, 2, 0])
-    minor = equivalent_points_minority(captures, y)
+    minor = equivalent_points_minority(bitset.pack(captures), y)
     assert minor.tolist() == [True, False, False, True, True, False]  # group 1 majority 1; group 2 tie -> 0
-    weighted = equivalent_points_minority(captures, y, sample_weight=[5, 1, 1, 1, 1, 1])
+    weighted = equivalent_points_minority(bitset.pack(captures), y, sample_weight=[5, 1, 1, 1, 1, 1])
     assert weighted.tolist() == [False, True, True, True, True, False]
 
 

@@ -413,3 +413,33 @@ def test_plot_rashomon_draws_every_member():
     assert len(rates.get_yticklabels()) == 3 * X["group"].nunique()
     # without data: objectives, features and multiplicity on the training rows
     assert len([ax for ax in plot_rashomon(rashomon).axes if ax.get_visible()]) == 3
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_counting_out_of_time_counts_a_smaller_set_exactly(monkeypatch, seed):
+    """When counting the whole set would pass the deadline (here: every count above a quarter of the
+    allowance asked for gives up), the set counted is the one within a smaller epsilon, exactly, and it
+    says so: its epsilon, a time-budget status, and complete only below what it counted."""
+    import optrules.corels.rashomon as rashomon
+    from optrules.certificate import TIME_BUDGET
+
+    problem, lists = _binary_problem(seed=40 + seed, n_antecedents=6, n_samples=50, density=0.35,
+                                     regularization=float([0.005, 0.02][seed % 2]))
+    optimum = min(lists.values())
+    epsilon = 0.2
+    counted = rashomon._count_tables
+    gave_up = []
+
+    def slow_counting(graph, allowance, *args):
+        if args[-1] is not None and allowance > (optimum + epsilon / 8) * problem.n_samples:
+            gave_up.append(allowance)
+            raise rashomon._OutOfTime
+        return counted(graph, allowance, *args)
+
+    monkeypatch.setattr(rashomon, "_count_tables", slow_counting)
+    enumeration = enumerate_rashomon(problem, epsilon, optimum)
+    assert gave_up and enumeration.epsilon <= epsilon / 16
+    assert enumeration.status == TIME_BUDGET and enumeration.complete_below <= optimum + enumeration.epsilon
+    expected = {p for p, v in lists.items() if v <= optimum + enumeration.epsilon + 1e-9}
+    assert {m.prefix for m in enumeration.members()} == expected
+    assert enumeration.count() == len(expected)

@@ -9,6 +9,7 @@ import numpy as np
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
 from ..data import bitset
+from ..data.groups import GROUPING, grouping_bytes
 from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization, check_sample_weight
 from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
@@ -169,8 +170,7 @@ class RuleListClassifier(RuleModelEstimator):
         progress = self._progress() if own_progress else progress
         try:
             budget = budget if budget is not None else self._budget(progress)
-            budget.require("captures", 2 * len(self.antecedents_) * len(codes),
-                           "grouping the samples (antecedents x samples bytes, twice)")
+            budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
             problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
                                                sample_weight=weights, n_classes=len(self.classes_))
             result = search(

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from ..data import bitset
 from ..data.groups import signature_groups
 from .prefix import rule_mistakes
 from .problem import Problem
@@ -28,9 +29,8 @@ def greedy_prefix(problem: Problem, max_length: int | None = None, budget=None) 
         return ()
     if budget is not None and budget.remaining() is not None:
         deadline = budget.deadline - 0.9 * budget.remaining()
-    captures = problem.captures()
-    first, group = signature_groups(captures)
-    group_captures = captures[:, first]
+    first, group, group_bits = signature_groups(problem.bits, problem.n_samples)
+    n_groups = first.shape[0]
     group_totals = np.zeros((first.shape[0], problem.n_classes))
     np.add.at(group_totals, group, problem.class_weights())
 
@@ -46,7 +46,8 @@ def greedy_prefix(problem: Problem, max_length: int | None = None, budget=None) 
             break
         unc_totals = group_totals[uncaptured].sum(axis=0)
         live_totals = group_totals[uncaptured]
-        cap_totals = np.vstack([group_captures[i:i + block, uncaptured].astype(np.float64) @ live_totals
+        cap_totals = np.vstack([bitset.unpack(group_bits[i:i + block], n_groups)[:, uncaptured].astype(np.float64)
+                                @ live_totals
                                 for i in range(0, problem.n_antecedents, block)])
         value = (mistakes_so_far + rule_mistakes(cap_totals) + rule_mistakes(unc_totals - cap_totals)
                  + problem.lambda_n * (len(prefix) + 1))
@@ -57,6 +58,6 @@ def greedy_prefix(problem: Problem, max_length: int | None = None, budget=None) 
         prefix.append(a)
         available[a] = False
         mistakes_so_far += float(rule_mistakes(cap_totals[a]))
-        uncaptured &= ~group_captures[a]
+        uncaptured &= ~bitset.unpack(group_bits[a], n_groups)
         current = float(value[a])  # objective of the list so far, in mistake units
     return tuple(prefix)

@@ -32,16 +32,16 @@ def check_regularization(regularization: float) -> float:
     return regularization
 
 
-def equivalent_points_minority(captures: np.ndarray, y: np.ndarray, sample_weight=None) -> np.ndarray:
+def equivalent_points_minority(bits: np.ndarray, y: np.ndarray, sample_weight=None) -> np.ndarray:
     """Mark the members of each group of samples with identical antecedent signatures that lie outside
     the group's (weighted) majority class.
 
     No rule list can separate samples that every antecedent treats alike, so within each group all but
     one class is always misclassified (Thm 20, which holds for several classes and for weighted mistakes
-    alike). On a tie the smallest class index counts as the majority.
+    alike). On a tie the smallest class index counts as the majority. ``bits``: the packed capture vectors.
     """
     y = np.asarray(y).astype(np.int64)
-    _, group = signature_groups(captures)
+    _, group, _ = signature_groups(bits, y.shape[0])
     n_groups, n_classes = group.max() + 1, max(int(y.max(initial=1)) + 1, 2)
     weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     totals = np.zeros((n_groups, n_classes))
@@ -150,9 +150,10 @@ class Problem:
         if conditions is None:
             conditions = [(f"a{i}",) for i in range(captures.shape[0])]
         sample_weight = check_sample_weight(sample_weight, y.shape[0])
+        bits = bitset.pack(captures)
         if minor is None:
-            minor = equivalent_points_minority(captures, y, sample_weight) if captures.shape[0] else np.zeros(y.shape[0], bool)
-        return cls(bitset.pack(captures), y, regularization, [tuple(c) for c in conditions], np.asarray(minor, bool),
+            minor = equivalent_points_minority(bits, y, sample_weight) if captures.shape[0] else np.zeros(y.shape[0], bool)
+        return cls(bits, y, regularization, [tuple(c) for c in conditions], np.asarray(minor, bool),
                    sample_weight, _n_classes(y, n_classes))
 
     @classmethod
@@ -164,7 +165,7 @@ class Problem:
             raise ValueError(f"antecedents cover {antecedents.n_samples} samples but there are {y.shape[0]} labels")
         sample_weight = check_sample_weight(sample_weight, y.shape[0])
         if minor is None and len(antecedents):
-            minor = equivalent_points_minority(antecedents.capture_matrix(), y, sample_weight)
+            minor = equivalent_points_minority(antecedents.bits, y, sample_weight)
         elif minor is None:
             minor = np.zeros(y.shape[0], bool)
         return cls(antecedents.bits, y, regularization, conditions, np.asarray(minor, bool), sample_weight,

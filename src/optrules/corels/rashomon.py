@@ -61,8 +61,8 @@ import numpy as np
 from .._numba import EXPANDED, HEAP_SIZE, N_NODES
 from ..bnb import STATE, drive
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import OPTIMAL
-from ..data.groups import PACK_LIMIT, group_samples, pack_weights
+from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET
+from ..data.groups import GROUPING, PACK_LIMIT, group_samples, grouping_bytes, pack_weights
 from ..models import _plain
 from .problem import Problem
 from .requirements import Requirements
@@ -73,6 +73,12 @@ GRAPH_SHARE = 0.7
 #: share of the time left kept for counting the tables after the search (measured: ~11% of the search time
 #: on a raw table with 33k antecedents, 10.8M uncaptured sets)
 TABLE_TIME_SHARE = 0.15
+#: counting a large graph can take ten times its search (COMPAS, epsilon 50%: 25 s for 1.6M nodes found
+#: in 3 s): counting that passes the deadline (or a stop request) gives up, and the lists within a
+#: quarter of the epsilon are counted instead, and so on, within this grace; epsilon 0 at the end
+COUNTING_GRACE = 0.5
+#: positions of the counting done between two looks at the clock
+COUNTING_STEPS = 2048
 #: cells of a block of members' predictions (members x rows) an analysis holds at once
 PREDICTION_CELLS = 1 << 24
 
@@ -335,10 +341,9 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     allowance = (upper_bound + epsilon) * n + tolerance
     longest = problem.n_antecedents if max_length is None else min(int(max_length), problem.n_antecedents)
 
-    budget.require("captures", 2 * problem.n_antecedents * problem.n_samples,
-                   "grouping the samples (antecedents x samples bytes, twice)")
-    groups = group_samples(problem.captures(), problem.y, problem.minor, class_weights=problem.class_weights())
-    budget.release("captures")
+    budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
+    groups = group_samples(problem.bits, problem.y, problem.minor, class_weights=problem.class_weights())
+    budget.release("grouping")
     bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
     n_antecedents, n_classes = bits.shape[0], class_weights.shape[1]
     budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes + minority_weights.nbytes)
@@ -386,12 +391,16 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
     budget.charge(STATE, state.nbytes)
     graph = _Graph(state, requirements.complete)
-    tables = _count_tables(graph, allowance, lambda_n, longest, budget)
+    tables, counted_epsilon = _count_in_time(graph, upper_bound, epsilon, n, tolerance, lambda_n, longest, budget)
+    status = outcome.status
+    if counted_epsilon < epsilon:  # the set counted is the smaller one: complete below its allowance at most
+        status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+        unexplored = min(unexplored, (upper_bound + counted_epsilon) * n)
     rules, mistakes, _ = tables.entries(0)
     best = float((mistakes + lambda_n * rules).min(initial=math.inf))
     enumeration = Enumeration(
-        graph=graph, tables=tables, total_weight=n, lambda_n=lambda_n, epsilon=epsilon, longest=longest,
-        optimum=best / n, complete_below=unexplored / n, status=outcome.status,
+        graph=graph, tables=tables, total_weight=n, lambda_n=lambda_n, epsilon=counted_epsilon, longest=longest,
+        optimum=best / n, complete_below=unexplored / n, status=status,
         counters={"nodes": graph.n_nodes, "expansions": int(state.ints[EXPANDED]), "edges": graph.n_edges,
                   "table_entries": tables.n_entries, "graph_bytes": int(state.nbytes),
                   "compile_time": outcome.compile_time, "time": time.perf_counter() - started},
@@ -401,10 +410,42 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     return enumeration
 
 
-def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int, budget: Budget) -> _Tables:
+class _OutOfTime(Exception):
+    """Counting the tables passed its deadline."""
+
+
+def _count_in_time(graph, upper_bound, epsilon, n, tolerance, lambda_n, longest, budget):
+    """``(tables, epsilon counted)``: the tables of the lists within ``epsilon`` of ``upper_bound``, or,
+    when counting them passes the budget's deadline or its memory (or a stop request comes), of a
+    smaller epsilon (a quarter, and so on, within :data:`COUNTING_GRACE`; at last 0, the best lists
+    only, whose tables are small)."""
+    if budget.interrupted:  # stopped before counting: a short time for the whole set
+        deadline = time.perf_counter() + 0.5 * COUNTING_GRACE
+    else:
+        deadline = budget.deadline
+    was_interrupted = budget.interrupted
+    while True:
+        def out_of_time(deadline=deadline) -> bool:
+            return ((deadline is not None and time.perf_counter() > deadline)
+                    or (not was_interrupted and budget.cancelled()))
+        try:
+            allowance = (upper_bound + epsilon) * n + tolerance
+            return _count_tables(graph, allowance, lambda_n, longest, budget, out_of_time if epsilon > 0 else None), epsilon
+        except (_OutOfTime, MemoryError):  # (memory: the tables' arrays would pass the budget)
+            budget.release("rashomon tables")
+            was_interrupted = budget.interrupted
+            if deadline is None or deadline > time.perf_counter():  # a stop request: the grace starts now
+                deadline = time.perf_counter()
+            deadline = min(deadline + COUNTING_GRACE, time.perf_counter() + COUNTING_GRACE)
+            epsilon = epsilon / 4 if epsilon * n / 4 > max(tolerance, 0.5 * lambda_n) else 0.0
+
+
+def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int, budget: Budget,
+                  out_of_time=None) -> _Tables:
     """Each node's continuations (the default, or an edge then a continuation of its child) that fit the
     allowance left after the node's cheapest reach, counted per (rules, mistakes); children first. The
-    arrays grow within the memory budget (a clear MemoryError past it)."""
+    arrays grow within the memory budget (a clear MemoryError past it); :class:`_OutOfTime` when
+    ``out_of_time()`` says so between steps."""
     n = graph.n_nodes
     start, length = np.zeros(n, np.int64), np.zeros(n, np.int64)
     cheapest = np.full(n, math.inf)
@@ -426,11 +467,15 @@ def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int
 
     charge()
     while True:
-        position, status = count_tables(position, n, graph.children_first, allowance, lambda_n, longest, graph.complete,
-                                        graph.expanded, nodes, graph.edge_arrays, tables, start, length, cheapest, used,
-                                        *scratch)
+        if out_of_time is not None and out_of_time():
+            raise _OutOfTime
+        position, status = count_tables(position, COUNTING_STEPS, n, graph.children_first, allowance, lambda_n, longest,
+                                        graph.complete, graph.expanded, nodes, graph.edge_arrays, tables, start, length,
+                                        cheapest, used, *scratch)
         if status == 0:
             break
+        if status == 3:
+            continue
         if status == 2:
             raise OverflowError("a Rashomon set this large has continuations past 2^62 at one node, too many to count "
                                 "exactly here: lower epsilon or set max_rules")

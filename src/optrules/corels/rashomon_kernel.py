@@ -292,19 +292,21 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
 
 
 @njit(cache=True)
-def count_tables(position, n_nodes, children_first, allowance, lambda_n, longest, complete, expanded, nodes, edges,
-                 tables, table_start, table_length, cheapest, used, scratch_rules, scratch_mistakes, scratch_count):
+def count_tables(position, max_steps, n_nodes, children_first, allowance, lambda_n, longest, complete, expanded, nodes,
+                 edges, tables, table_start, table_length, cheapest, used, scratch_rules, scratch_mistakes, scratch_count):
     """Fill the tables from step ``position`` on: steps ``0 .. n_nodes-1`` give every node its default
     entry (unexpanded nodes have no other), steps ``n_nodes ..`` the expanded nodes in the order
     ``children_first``, each from its children's tables. A default ends a list only at a node whose
     coverage is ``complete``. Returns ``(position reached, status)``: status 0 done, 1 the
-    table arrays (``used[0]`` entries filled) or the scratch need room, 2 a count passed COUNT_LIMIT.
+    table arrays (``used[0]`` entries filled) or the scratch need room, 2 a count passed COUNT_LIMIT,
+    3 ``max_steps`` steps done (call again to go on).
     ``cheapest[node]``: the smallest cost of its table's entries (inf for none)."""
     reach, fewest, default, edge_start, edge_count, node_coverage = nodes
     edge_antecedent, edge_mistakes, edge_class, edge_child = edges
     table_rules, table_mistakes, table_count = tables
     total_steps = n_nodes + children_first.shape[0]
-    while position < total_steps:
+    end = min(total_steps, position + max_steps)
+    while position < end:
         if position < n_nodes:
             node = position
             if expanded[node]:  # counted in the second pass, its default included
@@ -378,4 +380,4 @@ def count_tables(position, n_nodes, children_first, allowance, lambda_n, longest
         cheapest[node] = best
         used[0] = start + distinct
         position += 1
-    return position, 0
+    return position, 0 if position >= total_steps else 3

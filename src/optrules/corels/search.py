@@ -16,7 +16,7 @@ from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchSta
                    proven_status, unsearched_counters)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
-from ..data.groups import group_samples
+from ..data.groups import GROUPING, group_samples, grouping_bytes
 from . import kernel as K
 from .bounds import log10_remaining_space
 from .greedy import greedy_prefix
@@ -178,10 +178,10 @@ def search(
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
     groups = _groups
     if groups is None:  # (a free warm start is given its search's groups)
-        budget.require("captures", 2 * m * problem.n_samples, "grouping the samples (antecedents x samples bytes, twice)")
-        groups = group_samples(problem.captures(), problem.y, problem.minor, counting,
+        budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
+        groups = group_samples(problem.bits, problem.y, problem.minor, counting,
                                problem.class_weights() if problem.weighted else None)
-        budget.release("captures")
+        budget.release("grouping")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)

@@ -20,8 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
+from .._numba import FNV_OFFSET, drop_stale_cache, fnv_step, trailing_zeros
 from . import bitset
+
+drop_stale_cache(__file__, ["../_numba.py"])
 
 PACK_SHIFT = 21
 PACK_LIMIT = 1 << PACK_SHIFT
@@ -80,37 +84,148 @@ def pack_weights(sizes, positives, minority, n_words: int) -> np.ndarray:
     return packed
 
 
-def signature_groups(captures) -> tuple[np.ndarray, np.ndarray]:
-    """Group the samples of a boolean ``(antecedents, samples)`` matrix by their column (signature):
-    ``(first, group)``, the first sample of each group and each sample's group index."""
-    signatures = np.packbits(np.asarray(captures, dtype=bool).T, axis=1)
-    rows = np.ascontiguousarray(signatures).view(np.dtype((np.void, signatures.shape[1]))).ravel()
-    _, first, group = np.unique(rows, return_index=True, return_inverse=True)
-    return first, group.ravel()
+#: what :func:`grouping_bytes` pays for, in a budget's words
+GROUPING = "grouping the samples (their hashes, groups, and the vectors over groups)"
 
 
-def group_samples(captures, y, minor=None, counting: str = "auto", class_weights=None) -> GroupedSamples:
-    """Group the samples of a boolean ``(antecedents, samples)`` capture matrix and pick a counting mode.
+def grouping_bytes(bits, n_samples: int) -> int:
+    """The most :func:`group_samples` allocates for packed capture vectors ``bits``: vectors over
+    groups (at most the size of ``bits``) and ~6 arrays of one 8-byte entry a sample."""
+    return int(bits.nbytes) + 48 * int(n_samples)
+
+
+def signature_groups(bits, n_samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group the samples by their column (signature) of the packed ``(antecedents, words)`` capture
+    vectors: ``(first, group, group_bits)``, the first sample of each group (increasing), each sample's
+    group, and the vectors over the groups (bit g of row a: antecedent a captures group g).
+
+    Samples are hashed over their antecedent bits, 64 antecedents at a time; samples of one hash form
+    a group, which one pass over the vectors checks (two signatures with one hash are compared bit by
+    bit then). Memory ~48 bytes a sample, where unpacking the vectors would take antecedents x samples
+    bytes."""
+    bits = np.ascontiguousarray(bits, dtype=np.uint64)
+    return _groups_of(bits, _column_hashes(bits, int(n_samples)))
+
+
+def _groups_of(bits, hashes):
+    by_hash = np.argsort(hashes, kind="stable")  # equal hashes in sample order
+    for representatives in (_first_of_equal_hashes, _representatives):
+        representative = representatives(bits, hashes, by_hash)
+        first = np.flatnonzero(representative == np.arange(len(hashes)))
+        group = np.searchsorted(first, representative)
+        group_bits = columns_of(bits, first)
+        if _signatures_match(bits, group_bits, group):
+            break
+    return first, group, group_bits
+
+
+@njit(cache=True)
+def _column_hashes(bits, n_samples):
+    hashes = np.full(n_samples, FNV_OFFSET, np.uint64)
+    column = np.zeros(64 * bits.shape[1], np.uint64)  # 64 antecedents' bits of each sample
+    for start in range(0, bits.shape[0], 64):
+        column[:] = 0
+        for k in range(min(64, bits.shape[0] - start)):
+            for w in range(bits.shape[1]):
+                x = bits[start + k, w]
+                while x:
+                    low = np.uint64(trailing_zeros(x))
+                    column[w * 64 + np.int64(low)] |= np.uint64(1) << np.uint64(k)
+                    x &= x - np.uint64(1)
+        for i in range(n_samples):
+            hashes[i] = fnv_step(hashes[i], column[i])
+    return hashes
+
+
+@njit(cache=True)
+def _same_signature(bits, a, b):
+    wa, sa, wb, sb = a >> 6, np.uint64(a & 63), b >> 6, np.uint64(b & 63)
+    for i in range(bits.shape[0]):
+        if ((bits[i, wa] >> sa) ^ (bits[i, wb] >> sb)) & np.uint64(1):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _first_of_equal_hashes(bits, hashes, by_hash):
+    representative = np.empty(len(hashes), np.int64)
+    start = 0
+    for k in range(len(by_hash)):
+        if hashes[by_hash[k]] != hashes[by_hash[start]]:
+            start = k
+        representative[by_hash[k]] = by_hash[start]
+    return representative
+
+
+@njit(cache=True)
+def _signatures_match(bits, group_bits, group):
+    """Does every sample have its group's signature? (row by row: the vectors are read in order)"""
+    for i in range(bits.shape[0]):
+        for s in range(len(group)):
+            g = group[s]
+            if ((bits[i, s >> 6] >> np.uint64(s & 63)) ^ (group_bits[i, g >> 6] >> np.uint64(g & 63))) & np.uint64(1):
+                return False
+    return True
+
+
+@njit(cache=True)
+def _representatives(bits, hashes, by_hash):
+    """Each sample's first sample of the same signature (among the samples of its hash)."""
+    representative = np.empty(len(hashes), np.int64)
+    start = 0
+    while start < len(by_hash):
+        stop = start + 1
+        while stop < len(by_hash) and hashes[by_hash[stop]] == hashes[by_hash[start]]:
+            stop += 1
+        for k in range(start, stop):
+            sample = by_hash[k]
+            representative[sample] = sample
+            for earlier in range(start, k):
+                other = by_hash[earlier]
+                if representative[other] == other and _same_signature(bits, sample, other):
+                    representative[sample] = other
+                    break
+        start = stop
+    return representative
+
+
+@njit(cache=True)
+def columns_of(bits, samples):
+    """The capture vectors restricted to ``samples``, packed: bit g of row i is bit ``samples[g]``."""
+    out = np.zeros((bits.shape[0], (len(samples) + 63) // 64), np.uint64)
+    for i in range(bits.shape[0]):
+        for g in range(len(samples)):
+            s = samples[g]
+            if (bits[i, s >> 6] >> np.uint64(s & 63)) & np.uint64(1):
+                out[i, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
+    return out
+
+
+def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=None) -> GroupedSamples:
+    """Group the samples of packed ``(antecedents, words)`` capture vectors (one label in ``y`` per
+    sample) and pick a counting mode.
 
     ``class_weights`` (``(samples, classes)``, each sample's weight in its class's column) selects the
     ``classes`` mode, needed for sample weights or more than two classes."""
     if counting not in COUNTING_MODES:
         raise ValueError(f"counting must be one of {COUNTING_MODES}, got {counting!r}")
-    captures = np.asarray(captures, dtype=bool)
+    bits = np.ascontiguousarray(bits, dtype=np.uint64)
     y = np.asarray(y).astype(np.int64)
-    minor = np.zeros(captures.shape[1], np.int64) if minor is None else np.asarray(minor).astype(np.int64)
-    first, group = signature_groups(captures)
+    n_samples = y.shape[0]
+    if bits.shape[1] != bitset.n_words(n_samples):
+        raise ValueError(f"capture vectors of {bits.shape[1]} words for {n_samples} samples")
+    minor = np.zeros(n_samples, np.int64) if minor is None else np.asarray(minor).astype(np.int64)
+    first, group, group_bits = signature_groups(bits, n_samples)
     if class_weights is not None:
-        return _group_class_weights(captures, first, group, np.asarray(class_weights, np.float64), minor)
+        return _group_class_weights(group_bits, first, group, np.asarray(class_weights, np.float64), minor)
     sizes = np.bincount(group, minlength=first.shape[0]).astype(np.int64)
     positives = np.bincount(group, weights=y, minlength=first.shape[0]).astype(np.int64)
     minority = np.bincount(group, weights=minor, minlength=first.shape[0]).astype(np.int64)
-    group_bits = bitset.pack(captures[:, first])
     if counting == "auto":
-        counting = _cheapest(captures, group_bits, sizes, positives, minority)
+        counting = _cheapest(n_samples, group_bits, sizes, positives, minority)
     if counting == "samples":
-        first = np.arange(captures.shape[1])
-        group_bits = bitset.pack(captures)
+        first = np.arange(n_samples)
+        group_bits = bits
         sizes, positives, minority = np.ones_like(y), y, minor
     n_words = group_bits.shape[1]
     packed = pack_weights(sizes, positives, minority, n_words) if counting == "packed" else np.zeros(0, np.int64)
@@ -127,8 +242,7 @@ def group_samples(captures, y, minor=None, counting: str = "auto", class_weights
     )
 
 
-def _group_class_weights(captures, first, group, class_weights, minor) -> GroupedSamples:
-    group_bits = bitset.pack(captures[:, first])
+def _group_class_weights(group_bits, first, group, class_weights, minor) -> GroupedSamples:
     n_padded = 64 * group_bits.shape[1]
     totals = np.zeros((n_padded, class_weights.shape[1]))
     np.add.at(totals, group, class_weights)
@@ -144,13 +258,13 @@ def _group_class_weights(captures, first, group, class_weights, minor) -> Groupe
     )
 
 
-def _cheapest(captures, group_bits, sizes, positives, minority) -> str:
+def _cheapest(n_samples, group_bits, sizes, positives, minority) -> str:
     """Estimated work per evaluated child: captured groups (packed), words x planes, or sample words."""
     n_words = group_bits.shape[1]
     n_planes = sum(max(1, int(w.max(initial=0)).bit_length()) for w in (sizes, positives, minority))
     costs = {
         "planes": n_words * n_planes,
-        "samples": bitset.n_words(captures.shape[1]) * (2 + bool(minority.any())),
+        "samples": bitset.n_words(n_samples) * (2 + bool(minority.any())),
     }
     if sizes.sum() < PACK_LIMIT:
         costs["packed"] = 1.5 * float(np.mean(bitset.popcount(group_bits)))

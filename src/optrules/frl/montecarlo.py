@@ -60,7 +60,7 @@ class _WeightCounts:
         from ..data.groups import group_samples
 
         weights = class_weight_matrix(problem.y, 2, problem.sample_weight)
-        self.groups = group_samples(problem.captures, problem.y, None, "auto", weights)
+        self.groups = group_samples(bitset.pack(problem.captures), problem.y, None, "auto", weights)
         m = problem.n_antecedents
         self.cp, self.cq = np.empty(m), np.empty(m)
 

@@ -17,6 +17,7 @@ from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..corels.prefix import class_weight_matrix
 from ..corels.problem import check_sample_weight
+from ..data import bitset
 from ..data.groups import group_samples
 from . import kernel as K
 from .objective import is_falling, list_counts, objective
@@ -131,7 +132,7 @@ def certified_search(
         status = INTERRUPTED if budget.interrupted else TIME_BUDGET
         return FRLResult(incumbent, best, Certificate(status, best, 0.0, counters, Trace()))
     class_weights = None if problem.sample_weight is None else class_weight_matrix(problem.y, 2, problem.sample_weight)
-    groups = group_samples(problem.captures, problem.y, None, counting, class_weights)
+    groups = group_samples(bitset.pack(problem.captures), problem.y, None, counting, class_weights)
     budget.charge("groups", groups.nbytes)
 
     state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.float64, "node_ref_count": np.float64})
