@@ -410,12 +410,24 @@ def fnv_step(h, word):
 
 
 @njit(inline="always", cache=True)
+def spread_bits(h):
+    """A bijection of uint64 that lets every bit of ``h`` reach the low bits (a map's slot is
+    ``h & mask``): in FNV over words, low bits depend only on the words' low bits, so sets that differ
+    in high positions pile up in few slots (the Rashomon search on COMPAS ran 6x slower with its groups
+    in another order)."""
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@njit(inline="always", cache=True)
 def remaining_set_hash(u, bits, a):
-    """FNV-1a hash of the words of ``u & ~bits[a]`` (what a prefix leaves uncaptured)."""
+    """Hash of the words of ``u & ~bits[a]`` (what a prefix leaves uncaptured): FNV-1a, spread."""
     h = FNV_OFFSET
     for w in range(u.shape[0]):
         h = fnv_step(h, u[w] & ~bits[a, w])
-    return h
+    return spread_bits(h)
 
 
 @njit(cache=True)
