@@ -60,3 +60,22 @@ def test_grouped_counts_add_up_to_the_samples():
     # the vector of antecedent a over groups holds the groups whose samples a captures
     captured_samples = bitset.unpack(groups.bits, groups.n_groups)[:, group]
     assert np.array_equal(captured_samples, captures)
+
+
+def test_distinct_rows_with_every_hash_equal(monkeypatch):
+    """Mining's duplicates by hash: with one hash for every row, only the bytes can tell rows apart."""
+    import optrules.data.mine as mine
+
+    rng = np.random.default_rng(5)
+    rows = bitset.pack(rng.random((300, 40)) < 0.5)[rng.integers(0, 30, 300)]
+    extra = np.zeros((300, 0), np.uint64)
+    order = rng.permutation(300)
+    expected = []
+    seen = set()
+    for position, row in enumerate(order):
+        if rows[row].tobytes() not in seen:
+            seen.add(rows[row].tobytes())
+            expected.append(position)
+    assert mine.first_of_distinct_rows(rows, extra, order).tolist() == expected
+    monkeypatch.setattr(mine, "_row_hashes", lambda bits, extra: np.zeros(len(bits), np.uint64))
+    assert mine.first_of_distinct_rows(rows, extra, order).tolist() == expected

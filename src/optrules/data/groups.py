@@ -24,6 +24,7 @@ from numba import njit
 
 from .._numba import FNV_OFFSET, drop_stale_cache, fnv_step, trailing_zeros
 from . import bitset
+from .distinct import representatives
 
 drop_stale_cache(__file__, ["../_numba.py"])
 
@@ -108,15 +109,10 @@ def signature_groups(bits, n_samples: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _groups_of(bits, hashes):
-    by_hash = np.argsort(hashes, kind="stable")  # equal hashes in sample order
-    for representatives in (_first_of_equal_hashes, _representatives):
-        representative = representatives(bits, hashes, by_hash)
-        first = np.flatnonzero(representative == np.arange(len(hashes)))
-        group = np.searchsorted(first, representative)
-        group_bits = columns_of(bits, first)
-        if _signatures_match(bits, group_bits, group):
-            break
-    return first, group, group_bits
+    representative = representatives(hashes, lambda candidates: _signature_differs(bits, candidates),
+                                     lambda sample: _signature(bits, sample).tobytes())
+    first = np.flatnonzero(representative == np.arange(len(hashes)))
+    return first, np.searchsorted(first, representative), columns_of(bits, first)
 
 
 @njit(cache=True)
@@ -137,56 +133,20 @@ def _column_hashes(bits, n_samples):
     return hashes
 
 
+def _signature(bits, sample: int) -> np.ndarray:
+    return (bits[:, sample >> 6] >> np.uint64(sample & 63)) & np.uint64(1)
+
+
 @njit(cache=True)
-def _same_signature(bits, a, b):
-    wa, sa, wb, sb = a >> 6, np.uint64(a & 63), b >> 6, np.uint64(b & 63)
+def _signature_differs(bits, candidates):
+    """Which samples' signatures differ from their candidate's? (row by row: the vectors read in order)"""
+    differs = np.zeros(len(candidates), np.bool_)
     for i in range(bits.shape[0]):
-        if ((bits[i, wa] >> sa) ^ (bits[i, wb] >> sb)) & np.uint64(1):
-            return False
-    return True
-
-
-@njit(cache=True)
-def _first_of_equal_hashes(bits, hashes, by_hash):
-    representative = np.empty(len(hashes), np.int64)
-    start = 0
-    for k in range(len(by_hash)):
-        if hashes[by_hash[k]] != hashes[by_hash[start]]:
-            start = k
-        representative[by_hash[k]] = by_hash[start]
-    return representative
-
-
-@njit(cache=True)
-def _signatures_match(bits, group_bits, group):
-    """Does every sample have its group's signature? (row by row: the vectors are read in order)"""
-    for i in range(bits.shape[0]):
-        for s in range(len(group)):
-            g = group[s]
-            if ((bits[i, s >> 6] >> np.uint64(s & 63)) ^ (group_bits[i, g >> 6] >> np.uint64(g & 63))) & np.uint64(1):
-                return False
-    return True
-
-
-@njit(cache=True)
-def _representatives(bits, hashes, by_hash):
-    """Each sample's first sample of the same signature (among the samples of its hash)."""
-    representative = np.empty(len(hashes), np.int64)
-    start = 0
-    while start < len(by_hash):
-        stop = start + 1
-        while stop < len(by_hash) and hashes[by_hash[stop]] == hashes[by_hash[start]]:
-            stop += 1
-        for k in range(start, stop):
-            sample = by_hash[k]
-            representative[sample] = sample
-            for earlier in range(start, k):
-                other = by_hash[earlier]
-                if representative[other] == other and _same_signature(bits, sample, other):
-                    representative[sample] = other
-                    break
-        start = stop
-    return representative
+        for s in range(len(candidates)):
+            c = candidates[s]
+            if ((bits[i, s >> 6] >> np.uint64(s & 63)) ^ (bits[i, c >> 6] >> np.uint64(c & 63))) & np.uint64(1):
+                differs[s] = True
+    return differs
 
 
 @njit(cache=True)

@@ -1,0 +1,39 @@
+"""Items grouped by equal content through 64-bit hashes, without sorting copies of the contents.
+
+Mining drops antecedents whose capture vectors repeat an earlier one; the searches group samples whose
+antecedent signatures are equal. Both hash each item, take the first item of each hash as its
+representative, and check every item against its representative in one compiled pass; the rare items
+whose hash met a different content are regrouped by their bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def representatives(hashes: np.ndarray, differs, content) -> np.ndarray:
+    """Each item's first item (in index order) of equal content.
+
+    ``hashes``: one uint64 per item, equal for equal contents; ``differs(candidates)``: a boolean mask of
+    the items whose content differs from their candidate's; ``content(i)``: item ``i``'s bytes."""
+    by_hash = np.argsort(hashes, kind="stable")  # equal hashes in index order
+    representative = _first_of_equal_hashes(hashes, by_hash)
+    wrong = differs(representative)
+    if wrong.any():  # some hash met two contents: regroup its items by their bytes
+        for h in np.unique(hashes[wrong]):
+            first: dict[bytes, int] = {}
+            for i in np.flatnonzero(hashes == h):
+                representative[i] = first.setdefault(content(int(i)), int(i))
+    return representative
+
+
+@njit(cache=True)
+def _first_of_equal_hashes(hashes, by_hash):
+    representative = np.empty(len(hashes), np.int64)
+    start = 0
+    for k in range(len(by_hash)):
+        if hashes[by_hash[k]] != hashes[by_hash[start]]:
+            start = k
+        representative[by_hash[k]] = by_hash[start]
+    return representative
