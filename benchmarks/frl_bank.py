@@ -34,7 +34,7 @@ def problem(w: float, C: float):
     mined = mine_antecedents(binarizer.transform(data.X), binarizer.feature_names_, binarizer.groups_, 2, 0.0,
                              y=data.y, min_class_support=0.1)
     conditions = [mined.conditions(i) for i in range(len(mined))]
-    return FRLProblem(mined.capture_matrix(), data.y, w, C, 0.5, conditions), mined
+    return FRLProblem(None, data.y, w, C, 0.5, conditions, bits=mined.bits), mined
 
 
 def run_one(w: float, C: float, time_limit: float, iterations: int) -> dict:

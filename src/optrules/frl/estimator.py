@@ -118,9 +118,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
         features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights)
         self._mine(features, y01, 0.0, self.min_class_support, budget)
-        budget.require("captures", len(self.antecedents_) * len(y01), "the antecedents' capture vectors")
-        captures = self.antecedents_.capture_matrix()
-        problem = FRLProblem(captures, y01, self.w, self.C, self.C1, self._conditions(), weights)
+        problem = FRLProblem(None, y01, self.w, self.C, self.C1, self._conditions(), weights, bits=self.antecedents_.bits)
         # the warm start of the certified search gets at most a tenth of the time left
         warm = montecarlo_search(
             problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
@@ -135,6 +133,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
             self.certificate_.counters["antecedents"] = len(self.antecedents_)
             self.certificate_.counters["fit_time"] = budget.elapsed()
         self.objective_ = problem.objective(prefix, self.soft)
-        self.rule_list_ = falling_rule_list(captures, y01, prefix, self._conditions(), self.w, self.soft,
+        conditions = self._conditions()
+        self.rule_list_ = falling_rule_list(problem.prefix_captures(prefix), y01, range(len(prefix)),
+                                            [conditions[a] for a in prefix], self.w, self.soft,
                                             self.classes_, self.binarizer_, describes=describes,
                                             sample_weight=weights)

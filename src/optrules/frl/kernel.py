@@ -38,6 +38,7 @@ from .._numba import (
     needs_room,
     packed_sum,
     plane_counts,
+    popcount,
     rebuild_uncaptured,
     record_incumbent,
     remaining_set_hash,
@@ -246,6 +247,19 @@ def score_children(cp, cq, available, rest_p, rest_q, value, ref_p, ref_count, w
             child_bound[j] = bound
             n_candidates += 1
     return n_candidates
+
+
+@njit(cache=True)
+def counts_within(bits, rest_positive, rest_negative, cp, cq):
+    """Positives ``cp`` and negatives ``cq`` that each antecedent captures among the samples left
+    (the Monte-Carlo search without sample weights; no temporary of the antecedents' size)."""
+    for a in range(bits.shape[0]):
+        p = 0
+        q = 0
+        for w in range(bits.shape[1]):
+            p += popcount(bits[a, w] & rest_positive[w])
+            q += popcount(bits[a, w] & rest_negative[w])
+        cp[a], cq[a] = p, q
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..data import bitset
 from .bounds import equation9_else_is_best
-from .kernel import class_counts_within, score_children
+from .kernel import class_counts_within, counts_within, score_children
 from .search import FRLProblem
 
 
@@ -35,17 +35,20 @@ class _SampleCounts:
 
     def __init__(self, problem: FRLProblem):
         positive = problem.y.astype(bool)
-        self.bits = bitset.pack(problem.captures & positive), bitset.pack(problem.captures & ~positive)
+        self.bits = problem.bits
         self.all = bitset.pack(positive), bitset.pack(~positive)
+        m = problem.n_antecedents
+        self.cp, self.cq = np.empty(m, np.int64), np.empty(m, np.int64)
 
     def everything(self):
         return self.all
 
     def counts(self, rest):
-        return bitset.count_and(self.bits[0], rest[0]), bitset.count_and(self.bits[1], rest[1])
+        counts_within(self.bits, rest[0], rest[1], self.cp, self.cq)
+        return self.cp, self.cq
 
     def without(self, rest, a: int):
-        return tuple(bitset.andnot(part[None, :], bits[a])[0] for part, bits in zip(rest, self.bits))
+        return tuple(bitset.andnot(part[None, :], self.bits[a])[0] for part in rest)
 
     def left(self, rest, rest_p, rest_q):
         """What ``rest`` holds: counts subtract exactly."""
@@ -60,7 +63,7 @@ class _WeightCounts:
         from ..data.groups import group_samples
 
         weights = class_weight_matrix(problem.y, 2, problem.sample_weight)
-        self.groups = group_samples(bitset.pack(problem.captures), problem.y, None, "auto", weights)
+        self.groups = group_samples(problem.bits, problem.y, None, "auto", weights)
         m = problem.n_antecedents
         self.cp, self.cq = np.empty(m), np.empty(m)
 

@@ -8,7 +8,7 @@ Ctrl-C, with the smallest queued bound as the certified lower bound.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 
 import numpy as np
 
@@ -25,9 +25,10 @@ from .objective import is_falling, list_counts, objective
 
 @dataclass
 class FRLProblem:
-    """Antecedent capture vectors (bool, antecedents x samples), 0/1 labels and the objective's weights."""
+    """Antecedent capture vectors, 0/1 labels and the objective's weights. The vectors come as
+    ``captures`` (bool, antecedents x samples) or packed as ``bits`` (kept packed: 1 bit a sample)."""
 
-    captures: np.ndarray
+    captures: InitVar[np.ndarray | None]
     y: np.ndarray
     w: float = 7.0
     C: float = 1e-6
@@ -35,14 +36,22 @@ class FRLProblem:
     conditions: list | None = None
     #: per-sample weights (None: each sample counts once); counts become weight sums, n the total weight
     sample_weight: np.ndarray | None = None
+    bits: np.ndarray | None = None  # (antecedents, words) uint64
 
-    def __post_init__(self):
-        self.captures = np.asarray(self.captures, dtype=bool)
+    def __post_init__(self, captures):
         self.y = np.asarray(self.y).astype(np.int8)
-        if self.captures.ndim != 2 or self.captures.shape[0] == 0:
+        if captures is not None:
+            captures = np.asarray(captures, dtype=bool)
+            if captures.ndim != 2 or captures.shape[0] == 0:
+                raise ValueError("the antecedent set is empty: mine with a lower support or more features")
+            if captures.shape[1] != self.y.shape[0]:
+                raise ValueError(f"antecedents cover {captures.shape[1]} samples but there are {self.y.shape[0]} labels")
+            self.bits = bitset.pack(captures)
+        self.bits = np.ascontiguousarray(self.bits, dtype=np.uint64)
+        if self.bits.ndim != 2 or self.bits.shape[0] == 0:
             raise ValueError("the antecedent set is empty: mine with a lower support or more features")
-        if self.captures.shape[1] != self.y.shape[0]:
-            raise ValueError(f"antecedents cover {self.captures.shape[1]} samples but there are {self.y.shape[0]} labels")
+        if self.bits.shape[1] != bitset.n_words(self.y.shape[0]):
+            raise ValueError(f"capture vectors of {self.bits.shape[1]} words for {self.y.shape[0]} labels")
         if self.y.shape[0] == 0:
             raise ValueError("no samples")
         if self.y.min() == self.y.max():
@@ -53,7 +62,7 @@ class FRLProblem:
         if self.w <= 0:
             raise ValueError(f"the positive weight w must be > 0, got {self.w}")
         if self.conditions is None:
-            self.conditions = [(f"a{i}",) for i in range(self.captures.shape[0])]
+            self.conditions = [(f"a{i}",) for i in range(self.bits.shape[0])]
         if self.sample_weight is not None:
             self.sample_weight = check_sample_weight(self.sample_weight, self.y.shape[0])
             positive = self.y.astype(bool)
@@ -66,7 +75,7 @@ class FRLProblem:
 
     @property
     def n_antecedents(self) -> int:
-        return int(self.captures.shape[0])
+        return int(self.bits.shape[0])
 
     @property
     def total_weight(self) -> float:
@@ -77,8 +86,12 @@ class FRLProblem:
         """(positives, negatives): counts, or weight sums."""
         return self.counts(())[0]
 
+    def prefix_captures(self, prefix) -> np.ndarray:
+        """The capture vectors of the prefix's antecedents, unpacked (bool, rules x samples)."""
+        return bitset.unpack(self.bits[np.asarray(prefix, dtype=np.int64)], self.n_samples)
+
     def counts(self, prefix) -> list[tuple]:
-        return list_counts(self.captures, self.y, prefix, self.sample_weight)
+        return list_counts(self.prefix_captures(prefix), self.y, range(len(prefix)), self.sample_weight)
 
     def objective(self, prefix, soft: bool = False) -> float:
         return objective(self.counts(prefix), self.w, self.C, self.C1, soft)
@@ -132,7 +145,7 @@ def certified_search(
         status = INTERRUPTED if budget.interrupted else TIME_BUDGET
         return FRLResult(incumbent, best, Certificate(status, best, 0.0, counters, Trace()))
     class_weights = None if problem.sample_weight is None else class_weight_matrix(problem.y, 2, problem.sample_weight)
-    groups = group_samples(bitset.pack(problem.captures), problem.y, None, counting, class_weights)
+    groups = group_samples(problem.bits, problem.y, None, counting, class_weights)
     budget.charge("groups", groups.nbytes)
 
     state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.float64, "node_ref_count": np.float64})
