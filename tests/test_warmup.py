@@ -49,12 +49,12 @@ def test_fits_after_compile_kernels_compile_nothing():
 
 def test_compile_command_reports_every_part(capsys):
     from optrules.cli import main
-    from optrules.warmup import PARTS
+    from optrules.warmup import LARGE_PARTS, PARTS
 
     assert main(["compile", "--skip-large"]) == 0
     out = capsys.readouterr().out
     for part in PARTS:
-        assert (part in out) == ("large tables" not in part)
+        assert (part in out) == (part not in LARGE_PARTS)
     assert "compiled kernels cached" in out
 
 
@@ -65,3 +65,22 @@ def test_large_table_part_compiles_the_two_core_kernel():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout.split()[-1]) >= 1
+
+
+@pytest.mark.slow
+def test_many_antecedents_part_leaves_nothing_for_such_fits():
+    script = SCRIPT.split("compile_kernels(large=False)")[0] + r"""
+from optrules.warmup import PARTS
+PARTS["rule and falling lists with 65,535+ antecedents"]()
+before = compiled()
+from optrules.warmup import _table
+from optrules.estimators import FallingRuleListClassifier, RuleListClassifier
+X, y = _table(500, 400, seed=9)
+model = RuleListClassifier(regularization=0.005, max_antecedents=None, min_support=0.001, max_nodes=20).fit(X, y)
+assert len(model.antecedents_) >= 65_535
+FallingRuleListClassifier(max_antecedents=None, min_class_support=0.001, max_nodes=20).fit(X, y)
+print("new:", sorted(compiled() - before))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "new: []"
