@@ -202,3 +202,26 @@ def test_a_drained_queue_can_still_prove_the_optimum(seed, share):
     assert certificate.counters["prefixes_dropped"] > 0
     assert certificate.status == "optimal"
     _check_against_brute_force(certificate, captures, y, regularization)
+
+
+def test_warm_start_is_charged_or_left_out():
+    """The greedy warm start holds the groups' vectors and a block of scores: charged while it runs,
+    skipped (the search goes on without an incumbent) when the budget has no room for it."""
+    from optrules.budget import Budget
+    from optrules.corels.greedy import WARM_START, greedy_prefix
+    from optrules.corels.problem import Problem
+
+    rng = np.random.default_rng(4)
+    captures = rng.random((60, 500)) < 0.3
+    y = (captures[0] | (rng.random(500) < 0.2)).astype(int)
+    problem = Problem.from_captures(captures, y, 0.01)
+    unbudgeted = greedy_prefix(problem)
+    assert unbudgeted
+    assert greedy_prefix(problem, budget=Budget(max_memory=10_000)) == ()
+    budget = Budget(max_memory=1 << 30)
+    charged = []
+    original = budget.charge
+    budget.charge = lambda name, nbytes: (charged.append((name, nbytes)), original(name, nbytes))
+    assert greedy_prefix(problem, budget=budget) == unbudgeted
+    assert any(name == WARM_START and nbytes >= problem.bits.nbytes for name, nbytes in charged)
+    assert WARM_START not in budget.charges()

@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from ..data import bitset
-from ..data.groups import signature_groups
+from ..data.groups import grouping_bytes, signature_groups
 from .prefix import rule_mistakes
 from .problem import Problem
 
@@ -29,6 +29,26 @@ def greedy_prefix(problem: Problem, max_length: int | None = None, budget=None) 
         return ()
     if budget is not None and budget.remaining() is not None:
         deadline = budget.deadline - 0.9 * budget.remaining()
+    # the groups' vectors (at most the antecedents'), a block being scored, the scores
+    m, n = problem.n_antecedents, problem.n_samples
+    need = (grouping_bytes(problem.bits, n) + min(10 * m * n, _BLOCK_BYTES * 5 // 4)
+            + 16 * m * problem.n_classes)
+    if budget is None:
+        return _greedy(problem, max_length, budget, deadline)
+    if not budget.fits(need, replacing=WARM_START):
+        return ()  # the search goes on without it: a warm start only speeds pruning up
+    budget.charge(WARM_START, need)
+    try:
+        return _greedy(problem, max_length, budget, deadline)
+    finally:
+        budget.release(WARM_START)
+
+
+#: the budget's name for the warm start's memory
+WARM_START = "warm start"
+
+
+def _greedy(problem: Problem, max_length, budget, deadline) -> tuple[int, ...]:
     first, group, group_bits = signature_groups(problem.bits, problem.n_samples)
     n_groups = first.shape[0]
     group_totals = np.zeros((first.shape[0], problem.n_classes))
