@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from ..data import bitset
-from ..data.groups import grouping_bytes, signature_groups
+from ..data.groups import grouping_bytes
 from .prefix import rule_mistakes
 from .problem import Problem
 
@@ -49,7 +49,7 @@ WARM_START = "warm start"
 
 
 def _greedy(problem: Problem, max_length, budget, deadline) -> tuple[int, ...]:
-    first, group, group_bits = signature_groups(problem.bits, problem.n_samples)
+    first, group, group_bits = problem.signatures()
     n_groups = first.shape[0]
     group_totals = np.zeros((first.shape[0], problem.n_classes))
     np.add.at(group_totals, group, problem.class_weights())

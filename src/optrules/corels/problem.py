@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -32,16 +32,18 @@ def check_regularization(regularization: float) -> float:
     return regularization
 
 
-def equivalent_points_minority(bits: np.ndarray, y: np.ndarray, sample_weight=None) -> np.ndarray:
+def equivalent_points_minority(bits: np.ndarray, y: np.ndarray, sample_weight=None, group=None) -> np.ndarray:
     """Mark the members of each group of samples with identical antecedent signatures that lie outside
     the group's (weighted) majority class.
 
     No rule list can separate samples that every antecedent treats alike, so within each group all but
     one class is always misclassified (Thm 20, which holds for several classes and for weighted mistakes
-    alike). On a tie the smallest class index counts as the majority. ``bits``: the packed capture vectors.
+    alike). On a tie the smallest class index counts as the majority. ``bits``: the packed capture vectors
+    (or ``group``: each sample's group, when they are grouped already).
     """
     y = np.asarray(y).astype(np.int64)
-    _, group, _ = signature_groups(bits, y.shape[0])
+    if group is None:
+        _, group, _ = signature_groups(bits, y.shape[0])
     n_groups, n_classes = group.max() + 1, max(int(y.max(initial=1)) + 1, 2)
     weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     totals = np.zeros((n_groups, n_classes))
@@ -76,6 +78,9 @@ class Problem:
     minor: np.ndarray  # (N,) bool, minority members of equivalent-point groups
     sample_weight: np.ndarray | None = None  # (N,) cost of misclassifying each sample; None: all 1
     n_classes: int = 2
+    # the samples grouped by signature (signature_groups), computed once for the minority vector, the
+    # search's counting and the warm start
+    _signatures: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.regularization = check_regularization(self.regularization)
@@ -138,6 +143,12 @@ class Problem:
     def captures(self) -> np.ndarray:
         return bitset.unpack(self.bits, self.n_samples)
 
+    def signatures(self) -> tuple:
+        """``(first, group, group_bits)`` of :func:`~optrules.data.groups.signature_groups`, once."""
+        if self._signatures is None:
+            self._signatures = signature_groups(self.bits, self.n_samples)
+        return self._signatures
+
     @classmethod
     def from_captures(cls, captures, y, regularization: float, conditions: Sequence[tuple[str, ...]] | None = None,
                       minor=None, sample_weight=None, n_classes: int | None = None) -> "Problem":
@@ -149,12 +160,8 @@ class Problem:
             raise ValueError(f"antecedents cover {captures.shape[1]} samples but there are {y.shape[0]} labels")
         if conditions is None:
             conditions = [(f"a{i}",) for i in range(captures.shape[0])]
-        sample_weight = check_sample_weight(sample_weight, y.shape[0])
-        bits = bitset.pack(captures)
-        if minor is None:
-            minor = equivalent_points_minority(bits, y, sample_weight) if captures.shape[0] else np.zeros(y.shape[0], bool)
-        return cls(bits, y, regularization, [tuple(c) for c in conditions], np.asarray(minor, bool),
-                   sample_weight, _n_classes(y, n_classes))
+        return cls._with_minority(bitset.pack(captures), y, regularization, [tuple(c) for c in conditions], minor,
+                                  sample_weight, n_classes)
 
     @classmethod
     def from_antecedents(cls, antecedents: Antecedents, y, regularization: float, minor=None, sample_weight=None,
@@ -163,13 +170,22 @@ class Problem:
         y = np.asarray(y)
         if y.shape[0] != antecedents.n_samples:
             raise ValueError(f"antecedents cover {antecedents.n_samples} samples but there are {y.shape[0]} labels")
+        return cls._with_minority(antecedents.bits, y, regularization, conditions, minor, sample_weight, n_classes)
+
+    @classmethod
+    def _with_minority(cls, bits, y, regularization, conditions, minor, sample_weight, n_classes) -> "Problem":
+        """The problem, with the minority vector computed (from the samples' groups, kept) if not given."""
         sample_weight = check_sample_weight(sample_weight, y.shape[0])
-        if minor is None and len(antecedents):
-            minor = equivalent_points_minority(antecedents.bits, y, sample_weight)
+        signatures = None
+        if minor is None and len(bits):
+            signatures = signature_groups(bits, y.shape[0])
+            minor = equivalent_points_minority(bits, y, sample_weight, group=signatures[1])
         elif minor is None:
             minor = np.zeros(y.shape[0], bool)
-        return cls(antecedents.bits, y, regularization, conditions, np.asarray(minor, bool), sample_weight,
-                   _n_classes(y, n_classes))
+        problem = cls(bits, y, regularization, conditions, np.asarray(minor, bool), sample_weight,
+                      _n_classes(y, n_classes))
+        problem._signatures = signatures
+        return problem
 
     @classmethod
     def from_reference(cls, reference: ReferenceProblem, regularization: float) -> "Problem":

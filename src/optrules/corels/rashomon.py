@@ -342,7 +342,8 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     longest = problem.n_antecedents if max_length is None else min(int(max_length), problem.n_antecedents)
 
     budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
-    groups = group_samples(problem.bits, problem.y, problem.minor, class_weights=problem.class_weights())
+    groups = group_samples(problem.bits, problem.y, problem.minor, class_weights=problem.class_weights(),
+                           signatures=problem.signatures())
     budget.release("grouping")
     bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
     n_antecedents, n_classes = bits.shape[0], class_weights.shape[1]

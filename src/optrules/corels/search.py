@@ -180,7 +180,7 @@ def search(
     if groups is None:  # (a free warm start is given its search's groups)
         budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
         groups = group_samples(problem.bits, problem.y, problem.minor, counting,
-                               problem.class_weights() if problem.weighted else None)
+                               problem.class_weights() if problem.weighted else None, problem.signatures())
         budget.release("grouping")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now

@@ -161,9 +161,9 @@ def columns_of(bits, samples):
     return out
 
 
-def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=None) -> GroupedSamples:
+def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=None, signatures=None) -> GroupedSamples:
     """Group the samples of packed ``(antecedents, words)`` capture vectors (one label in ``y`` per
-    sample) and pick a counting mode.
+    sample; ``signatures``: their :func:`signature_groups` if known) and pick a counting mode.
 
     ``class_weights`` (``(samples, classes)``, each sample's weight in its class's column) selects the
     ``classes`` mode, needed for sample weights or more than two classes."""
@@ -175,7 +175,7 @@ def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=Non
     if bits.shape[1] != bitset.n_words(n_samples):
         raise ValueError(f"capture vectors of {bits.shape[1]} words for {n_samples} samples")
     minor = np.zeros(n_samples, np.int64) if minor is None else np.asarray(minor).astype(np.int64)
-    first, group, group_bits = signature_groups(bits, n_samples)
+    first, group, group_bits = signature_groups(bits, n_samples) if signatures is None else signatures
     if class_weights is not None:
         return _group_class_weights(group_bits, first, group, np.asarray(class_weights, np.float64), minor)
     sizes = np.bincount(group, minlength=first.shape[0]).astype(np.int64)
