@@ -57,29 +57,50 @@ def test_packing_a_transposed_matrix_in_blocks_is_exact(monkeypatch):
 
 
 @pytest.mark.parametrize("live_fraction", [0.0, 0.05, 0.2, 0.3, 0.7, 1.0])
-@pytest.mark.parametrize("planes", [(1, 1, 1), (3, 2, 1), (1, 1, 0)])
-def test_plane_counts_on_dense_and_sparse_words(live_fraction, planes):
-    """The kernel's child counts (sweeping every word when many are live, following the live words
-    otherwise; one fused pass for 0/1 weights) equal a plain popcount of ``u & bits[a]`` per plane."""
-    from optrules._numba import live_word_list, plane_counts, unpack_counts
+@pytest.mark.parametrize("planes", [(1, 1, 1), (3, 2, 1), (1, 1, 0), "packed"])
+def test_child_counts_on_dense_and_sparse_words(live_fraction, planes):
+    """The kernels' child counts (sweeping every word when many are live, following the live words
+    otherwise; one fused pass for 0/1 weights; packed weights per group) equal a plain popcount of
+    ``u & bits[a]`` per plane, for the antecedents of the chunk asked and not skipped, and leave the
+    others alone."""
+    from optrules._numba import count_children, live_word_list, unpack_counts
 
-    rng = np.random.default_rng(int(live_fraction * 100) + 7 * sum(planes))
-    n_words = 40
-    bits = rng.integers(0, 2**63, (5, n_words), dtype=np.int64).astype(np.uint64)
+    rng = np.random.default_rng(int(live_fraction * 100) + (99 if planes == "packed" else 7 * sum(planes)))
+    n_words, m = 40, 9
+    bits = rng.integers(0, 2**63, (m, n_words), dtype=np.int64).astype(np.uint64)
     u = rng.integers(0, 2**63, n_words, dtype=np.int64).astype(np.uint64)
     u[rng.random(n_words) >= live_fraction] = 0
-    count, positive, minority = (rng.integers(0, 2**63, (p, n_words), dtype=np.int64).astype(np.uint64)
-                                 for p in planes)
+    if planes == "packed":  # per group: a count of up to 3 samples, positives and minority among them
+        counts = rng.integers(0, 4, 64 * n_words)
+        positives = rng.integers(0, counts + 1)
+        minority = np.minimum(positives, counts - positives)
+        packed = counts + (positives << 21) + (minority << 42)
+        count = positive = minority_planes = np.zeros((0, n_words), np.uint64)
+    else:
+        count, positive, minority_planes = (rng.integers(0, 2**63, (p, n_words), dtype=np.int64).astype(np.uint64)
+                                            for p in planes)
+        packed = np.zeros(0, np.int64)
     live = np.empty(n_words, np.int64)
     n_live = live_word_list(u, live)
 
-    def expected(v, stack):
-        return sum(int(bitset.popcount(v & stack[b])) << b for b in range(stack.shape[0]))
-
-    for a in range(bits.shape[0]):
+    def expected(a, want_minority):
         v = u & bits[a]
-        for want_minority in (True, False):
-            got = unpack_counts(plane_counts(u, bits, a, live, n_live, np.empty(n_words, np.uint64), count, positive,
-                                             minority, want_minority))
-            assert tuple(int(x) for x in got) == (expected(v, count), expected(v, positive),
-                                                  expected(v, minority) if want_minority else 0)
+        if planes == "packed":  # (the minority comes with the packed weights, asked for or not)
+            members = np.flatnonzero(bitset.unpack(v[None, :], 64 * n_words)[0])
+            return int(counts[members].sum()), int(positives[members].sum()), int(minority[members].sum())
+        plane_sum = [sum(int(bitset.popcount(v & stack[b])) << b for b in range(stack.shape[0]))
+                     for stack in (count, positive, minority_planes)]
+        return plane_sum[0], plane_sum[1], plane_sum[2] if want_minority else 0
+
+    skip = rng.random(m) < 0.3
+    for want_minority in (True, False):
+        for first, step in ((0, 1), (1, 3)):
+            out = np.full(m, -1, np.int64)
+            count_children(u, bits, live, n_live, np.empty(n_words, np.uint64), count, positive, minority_planes,
+                           packed, want_minority, skip, out, first, step)
+            for a in range(m):
+                if skip[a] or a < first or (a - first) % step:
+                    assert out[a] == -1
+                else:
+                    got = tuple(int(x) for x in unpack_counts(out[a]))
+                    assert got == expected(a, want_minority), (a, got)

@@ -60,85 +60,89 @@ _PACK_SHIFT = 21  # as optrules.data.groups.PACK_SHIFT
 _PACK_MASK = np.int64((1 << _PACK_SHIFT) - 1)
 
 
-@njit(inline="always", cache=True)
-def _plane_sum(v, live_words, n_live, planes):
-    total = 0
-    for b in range(planes.shape[0]):
-        part = 0
-        for j in range(n_live):
-            part += np.int64(popcount(v[j] & planes[b, live_words[j]]))
-        total += part << b
-    return total
+@njit(cache=True)
+def count_children(u, bits, live_words, n_live, scratch, count_planes, positive_planes, minority_planes,
+                   packed_weights, want_minority, skip, out, first, step):
+    """Samples, positives and minority members among the groups in ``u & bits[a]``, for every
+    antecedent ``a`` in ``range(first, m, step)`` not in ``skip``, packed into ``out[a]`` (21 bits each,
+    see data/groups.py; unpack with :func:`unpack_counts`). Weights come packed per group
+    (``packed_weights``, when it has entries) or as bit planes. ``live_words`` lists the ``n_live``
+    non-zero words of ``u``; ``scratch`` has a word per word of ``u``.
 
-
-@njit(inline="always", cache=True)
-def packed_sum(u, bits, a, live_words, n_live, packed_weights):
-    """Sum of the packed weights (samples, positives, minority members; 21 bits each, see
-    data/groups.py) of the groups in ``u & bits[a]``; ``live_words`` lists the ``n_live`` non-zero
-    words of ``u``. Unpack with :func:`unpack_counts`."""
-    acc = np.int64(0)
-    for j in range(n_live):
-        w = live_words[j]
-        x = u[w] & bits[a, w]
-        base = w * 64
-        while x != 0:
-            acc += packed_weights[base + np.int64(trailing_zeros(x))]
-            x &= x - np.uint64(1)
-    return acc
-
-
-@njit(inline="always", cache=True)
-def plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_planes, minority_planes, want_minority):
-    """Samples, positives and minority members among the groups in ``u & bits[a]``, from the weights'
-    bit planes, packed like :func:`packed_sum`'s result. ``v`` is scratch space.
-
-    (Callers branch between ``packed_sum`` and this themselves: one inlined function holding both
-    loops compiled ~40% slower.)
-    """
-    if count_planes.shape[0] == 1 and positive_planes.shape[0] == 1 and minority_planes.shape[0] == 1:
-        # weights 0/1 (one sample per group, the usual case at large N): one fused pass, three popcounts
-        # a word, no scratch (4.6x fewer cycles than a pass per plane in the issue's measurement)
-        n_cap = np.int64(0)
-        n_pos = np.int64(0)
-        n_min = np.int64(0)
-        if 4 * n_live >= u.shape[0]:
-            # a quarter of the words live or more: a dense pass (zero words add nothing) compiles to
-            # vector popcounts, ~4-6x faster per word than following the list of live words, which
-            # wins below about a fifth (measured, 707 words)
-            for w in range(u.shape[0]):
-                x = u[w] & bits[a, w]
-                n_cap += np.int64(popcount(x & count_planes[0, w]))
-                n_pos += np.int64(popcount(x & positive_planes[0, w]))
-                n_min += np.int64(popcount(x & minority_planes[0, w]))
-        else:
+    All children in one call, each representation's loop chosen once: the same loop as a function
+    called (or inlined) per child paid ~20 atomic reference-count updates of its array arguments a
+    child, numba's pruning of them failing across its branches (132 ns a child on 2 words, 10 ns
+    written out; a monks problem spent two thirds of its search in them)."""
+    m, n_words = bits.shape
+    dense = 4 * n_live >= n_words
+    if packed_weights.shape[0] > 0:
+        for a in range(first, m, step):
+            if skip[a]:
+                continue
+            acc = np.int64(0)
             for j in range(n_live):
                 w = live_words[j]
                 x = u[w] & bits[a, w]
-                n_cap += np.int64(popcount(x & count_planes[0, w]))
-                n_pos += np.int64(popcount(x & positive_planes[0, w]))
-                n_min += np.int64(popcount(x & minority_planes[0, w]))
-        if not want_minority:
-            n_min = 0
-        return n_cap + (n_pos << _PACK_SHIFT) + (n_min << (2 * _PACK_SHIFT))
-    if 4 * n_live >= u.shape[0]:  # dense, as above
-        for w in range(u.shape[0]):
-            v[w] = u[w] & bits[a, w]
-        acc = weighted_count(v, count_planes)
-        acc += weighted_count(v, positive_planes) << _PACK_SHIFT
-        if want_minority:
-            acc += weighted_count(v, minority_planes) << (2 * _PACK_SHIFT)
-        return acc
-    any_bit = np.uint64(0)
-    for j in range(n_live):
-        v[j] = u[live_words[j]] & bits[a, live_words[j]]
-        any_bit |= v[j]
-    if any_bit == 0:
-        return np.int64(0)
-    acc = _plane_sum(v, live_words, n_live, count_planes)
-    acc += _plane_sum(v, live_words, n_live, positive_planes) << _PACK_SHIFT
-    if want_minority:
-        acc += _plane_sum(v, live_words, n_live, minority_planes) << (2 * _PACK_SHIFT)
-    return acc
+                base = w * 64
+                while x != 0:
+                    acc += packed_weights[base + np.int64(trailing_zeros(x))]
+                    x &= x - np.uint64(1)
+            out[a] = acc
+        return
+    if count_planes.shape[0] == 1 and positive_planes.shape[0] == 1 and minority_planes.shape[0] == 1:
+        # weights 0/1 (one sample per group, the usual case at large N): one fused pass, three popcounts
+        # a word (4.6x fewer cycles than a pass per plane in the issue's measurement)
+        keep_minority = np.int64(1) if want_minority else np.int64(0)
+        for a in range(first, m, step):
+            if skip[a]:
+                continue
+            n_cap = np.int64(0)
+            n_pos = np.int64(0)
+            n_min = np.int64(0)
+            if dense:
+                # a quarter of the words live or more: a dense pass (zero words add nothing) compiles to
+                # vector popcounts, ~4-6x faster per word than following the list of live words, which
+                # wins below about a fifth (measured, 707 words)
+                for w in range(n_words):
+                    x = u[w] & bits[a, w]
+                    n_cap += np.int64(popcount(x & count_planes[0, w]))
+                    n_pos += np.int64(popcount(x & positive_planes[0, w]))
+                    n_min += np.int64(popcount(x & minority_planes[0, w]))
+            else:
+                for j in range(n_live):
+                    w = live_words[j]
+                    x = u[w] & bits[a, w]
+                    n_cap += np.int64(popcount(x & count_planes[0, w]))
+                    n_pos += np.int64(popcount(x & positive_planes[0, w]))
+                    n_min += np.int64(popcount(x & minority_planes[0, w]))
+            out[a] = n_cap + (n_pos << _PACK_SHIFT) + ((n_min * keep_minority) << (2 * _PACK_SHIFT))
+        return
+    # several planes: the captured words once into scratch (dense: every word; sparse: the live ones,
+    # compacted), then a popcount pass per plane
+    n_scan = n_words if dense else n_live
+    for a in range(first, m, step):
+        if skip[a]:
+            continue
+        any_bit = np.uint64(0)
+        for j in range(n_scan):
+            w = j if dense else live_words[j]
+            scratch[j] = u[w] & bits[a, w]
+            any_bit |= scratch[j]
+        n_cap = np.int64(0)
+        n_pos = np.int64(0)
+        n_min = np.int64(0)
+        if any_bit != 0:  # (each plane's loop written out: an array variable chosen per plane costs updates)
+            for b in range(count_planes.shape[0]):
+                for j in range(n_scan):
+                    n_cap += np.int64(popcount(scratch[j] & count_planes[b, j if dense else live_words[j]])) << b
+            for b in range(positive_planes.shape[0]):
+                for j in range(n_scan):
+                    n_pos += np.int64(popcount(scratch[j] & positive_planes[b, j if dense else live_words[j]])) << b
+            if want_minority:
+                for b in range(minority_planes.shape[0]):
+                    for j in range(n_scan):
+                        n_min += np.int64(popcount(scratch[j] & minority_planes[b, j if dense else live_words[j]])) << b
+        out[a] = n_cap + (n_pos << _PACK_SHIFT) + (n_min << (2 * _PACK_SHIFT))
 
 
 @njit(inline="always", cache=True)
@@ -163,7 +167,7 @@ def class_sums(v, live_words, n_live, class_weights, minority_weights, out):
 
 @njit(inline="always", cache=True)
 def unpack_counts(acc):
-    """(samples, positives, minority members) from :func:`packed_sum` or :func:`plane_counts`."""
+    """(samples, positives, minority members) from :func:`count_children`."""
     return acc & _PACK_MASK, (acc >> _PACK_SHIFT) & _PACK_MASK, acc >> (2 * _PACK_SHIFT)
 
 

@@ -39,14 +39,13 @@ from .._numba import (
     add_child,
     drop_child,
     class_sums,
+    count_children,
     drop_stale_cache,
     find_remaining_set,
     heap_pop,
     live_word_list,
     mark_prefix,
     needs_room,
-    packed_sum,
-    plane_counts,
     prefix_of,
     rebuild_uncaptured,
     record_incumbent,
@@ -214,8 +213,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
-    counted by :func:`~optrules._numba.packed_sum` or :func:`~optrules._numba.plane_counts` (two
-    classes, unit weights), or by :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
+    counted by :func:`~optrules._numba.count_children` (two classes, unit weights), or by :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
     (sample weights or several classes: a rule's correct weight is its largest class total).
     With ``n_chunks`` > 0 (in :data:`expand_parallel` only) the children of a large prefix are first
     counted on every core, in that many chunks; the caller makes sure no other thread is in a parallel
@@ -244,7 +242,6 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     use_excessive = (flags & USE_EXCESSIVE_SUPPORT) != 0
     use_lookahead = (flags & USE_LOOKAHEAD) != 0
     use_equivalent = (flags & USE_EQUIVALENT) != 0
-    use_packed = packed_weights.shape[0] > 0
     use_classes = class_weights.shape[0] > 0
     n_classes = class_weights.shape[1]
     unc_totals = np.zeros(n_classes)
@@ -302,14 +299,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             chunks = n_chunks if n_chunks > 0 and n_live * n_antecedents >= PARALLEL_MIN_WORDS else 1
             for chunk in prange(chunks):
                 chunk_scratch = np.empty(n_words, dtype=np.uint64) if chunks > 1 else v
-                for a in range(chunk, n_antecedents, chunks):
-                    if in_prefix[a]:
-                        continue
-                    if use_packed:
-                        child_counts[a] = packed_sum(u, bits, a, live_words, n_live, packed_weights)
-                    else:
-                        child_counts[a] = plane_counts(u, bits, a, live_words, n_live, chunk_scratch, count_planes,
-                                                       positive_planes, minority_planes, use_equivalent)
+                count_children(u, bits, live_words, n_live, chunk_scratch, count_planes, positive_planes,
+                               minority_planes, packed_weights, use_equivalent, in_prefix, child_counts, chunk, chunks)
         # pass 2, each child: bounds, the incumbent, the queue
         for a in range(n_antecedents):
             if in_prefix[a]:

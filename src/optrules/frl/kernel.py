@@ -30,14 +30,13 @@ from .._numba import (
     add_child,
     drop_child,
     class_sums,
+    count_children,
     drop_stale_cache,
     find_remaining_set,
     heap_pop,
     live_word_list,
     mark_prefix,
     needs_room,
-    packed_sum,
-    plane_counts,
     popcount,
     rebuild_uncaptured,
     record_incumbent,
@@ -81,7 +80,6 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
     heap_key, heap_node, map_slots = frontier
     ints, floats, best_prefix = progress
     n_antecedents, n_words = bits.shape
-    use_packed = packed_weights.shape[0] > 0
     use_classes = class_weights.shape[0] > 0  # sample weights: counts are the weights' sums (negatives, positives)
     totals = np.zeros(2)
     u = np.empty(n_words, dtype=np.uint64)
@@ -89,6 +87,7 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
     v = np.empty(n_words, dtype=np.uint64)
     live_words = np.empty(n_words, dtype=np.int64)
     in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
+    child_counts = np.empty(n_antecedents, dtype=np.int64)
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
@@ -111,6 +110,8 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
         else:
             rest_pos = float(weighted_count(u, positive_planes))
             rest_neg = float(weighted_count(u, count_planes)) - rest_pos
+            count_children(u, bits, live_words, n_live, v, count_planes, positive_planes, minority_planes,
+                           packed_weights, False, in_prefix, child_counts, 0, 1)
         value = node_value[node]
         ref_p = node_ref_p[node]
         ref_count = node_ref_count[node]
@@ -127,12 +128,7 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
                 class_sums(v, live_words, n_live, class_weights, minority_weights, totals)
                 p, q = totals[1], totals[0]
             else:
-                if use_packed:
-                    acc = packed_sum(u, bits, a, live_words, n_live, packed_weights)
-                else:
-                    acc = plane_counts(u, bits, a, live_words, n_live, v, count_planes, positive_planes,
-                                       minority_planes, False)
-                n_captured, n_positive, _ = unpack_counts(acc)
+                n_captured, n_positive, _ = unpack_counts(child_counts[a])
                 p, q = float(n_positive), float(n_captured - n_positive)
             count = p + q
             ints[LB_EVALS] += 1
