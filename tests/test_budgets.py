@@ -148,9 +148,11 @@ def test_growth_fills_the_allowance_and_counts_the_copy(allowance):
 
 
 # -- a full memory budget: the search drains its queue --------------------------------------------------
-def _weakly_bounded(seed, lambdas):
+def _weakly_bounded(seed, lambdas, leaf_resolution=False):
     """8 antecedents, 60 samples: brute force is exact; with the support and equivalent-points bounds
-    and the symmetry map off the search queues thousands of prefixes, more than a ~220 KB state holds."""
+    and the symmetry map off the search queues thousands of prefixes, more than a ~220 KB state holds
+    (leaves finished at once, which a tight budget turns on, would hold off the drops these tests are
+    about: off unless asked)."""
     from optrules.corels.search import Ablation
 
     rng = np.random.default_rng(seed)
@@ -158,7 +160,7 @@ def _weakly_bounded(seed, lambdas):
     y = (rng.random(60) < 0.5).astype(int)
     regularization = float(rng.choice(lambdas))
     ablation = Ablation(minimum_support=False, accurate_support=False, excessive_support=False,
-                        equivalent_points=False, lookahead=bool(seed % 2))
+                        equivalent_points=False, lookahead=bool(seed % 2), leaf_resolution=leaf_resolution)
     return captures, y, regularization, dict(map_type="none", ablation=ablation)
 
 
@@ -185,6 +187,19 @@ def test_a_search_out_of_memory_drains_its_queue_with_a_valid_bound(seed):
     _check_against_brute_force(certificate, captures, y, regularization)
     assert certificate.status == MEMORY_BUDGET and certificate.lower_bound < certificate.objective
     assert f"{certificate.counters['prefixes_dropped']:,} prefixes dropped" in str(certificate)
+
+
+def test_a_tight_budget_finishes_leaves_instead_of_dropping():
+    """Past half its memory allowance the search finishes the prefixes none of whose children could be
+    queued instead of queuing them: fewer prefixes dropped, the certificate as valid."""
+    captures, y, regularization, options = _weakly_bounded(23, [0.001, 0.002, 0.005], leaf_resolution=None)
+    problem = Problem.from_captures(captures, y, regularization)
+    certificate = search(problem, max_memory=240_000, **options).certificate
+    dropping = search(problem, max_memory=240_000, **_weakly_bounded(23, [0.001, 0.002, 0.005])[3]).certificate
+    assert certificate.counters["leaves_resolved"] > 0 and dropping.counters["leaves_resolved"] == 0
+    assert certificate.counters["prefixes_dropped"] < dropping.counters["prefixes_dropped"]
+    assert certificate.counters["memory_bytes"] <= 240_000
+    _check_against_brute_force(certificate, captures, y, regularization)
 
 
 @pytest.mark.parametrize("seed, share", [(14, 0.9), pytest.param(14, 0.8, marks=pytest.mark.slow),

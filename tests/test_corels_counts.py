@@ -20,9 +20,12 @@ from optrules.corels.problem import Problem
 from optrules.corels.search import search
 
 
-def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float, lookahead: bool = True) -> dict:
+def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float, lookahead: bool = True,
+                     resolve_leaves: bool = False) -> dict:
     """Algorithm 2 of Angelino et al. (2018) with Thms 1, 4, 10, 11, 20, 21 and Lemma 2 (``lookahead``),
-    in plain Python."""
+    in plain Python. ``resolve_leaves``: a child that passes the queue's test but whose own children
+    could not (its bound + lambda fails it) is expanded at once, its children's lists checked for the
+    incumbent, instead of being queued."""
     m, n = captures.shape
     lam_n = regularization * n
     ahead = lam_n if lookahead else 0.0
@@ -45,7 +48,11 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     queue = [(0.0 + b0(uncaptured_all), 0.0, 0, ())]
     mistakes = {(): 0}  # of each queued prefix; its bound is mistakes + lambda N K (Thm 1)
     order = 1
-    expanded = evaluations = insertions = kept = 0
+    expanded = evaluations = insertions = kept = leaves = 0
+
+    def thm4_cap(best):
+        return m if lam_n <= 0 else min(math.floor(best / lam_n), m)
+
     while queue:
         *_, prefix = heapq.heappop(queue)
         prefix_mistakes = mistakes[prefix]
@@ -55,7 +62,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             uncaptured &= ~captures[a]
         if not lb + b0(uncaptured) + ahead < best:  # Thm 20 with Lemma 2, against today's incumbent
             continue
-        if len(prefix) + 1 > (m if lam_n <= 0 else min(math.floor(best / lam_n), m)):  # Thm 4
+        if len(prefix) + 1 > thm4_cap(best):  # Thm 4
             continue
         expanded += 1
         inserted_before = insertions
@@ -80,6 +87,20 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             child_b0 = b0(uncaptured & ~captures[a])
             if not child_lb + child_b0 + ahead < best:
                 continue
+            if resolve_leaves and not child_lb + lam_n + child_b0 + ahead < best:
+                if len(prefix) + 2 <= thm4_cap(best):
+                    leaves += 1
+                    evaluations += m - len(prefix) - 1
+                    left = uncaptured & ~captures[a]
+                    for b in range(m):
+                        grand = left & captures[b]
+                        if b == a or b in prefix or not grand.any():
+                            continue
+                        rest = left & ~captures[b]
+                        leaf_mistakes = min(int(y[grand].sum()), int((1 - y[grand]).sum()))
+                        leaf_mistakes += min(int(y[rest].sum()), int((1 - y[rest]).sum()))
+                        best = min(best, child_lb + lam_n + leaf_mistakes)
+                continue
             child = prefix + (a,)
             mistakes[child] = prefix_mistakes + n_cap - rule_correct
             heapq.heappush(queue, (child_lb + child_b0, child_objective, order, child))
@@ -87,7 +108,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             insertions += 1
         kept += insertions > inserted_before
     return {"nodes_expanded": expanded, "lower_bound_evaluations": evaluations, "queue_insertions": insertions,
-            "expansions_with_children": kept, "objective": best / n}
+            "expansions_with_children": kept, "leaves_resolved": leaves, "objective": best / n}
 
 
 def random_problem(rng, n_antecedents: int, n_samples: int, planted: bool):
@@ -114,33 +135,36 @@ CASES = [(seed, m, n, lam, planted) for seed, (m, n, lam, planted) in enumerate(
     + [(m, 20, lam, planted) for m in (4, 6, 8) for lam in (0.05, 0.1) for planted in (False, True)])]
 
 
-def _search(captures, y, regularization, lookahead):
+def _search(captures, y, regularization, lookahead, resolve_leaves=False):
     from optrules.corels.search import Ablation
 
     problem = Problem.from_captures(captures, y, regularization)
-    return search(problem, map_type="none", warm_start=False, ablation=Ablation(lookahead=lookahead))
+    return search(problem, map_type="none", warm_start=False,
+                  ablation=Ablation(lookahead=lookahead, leaf_resolution=resolve_leaves))
 
 
-@pytest.mark.parametrize("lookahead", [True, False])
+@pytest.mark.parametrize("lookahead, resolve_leaves", [(True, False), (False, False), (True, True), (False, True)])
 @pytest.mark.parametrize("seed, m, n, regularization, planted", CASES)
-def test_counters_match_the_plain_algorithm(seed, m, n, regularization, planted, lookahead):
+def test_counters_match_the_plain_algorithm(seed, m, n, regularization, planted, lookahead, resolve_leaves):
     captures, y = random_problem(np.random.default_rng(1000 + seed), m, n, planted)
-    expected = reference_counts(captures, y, regularization, lookahead)
-    result = _search(captures, y, regularization, lookahead)
+    expected = reference_counts(captures, y, regularization, lookahead, resolve_leaves)
+    result = _search(captures, y, regularization, lookahead, resolve_leaves)
     counters = result.certificate.counters
     assert result.certificate.status == "optimal"
     assert result.objective == pytest.approx(expected["objective"], abs=1e-12)
-    for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions", "expansions_with_children"):
+    for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions", "expansions_with_children",
+                 "leaves_resolved"):
         assert counters[name] == expected[name], (name, counters[name], expected[name])
 
 
 def test_the_cases_exercise_every_bound():
     """Each bound changes the counts on some case, so that weakening or strengthening it cannot hide:
     the equivalent-points term and the lookahead (searched without each), and Theorem 4's cap (the
-    plain algorithm with the cap one larger; without lookahead, since Lemma 2 implies the cap)."""
+    plain algorithm with the cap one larger; without lookahead, since Lemma 2 implies the cap); and
+    some case has leaves to resolve."""
     from optrules.corels.search import Ablation
 
-    changed = {"thm20": 0, "lookahead": 0, "thm4": 0}
+    changed = {"thm20": 0, "lookahead": 0, "thm4": 0, "leaves": 0}
     for seed, m, n, lam, planted in CASES:
         captures, y = random_problem(np.random.default_rng(1000 + seed), m, n, planted)
         problem = Problem.from_captures(captures, y, lam)
@@ -149,6 +173,7 @@ def test_the_cases_exercise_every_bound():
             counters = search(problem, map_type="none", warm_start=False, ablation=ablation).certificate.counters
             changed[name] += counters["nodes_expanded"] != base
         changed["thm4"] += _cap_binds(captures, y, lam)
+        changed["leaves"] += reference_counts(captures, y, lam, resolve_leaves=True)["leaves_resolved"] > 0
     assert all(changed.values()), changed
 
 

@@ -18,6 +18,8 @@ ABLATIONS = [
     Ablation(lookahead=False),
     Ablation(equivalent_points=False),
     Ablation(False, False, False, False, False),
+    Ablation(leaf_resolution=True),
+    Ablation(lookahead=False, equivalent_points=False, leaf_resolution=True),
 ]
 
 
@@ -98,6 +100,26 @@ def test_long_optima_match_brute_force(seed):
         check_result(result, captures, y, lam, expected)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_leaves_resolved_at_once_keep_long_optima(seed):
+    """Leaves finished instead of queued (always, or once the memory budget is half used), under every
+    policy and map, on problems whose optima are long enough to have leaves."""
+    rng = np.random.default_rng(3000 + seed)
+    captures, y, lam = planted_instance(rng)
+    expected = brute_force(captures, y, lam)
+    problem = Problem.from_captures(captures, y, lam)
+    for policy, map_type in itertools.product(POLICIES, MAPS):
+        result = search(problem, policy=policy, map_type=map_type, warm_start=False,
+                        ablation=Ablation(leaf_resolution=True))
+        check_result(result, captures, y, lam, expected)
+    untight = search(problem, warm_start=False)
+    always = search(problem, warm_start=False, ablation=Ablation(leaf_resolution=True))
+    tight = search(problem, warm_start=False, max_memory=20_000)  # the state takes more than half of it
+    check_result(tight, captures, y, lam, expected)
+    assert untight.certificate.counters["leaves_resolved"] == 0
+    assert tight.certificate.counters["leaves_resolved"] == always.certificate.counters["leaves_resolved"]
+
+
 @pytest.mark.parametrize("seed", range(15))
 def test_budgeted_search_reports_a_valid_gap(seed):
     rng = np.random.default_rng(2000 + seed)
@@ -106,7 +128,8 @@ def test_budgeted_search_reports_a_valid_gap(seed):
     expected = brute_force(captures, y, lam)
     problem = Problem.from_captures(captures, y, lam)
     for max_nodes in (0, 1, 3, 10):
-        result = search(problem, max_nodes=max_nodes, warm_start=False, policy=POLICIES[seed % len(POLICIES)])
+        result = search(problem, max_nodes=max_nodes, warm_start=False, policy=POLICIES[seed % len(POLICIES)],
+                        ablation=Ablation(leaf_resolution=seed % 2 == 0))
         cert = result.certificate
         assert cert.lower_bound <= expected.objective + 1e-12 <= result.objective + 2e-12
         assert cert.gap == pytest.approx(result.objective - cert.lower_bound)

@@ -322,7 +322,11 @@ KEPT_A_CHILD = 10  # expansions that queued at least one child (what the C++ ref
 # one's are by its own bound, so the certificate stays valid while the queue drains: the time budget is
 # used to raise the lower bound and improve the incumbent instead of ending the search.
 MEMORY_FULL, DROPPED = 11, 12
-N_INT_STATE = 13
+# MEMORY_TIGHT: 1 once the state takes more than half of what the memory budget allows it (set by the
+# driver): a kernel may then trade time for room (the rule-list search finishes leaves instead of queuing
+# them, counted in LEAVES_RESOLVED).
+MEMORY_TIGHT, LEAVES_RESOLVED = 13, 14
+N_INT_STATE = 15
 DROPPED_FLOOR = 1
 N_FLOAT_STATE = 2
 # kernel return codes

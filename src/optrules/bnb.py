@@ -35,6 +35,8 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     MAX_LENGTH,
     MAX_QUEUE,
     MEMORY_FULL,
+    MEMORY_TIGHT,
+    LEAVES_RESOLVED,
     DROPPED_FLOOR,
     N_FLOAT_STATE,
     N_INT_STATE,
@@ -190,6 +192,7 @@ class SearchState:
             "max_prefix_length": int(self.ints[MAX_LENGTH]),
             "memory_bytes": int(self.nbytes),
             "prefixes_dropped": int(self.ints[DROPPED]),
+            "leaves_resolved": int(self.ints[LEAVES_RESOLVED]),
         }
 
     def dropped_floor(self) -> float:
@@ -209,7 +212,7 @@ def unsearched_counters(prefix_length: int) -> dict:
     return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,
             "queue_insertions": 0, "expansions_with_children": 0, "max_queue_size": 0, "max_prefix_length": 0,
             "memory_bytes": 0, "prefixes_dropped": 0,
-            "optimal_prefix_length": prefix_length, "compile_time": 0.0}
+            "leaves_resolved": 0, "optimal_prefix_length": prefix_length, "compile_time": 0.0}
 
 
 @dataclass
@@ -221,6 +224,9 @@ class Outcome:
 
 
 STATE = "search state"  # the budget's name for the node arrays, heap and map
+# past this share of its allowance the state is tight (MEMORY_TIGHT): two more growths (by GROWTH) would
+# pass it
+TIGHT_FRACTION = 0.5
 
 
 def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace_interval: float = 0.05,
@@ -241,6 +247,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     """
     check_budget_values(max_nodes=max_nodes)
     budget.charge(STATE, state.nbytes)
+    if state.nbytes > TIGHT_FRACTION * budget.allowance(STATE):
+        state.ints[MEMORY_TIGHT] = 1
     # compiling (or loading from numba's cache) is charged to the fit's clock, but not to the search time
     compile_start = time.perf_counter()
     run(0)
@@ -281,6 +289,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
                     state.ints[MEMORY_FULL] = 1
                     continue
                 budget.charge(STATE, state.nbytes)
+                if state.nbytes > TIGHT_FRACTION * budget.allowance(STATE):
+                    state.ints[MEMORY_TIGHT] = 1
             elif code == QUEUE_EMPTY:
                 break
             if code != NEED_ROOM and now - last_record >= record_every:

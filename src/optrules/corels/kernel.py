@@ -24,7 +24,10 @@ import numpy as np
 from numba import njit, prange
 
 from .._numba import (
+    BEST_LEN,
     EXPANDED,
+    LEAVES_RESOLVED,
+    MEMORY_TIGHT,
     INSERTIONS,
     KEPT_A_CHILD,
     MEMORY_FULL,
@@ -94,6 +97,8 @@ MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
 
 # bits of the flags argument
 USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE_EQUIVALENT = 1, 2, 4, 8, 16
+# leaves (see _best_one_rule_extension) are resolved instead of queued: always, or once memory is tight
+RESOLVE_LEAVES, RESOLVE_LEAVES_WHEN_TIGHT = 32, 64
 
 
 
@@ -204,6 +209,47 @@ def queue_summary(heap_node, size, node_dead, node_mistakes, node_b0, node_depth
     return smallest
 
 
+@njit(cache=True)
+def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, positive_planes, minority_planes,
+                             packed_weights, in_prefix, counts, n_unc, pos_unc):
+    """Of the lists prefix + ``a`` + one more rule b (then the default), the fewest mistakes made after
+    the prefix + ``a`` (its rule and default) and that b (-1 if none): ``u`` is what the prefix leaves,
+    ``n_unc``/``pos_unc`` the samples and positives prefix + ``a`` leaves, ``in_prefix`` marks the
+    prefix. Writes the counts of the children of prefix + ``a`` into ``counts``; uses ``v``,
+    ``live_words``, ``scratch``.
+
+    A leaf: when b(d_p) + lambda + b0(d_p) already fails the queue's test (Lemma 2 / Thm 20 applied to
+    the children of d_p, whose b + b0 is at least d_p's + lambda: a rule errs on the minority of every
+    group it captures), none of d_p's children would be queued, so expanding d_p later only looks for
+    an incumbent among its children's lists. Doing that now, instead of queuing d_p, is the same work
+    (less when the incumbent would have pruned d_p before its turn) and keeps it out of the queue:
+    on hard problems most queued prefixes are such leaves (monks-3: ~90%), and the queue is what
+    fills the memory budget."""
+    m = bits.shape[0]
+    for w in range(u.shape[0]):
+        v[w] = u[w] & ~bits[a, w]
+    n_live = live_word_list(v, live_words)
+    in_prefix[a] = True
+    count_children(v, bits, live_words, n_live, scratch, count_planes, positive_planes, minority_planes,
+                   packed_weights, False, in_prefix, counts, 0, 1)
+    fewest = np.inf
+    best_b = -1
+    for b in range(m):
+        if in_prefix[b]:
+            continue
+        n_cap_i, n_pos_i, _ = unpack_counts(counts[b])
+        if n_cap_i == 0:
+            continue  # the same list as prefix + a, with a rule more
+        n_cap, n_pos = float(n_cap_i), float(n_pos_i)
+        rest, rest_pos = n_unc - n_cap, pos_unc - n_pos
+        mistakes = n_cap - max(n_pos, n_cap - n_pos) + rest - max(rest_pos, rest - rest_pos)
+        if mistakes < fewest:
+            fewest = mistakes
+            best_b = b
+    in_prefix[a] = False
+    return fewest, best_b
+
+
 # below this many words to sweep per expansion, starting threads costs more than it saves (measured)
 PARALLEL_MIN_WORDS = 1 << 16
 
@@ -243,6 +289,9 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     use_lookahead = (flags & USE_LOOKAHEAD) != 0
     use_equivalent = (flags & USE_EQUIVALENT) != 0
     use_classes = class_weights.shape[0] > 0
+    # leaves are resolved on the two-class counts, without requirements (whose incumbents need checking)
+    may_resolve_leaves = ((flags & (RESOLVE_LEAVES | RESOLVE_LEAVES_WHEN_TIGHT)) != 0 and not use_classes
+                          and rules_needed.shape[0] == 1)
     n_classes = class_weights.shape[1]
     unc_totals = np.zeros(n_classes)
     cap_totals = np.zeros(n_classes)
@@ -252,6 +301,9 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     v = np.empty(n_words, dtype=np.uint64)
     in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
     child_counts = np.empty(n_antecedents, dtype=np.int64)
+    leaf_counts = np.empty(n_antecedents if may_resolve_leaves else 0, dtype=np.int64)
+    leaf_u = np.empty(n_words, dtype=np.uint64)
+    leaf_live_words = np.empty(n_words, dtype=np.int64)
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
@@ -291,6 +343,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             minor_unc = float(weighted_count(u, minority_planes)) if use_equivalent else 0.0
         ints[EXPANDED] += 1
         insertions_before = ints[INSERTIONS]
+        resolve_leaves = may_resolve_leaves and ((flags & RESOLVE_LEAVES) != 0 or ints[MEMORY_TIGHT] != 0)
         if depth + 1 > ints[MAX_LENGTH]:
             ints[MAX_LENGTH] = depth + 1
         if not use_classes:
@@ -356,6 +409,22 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             child_b0 = minor_unc - n_min if use_equivalent else 0.0
             if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
                                                   use_lookahead):
+                continue
+            if (resolve_leaves and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
+                                                           use_lookahead)):
+                # a leaf (see _best_one_rule_extension): its children's lists now, not the queue
+                if depth + 2 <= theorem4_max_prefix_length(best, lambda_n, n_antecedents):
+                    ints[LEAVES_RESOLVED] += 1  # (with its parent's expansion: not one of max_nodes)
+                    ints[LB_EVALS] += n_antecedents - depth - 1
+                    fewest, b = _best_one_rule_extension(u, a, bits, leaf_live_words, leaf_u, scratch, count_planes,
+                                                         positive_planes, minority_planes, packed_weights, in_prefix,
+                                                         leaf_counts, n_rest, pos_unc - n_pos)
+                    leaf_objective = child_lb + lambda_n + fewest
+                    if leaf_objective < floats[0]:
+                        record_incumbent(leaf_objective, node, a, floats, ints, best_prefix, node_parent, node_last,
+                                         node_depth)
+                        best_prefix[depth + 1] = b
+                        ints[BEST_LEN] = depth + 2
                 continue
             if ints[MEMORY_FULL]:  # no room to queue it: its bound joins the dropped prefixes'
                 drop_child(ints, floats, child_lb + child_b0)

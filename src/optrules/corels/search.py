@@ -35,6 +35,10 @@ class Ablation:
     excessive_support: bool = True  # Thm 21
     lookahead: bool = True  # Lemma 2
     equivalent_points: bool = True  # Thm 20
+    # prefixes none of whose children could be queued (leaves) are finished at once instead of queued: None
+    # once the search state takes half its memory allowance (it saves room and may cost time: a leaf the
+    # optimum would have pruned by its turn is resolved anyway), True always, False never
+    leaf_resolution: bool | None = None
 
     def flags(self) -> int:
         return (
@@ -43,6 +47,7 @@ class Ablation:
             | K.USE_EXCESSIVE_SUPPORT * self.excessive_support
             | K.USE_LOOKAHEAD * self.lookahead
             | K.USE_EQUIVALENT * self.equivalent_points
+            | (K.RESOLVE_LEAVES if self.leaf_resolution else K.RESOLVE_LEAVES_WHEN_TIGHT * (self.leaf_resolution is None))
         )
 
 
