@@ -5,8 +5,8 @@ thresholds, mine conjunctions up to ``max_card``) and written in the reference's
 (``.out``/``.label``/``.minor``), so that both programs search the very same antecedents. Then, each in
 a fresh process with the same time limit:
 
-* optrules: ``fit_reference`` (certified best-first search, the defaults: lower-bound policy, prefix
-  map, greedy warm start), memory budget 2 GB;
+* optrules: ``fit_reference`` (certified best-first search, the defaults: lower-bound policy, the
+  ``auto`` map (captured-set on short vectors, else prefix), greedy warm start), memory budget 2 GB;
 * the C++ reference, if ``CORELS_REFERENCE`` names a binary (``-c 2 -p 1``: lower bound, prefix map,
   with the .minor file), under a 4 GB address-space limit. It is not part of optrules (GPL): build it
   yourself from the sources of PyPI ``corels`` 1.1.29 with a small driver calling ``run_corels_begin``

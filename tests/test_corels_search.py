@@ -120,6 +120,21 @@ def test_leaves_resolved_at_once_keep_long_optima(seed):
     assert tight.certificate.counters["leaves_resolved"] == always.certificate.counters["leaves_resolved"]
 
 
+def test_auto_map_keys_on_captured_samples_only_where_it_pays():
+    """``auto`` (the default) uses Thm 15's captured-set map when the vectors over groups of samples take
+    at most CAPTURED_MAP_MAX_WORDS words and nothing is required, else Cor 16's antecedent-set map."""
+    from optrules.corels.search import CAPTURED_MAP_MAX_WORDS
+
+    rng = np.random.default_rng(5)
+    few = Problem.from_captures(rng.random((6, 300)) < 0.4, rng.random(300) < 0.5, 0.01)
+    assert search(few, max_nodes=1).certificate.counters["map_type"] == "captured"
+    assert search(few, max_nodes=1, required=[[0]]).certificate.counters["map_type"] == "prefix"
+    n = 64 * CAPTURED_MAP_MAX_WORDS + 2000  # distinct samples (20 random antecedents): more words than that
+    many = Problem.from_captures(rng.random((20, n)) < 0.5, rng.random(n) < 0.5, 0.01)
+    assert len(many.signatures()[0]) > 64 * CAPTURED_MAP_MAX_WORDS
+    assert search(many, max_nodes=1).certificate.counters["map_type"] == "prefix"
+
+
 @pytest.mark.parametrize("seed", range(15))
 def test_budgeted_search_reports_a_valid_gap(seed):
     rng = np.random.default_rng(2000 + seed)

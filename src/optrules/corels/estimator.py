@@ -35,7 +35,9 @@ class RuleListClassifier(RuleModelEstimator):
         antecedents can never appear in an optimal list, so this loses nothing).
     policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
     map_type : symmetry-aware map keyed on the antecedent set (``prefix``, Cor 16), on the captured set
-        (``captured``, Thm 15), or ``none``.
+        (``captured``, Thm 15), or ``none``; ``auto`` (default): ``captured`` when the capture vectors
+        over groups of identical samples take at most 64 words and no antecedent is required, else
+        ``prefix``.
     max_antecedents : at most this many antecedents are mined (``"auto"``: 2,000, fewer for very many
         samples; None: no bound); when more qualify, the support floor of the longest conjunctions is
         raised (the most frequent are kept) and ``antecedents_.report`` says so.
@@ -81,7 +83,7 @@ class RuleListClassifier(RuleModelEstimator):
         max_card: int = 2,
         min_support: float | None = None,
         policy: str = "lower_bound",
-        map_type: str = "prefix",
+        map_type: str = "auto",
         max_nodes: int | None = None,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
         max_memory: int | None = None,

@@ -13,8 +13,8 @@ def _add_cli_options(parser) -> None:
     group.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
     group.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"],
                        help="queue order (default lower_bound)")
-    group.add_argument("--map-type", default="prefix", choices=["prefix", "captured", "none"],
-                       help="symmetry-aware map (default prefix)")
+    group.add_argument("--map-type", default="auto", choices=["auto", "prefix", "captured", "none"],
+                       help="symmetry-aware map (default auto: captured on few groups of samples, else prefix)")
 
 
 def _from_cli(args, common: dict, pos_label):

@@ -134,7 +134,7 @@ def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budge
 def search(
     problem: Problem,
     policy: str = "lower_bound",
-    map_type: str = "prefix",
+    map_type: str = "auto",
     ablation: Ablation = Ablation(),
     max_nodes: int | None = None,
     time_limit: float | None = None,
@@ -164,8 +164,8 @@ def search(
     """
     if policy not in K.POLICIES:
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
-    if map_type not in K.MAP_TYPES:
-        raise ValueError(f"map_type must be one of {sorted(K.MAP_TYPES)}, got {map_type!r}")
+    if map_type not in K.MAP_TYPES and map_type != "auto":
+        raise ValueError(f"map_type must be one of {sorted([*K.MAP_TYPES, 'auto'])}, got {map_type!r}")
     check_budget_values(time_limit, max_memory, max_nodes)
     check_max_length(max_length)
     requirements = as_requirements(required, problem.n_antecedents)
@@ -188,6 +188,7 @@ def search(
                                problem.class_weights() if problem.weighted else None, problem.signatures())
         budget.release("grouping")
     budget.charge("problem", problem.bits.nbytes + groups.nbytes)
+    map_type = _resolved_map(map_type, groups.bits.shape[1], requirements)
     if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
         return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
     free = None
@@ -277,6 +278,22 @@ def _offer_completion(problem: Problem, state: SearchState, requirements: Requir
     if value < float(state.floats[0]):
         state.set_incumbent(value, completed)
         state.ints[IMPROVED] = 1
+
+
+# Thm 15's map (keyed on the samples a prefix captures) merges more prefixes than Cor 16's (keyed on its
+# antecedents) but hashes a vector per queued child and compares vectors on a hit: measured (docs/corels.md,
+# "Performance"), it pays up to ~130 words per vector (monks-3 2 words 34 -> 15 s, COMPAS 4 words 20.6 ->
+# 16.3 s, car 27 words and mushroom 126 words a little better) and loses at 704 (bank-full: half the
+# expansions in the same time).
+CAPTURED_MAP_MAX_WORDS = 64
+
+
+def _resolved_map(map_type: str, n_words: int, requirements) -> str:
+    """``auto``: the captured-set map when the capture vectors (over groups of samples) have few words
+    and there are no requirements (which it cannot serve), else the antecedent-set map."""
+    if map_type != "auto":
+        return map_type
+    return "captured" if n_words <= CAPTURED_MAP_MAX_WORDS and not requirements.count else "prefix"
 
 
 def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: float, policy, map_type,
