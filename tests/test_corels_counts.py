@@ -1,6 +1,6 @@
 """The search prunes exactly as much as the paper's bounds allow: its counters are compared with a plain,
-independent re-implementation of Algorithm 2 (best first by b(d_p) + b0(d_p), equal bounds by the
-objective of the prefix's own list, then first in first out; no symmetry map, no warm start) on small random problems.
+independent re-implementation of Algorithm 2 (best first by b(d_p) + b0(d_p), first in first out among
+equals, no symmetry map, no warm start) on small random problems.
 
 Brute force (tests/test_corels_search.py) proves the optimum right; it cannot see a bound that prunes
 too little (dropping the equivalent-points term, an off-by-one in Theorem 4's length cap: the search is
@@ -45,7 +45,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
         return round(sum(group_minority[i] for i in np.flatnonzero(uncaptured)))
 
     best = float(min(y.sum(), n - y.sum()))  # the empty list
-    queue = [(0.0 + b0(uncaptured_all), 0.0, 0, ())]
+    queue = [(0.0 + b0(uncaptured_all), 0, ())]
     mistakes = {(): 0}  # of each queued prefix; its bound is mistakes + lambda N K (Thm 1)
     order = 1
     expanded = evaluations = insertions = kept = leaves = 0
@@ -54,7 +54,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
         return m if lam_n <= 0 else min(math.floor(best / lam_n), m)
 
     while queue:
-        *_, prefix = heapq.heappop(queue)
+        _, _, prefix = heapq.heappop(queue)
         prefix_mistakes = mistakes[prefix]
         lb = prefix_mistakes + lam_n * len(prefix)
         uncaptured = uncaptured_all.copy()
@@ -103,7 +103,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
                 continue
             child = prefix + (a,)
             mistakes[child] = prefix_mistakes + n_cap - rule_correct
-            heapq.heappush(queue, (child_lb + child_b0, child_objective, order, child))
+            heapq.heappush(queue, (child_lb + child_b0, order, child))
             order += 1
             insertions += 1
         kept += insertions > inserted_before

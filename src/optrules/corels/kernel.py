@@ -6,8 +6,7 @@ Memory layout (all flat numpy arrays, grown by the Python driver when the kernel
   unit weights; antecedent and length in 2 bytes each below 65,535 antecedents), so a prefix costs ~25
   bytes however long it is; the uncaptured set of a popped prefix is rebuilt from its chain of
   antecedents;
-* queue: a binary heap of (priority, node) pairs, equal priorities first in, first out (the default
-  policy's priority orders equal bounds by objective first);
+* queue: a binary heap of (priority, node) pairs, equal priorities first in, first out;
 * symmetry map: an open-addressing hash table of node ids keyed on the prefix's antecedent *set*
   (Cor 16) or on the set of samples it captures (Thm 15); a replaced node is marked dead and skipped
   when popped (the paper's lazy "logical queue").
@@ -161,19 +160,12 @@ def _prefix_coverage(node, node_parent, node_last, requirement_masks):
 
 
 _ORDER_SCALE = float(1 << 31)
-# Equal bounds are common (unit weights: the same mistakes at the same length) and were popped first in,
-# first out; among them the prefix whose own list is better comes first, so the optimum tends to be the
-# incumbent before the prefixes it prunes are expanded (a monks problem: 4,434 -> 3,507 expansions). The
-# order only: the key is never read as a bound (the certificate recomputes bounds from the node fields),
-# so the tie term, below 2^-20 of a sample's weight, can at worst reorder bounds that close.
-_TIE_SCALE = 2.0 ** -20
 
 
 @njit(cache=True)
-def _priority(policy, lower_bound, b0, objective, n_captured, n_samples, length, node):
+def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
     if policy == LOWER_BOUND:
-        # objective >= bound: the default rule errs at least on the minority of the uncaptured groups
-        return lower_bound + b0 + _TIE_SCALE * (objective - lower_bound - b0) / n_samples
+        return lower_bound + b0
     if policy == OBJECTIVE:
         return objective
     if policy == CURIOSITY:
@@ -450,8 +442,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
                     ints[MAP_COUNT] += 1
             # a prefix that still needs rules is as far from a list as their lambdas (requirements only)
             owed = lambda_n * child_needed
-            key = _priority(policy, child_lb + owed, child_b0, child_objective + owed, n_samples - n_rest, n_samples,
-                            depth + 1, ints[N_NODES])
+            key = _priority(policy, child_lb + owed, child_b0, child_objective + owed, n_samples - n_rest, depth + 1,
+                            ints[N_NODES])
             child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
                               map_slots, heap_key, heap_node, ints)
             # the child's mistakes, not its bound: int32 (exact) for unit weights, 4 bytes a prefix fewer
