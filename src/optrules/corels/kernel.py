@@ -242,6 +242,13 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
     return fewest, best_b
 
 
+# An expansion finishes leaves until they have swept this many words (a leaf: every antecedent over what
+# its parent leaves), then queues the rest as usual: a pop must stay short for the driver to keep time
+# (a raw table's 218k antecedents: a leaf sweeps ~10M words, and one pop finishing its leaves had run
+# 7 s past a 30 s budget); counted in work, not time, so that the search stays deterministic.
+LEAF_WORDS_PER_EXPANSION = 1 << 24
+
+
 # below this many words to sweep per expansion, starting threads costs more than it saves (measured)
 PARALLEL_MIN_WORDS = 1 << 16
 
@@ -336,6 +343,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
         ints[EXPANDED] += 1
         insertions_before = ints[INSERTIONS]
         resolve_leaves = may_resolve_leaves and ((flags & RESOLVE_LEAVES) != 0 or ints[MEMORY_TIGHT] != 0)
+        leaf_words_left = LEAF_WORDS_PER_EXPANSION
         if depth + 1 > ints[MAX_LENGTH]:
             ints[MAX_LENGTH] = depth + 1
         if not use_classes:
@@ -402,11 +410,13 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
                                                   use_lookahead):
                 continue
-            if (resolve_leaves and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
-                                                           use_lookahead)):
+            if (resolve_leaves and leaf_words_left > 0
+                    and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
+                                                use_lookahead)):
                 # a leaf (see _best_one_rule_extension): its children's lists now, not the queue
                 if depth + 2 <= theorem4_max_prefix_length(best, lambda_n, n_antecedents):
                     ints[LEAVES_RESOLVED] += 1  # (with its parent's expansion: not one of max_nodes)
+                    leaf_words_left -= n_antecedents * max(n_live, 1)
                     ints[LB_EVALS] += n_antecedents - depth - 1
                     fewest, b = _best_one_rule_extension(u, a, bits, leaf_live_words, leaf_u, scratch, count_planes,
                                                          positive_planes, minority_planes, packed_weights, in_prefix,
