@@ -229,6 +229,13 @@ STATE = "search state"  # the budget's name for the node arrays, heap and map
 TIGHT_FRACTION = 0.5
 
 
+def _charge_state(state: SearchState, budget: Budget) -> None:
+    """Charge the state's arrays to the budget, and flag it tight past TIGHT_FRACTION of its allowance."""
+    budget.charge(STATE, state.nbytes)
+    if state.nbytes > TIGHT_FRACTION * budget.allowance(STATE):
+        state.ints[MEMORY_TIGHT] = 1
+
+
 def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace_interval: float = 0.05,
           trace=None, drop_when_full: bool = False) -> Outcome:
     """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
@@ -246,9 +253,7 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
     """
     check_budget_values(max_nodes=max_nodes)
-    budget.charge(STATE, state.nbytes)
-    if state.nbytes > TIGHT_FRACTION * budget.allowance(STATE):
-        state.ints[MEMORY_TIGHT] = 1
+    _charge_state(state, budget)
     # compiling (or loading from numba's cache) is charged to the fit's clock, but not to the search time
     compile_start = time.perf_counter()
     run(0)
@@ -288,9 +293,7 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
                         break
                     state.ints[MEMORY_FULL] = 1
                     continue
-                budget.charge(STATE, state.nbytes)
-                if state.nbytes > TIGHT_FRACTION * budget.allowance(STATE):
-                    state.ints[MEMORY_TIGHT] = 1
+                _charge_state(state, budget)
             elif code == QUEUE_EMPTY:
                 break
             if code != NEED_ROOM and now - last_record >= record_every:

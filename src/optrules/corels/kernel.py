@@ -201,6 +201,14 @@ def queue_summary(heap_node, size, node_dead, node_mistakes, node_b0, node_depth
     return smallest
 
 
+@njit(inline="always", cache=True)
+def _two_class_correct(n_cap, n_pos, n_unc, pos_unc):
+    """Samples a rule capturing ``n_cap`` (``n_pos`` positive) of ``n_unc`` (``pos_unc``) classifies
+    correctly, and those the default after it does: each predicts its majority."""
+    rest_pos = pos_unc - n_pos
+    return max(n_pos, n_cap - n_pos), max(rest_pos, n_unc - n_cap - rest_pos)
+
+
 @njit(cache=True)
 def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, positive_planes, minority_planes,
                              packed_weights, in_prefix, counts, n_unc, pos_unc):
@@ -213,10 +221,10 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
     A leaf: when b(d_p) + lambda + b0(d_p) already fails the queue's test (Lemma 2 / Thm 20 applied to
     the children of d_p, whose b + b0 is at least d_p's + lambda: a rule errs on the minority of every
     group it captures), none of d_p's children would be queued, so expanding d_p later only looks for
-    an incumbent among its children's lists. Doing that now, instead of queuing d_p, is the same work
-    (less when the incumbent would have pruned d_p before its turn) and keeps it out of the queue:
-    on hard problems most queued prefixes are such leaves (monks-3: ~90%), and the queue is what
-    fills the memory budget."""
+    an incumbent among its children's lists. Doing that now, instead of queuing d_p, keeps it out of
+    the queue (on hard problems most queued prefixes are such leaves, monks-3: ~90%, and the queue is
+    what fills the memory budget) for the same work, or more when the incumbent would have pruned d_p
+    before its turn: hence only once memory is tight (RESOLVE_LEAVES_WHEN_TIGHT)."""
     m = bits.shape[0]
     for w in range(u.shape[0]):
         v[w] = u[w] & ~bits[a, w]
@@ -232,9 +240,9 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
         n_cap_i, n_pos_i, _ = unpack_counts(counts[b])
         if n_cap_i == 0:
             continue  # the same list as prefix + a, with a rule more
-        n_cap, n_pos = float(n_cap_i), float(n_pos_i)
-        rest, rest_pos = n_unc - n_cap, pos_unc - n_pos
-        mistakes = n_cap - max(n_pos, n_cap - n_pos) + rest - max(rest_pos, rest - rest_pos)
+        n_cap = float(n_cap_i)
+        rule_correct, rest_correct = _two_class_correct(n_cap, float(n_pos_i), n_unc, pos_unc)
+        mistakes = n_unc - rule_correct - rest_correct
         if mistakes < fewest:
             fewest = mistakes
             best_b = b
@@ -258,7 +266,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
-    counted by :func:`~optrules._numba.count_children` (two classes, unit weights), or by :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
+    counted by :func:`~optrules._numba.count_children` (two classes, unit weights), or by
+    :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
     (sample weights or several classes: a rule's correct weight is its largest class total).
     With ``n_chunks`` > 0 (in :data:`expand_parallel` only) the children of a large prefix are first
     counted on every core, in that many chunks; the caller makes sure no other thread is in a parallel
@@ -301,8 +310,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
     child_counts = np.empty(n_antecedents, dtype=np.int64)
     leaf_counts = np.empty(n_antecedents if may_resolve_leaves else 0, dtype=np.int64)
-    leaf_u = np.empty(n_words, dtype=np.uint64)
-    leaf_live_words = np.empty(n_words, dtype=np.int64)
+    leaf_u = np.empty(n_words if may_resolve_leaves else 0, dtype=np.uint64)
+    leaf_live_words = np.empty(n_words if may_resolve_leaves else 0, dtype=np.int64)
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
@@ -374,8 +383,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
                 acc = child_counts[a]
                 n_cap_i, n_pos_i, n_min_i = unpack_counts(acc)
                 n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
-                rule_correct = max(n_pos, n_cap - n_pos)
-                rest_correct = max(pos_unc - n_pos, n_unc - n_cap - (pos_unc - n_pos))
+                rule_correct, rest_correct = _two_class_correct(n_cap, n_pos, n_unc, pos_unc)
             child_covered = covered | requirement_masks[a]
             # a rule that meets no new requirement can be removed from any list keeping it admissible
             removable = child_covered == covered
