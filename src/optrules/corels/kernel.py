@@ -262,7 +262,8 @@ PARALLEL_MIN_WORDS = 1 << 16
 
 
 # -- the search loop --------------------------------------------------------------------------------
-def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mistakes, node_b0, frontier, progress, n_chunks):
+def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mistakes, node_b0, frontier, progress, workspace,
+            n_chunks):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
@@ -301,17 +302,10 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     may_resolve_leaves = ((flags & (RESOLVE_LEAVES | RESOLVE_LEAVES_WHEN_TIGHT)) != 0 and not use_classes
                           and rules_needed.shape[0] == 1)
     n_classes = class_weights.shape[1]
-    unc_totals = np.zeros(n_classes)
-    cap_totals = np.zeros(n_classes)
-    u = np.empty(n_words, dtype=np.uint64)
-    scratch = np.empty(n_words, dtype=np.uint64)
-    live_words = np.empty(n_words, dtype=np.int64)
-    v = np.empty(n_words, dtype=np.uint64)
-    in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
-    child_counts = np.empty(n_antecedents, dtype=np.int64)
-    leaf_counts = np.empty(n_antecedents if may_resolve_leaves else 0, dtype=np.int64)
-    leaf_u = np.empty(n_words if may_resolve_leaves else 0, dtype=np.uint64)
-    leaf_live_words = np.empty(n_words if may_resolve_leaves else 0, dtype=np.int64)
+    (u, v, scratch, chunk_scratch, live_words, in_prefix, child_counts, unc_totals, cap_totals, leaf_u,
+     leaf_live_words, leaf_counts) = workspace
+    for a in range(n_antecedents):
+        in_prefix[a] = False
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:
@@ -360,8 +354,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             # threads, antecedents dealt round-robin to several chunks per core, each with its scratch
             chunks = n_chunks if n_chunks > 0 and n_live * n_antecedents >= PARALLEL_MIN_WORDS else 1
             for chunk in prange(chunks):
-                chunk_scratch = np.empty(n_words, dtype=np.uint64) if chunks > 1 else v
-                count_children(u, bits, live_words, n_live, chunk_scratch, count_planes, positive_planes,
+                count_children(u, bits, live_words, n_live, chunk_scratch[chunk], count_planes, positive_planes,
                                minority_planes, packed_weights, use_equivalent, in_prefix, child_counts, chunk, chunks)
         # pass 2, each child: bounds, the incumbent, the queue
         for a in range(n_antecedents):
@@ -482,7 +475,25 @@ def _renamed(function, name: str):
     return copy
 
 
+def workspace(counting, max_chunks: int = 1):
+    """The kernel's scratch arrays, made once a search: ``(u, v, scratch, chunk_scratch, live_words,
+    in_prefix, child_counts, unc_totals, cap_totals, leaf_u, leaf_live_words, leaf_counts)``, with a
+    scratch row for each of up to ``max_chunks`` parallel chunks. The kernel allocates nothing, so its
+    serial compilation runs without numba's reference counting (see below)."""
+    bits, class_weights = counting[0], counting[6]
+    n_antecedents, n_words = bits.shape
+    n_classes = class_weights.shape[1]
+    return (np.empty(n_words, np.uint64), np.empty(n_words, np.uint64), np.empty(n_words, np.uint64),
+            np.empty((max(int(max_chunks), 1), n_words), np.uint64), np.empty(n_words, np.int64),
+            np.zeros(n_antecedents, np.bool_), np.empty(n_antecedents, np.int64), np.zeros(n_classes),
+            np.zeros(n_classes), np.empty(n_words, np.uint64), np.empty(n_words, np.int64),
+            np.empty(n_antecedents, np.int64))
+
+
 # One source, two compilations: the serial one (every search) and the parallel one, compiled only when a
-# search is large enough to use both cores (its parfors compile ~2x slower).
-expand = njit(cache=True)(_expand)
+# search is large enough to use both cores (its parfors compile ~2x slower). The serial one runs without
+# numba's reference counting (``_nrt=False``; it allocates nothing): each call of a helper with arrays,
+# inlined or not, and each row view counted references atomically, ~20 updates a queued child, a fifth
+# of the time on hard problems (gdb samples on monks-3). The parallel one needs them for its threads.
+expand = njit(cache=True, _nrt=False)(_expand)
 expand_parallel = njit(cache=True, parallel=True)(_renamed(_expand, "expand_parallel"))

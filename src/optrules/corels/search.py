@@ -225,12 +225,17 @@ def search(
     free_prefix = np.zeros(m + 1, np.int64)
     kernel_requirements = (requirements.masks, requirements.rules_needed, free_best, free_prefix)
 
+    from numba import get_num_threads
+
+    scratch = K.workspace(counting, min(m, 4 * get_num_threads()) if kernel is K.expand_parallel else 1)
+
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
             code = (kernel if threads else K.expand)(max_pops, counting, settings, kernel_requirements, zobrist,
                                                      state.tree(), state.node_mistakes, state.node_b0,
-                                                     state.frontier(), state.progress(), min(m, 4 * threads))
+                                                     state.frontier(), state.progress(), scratch,
+                                                     min(m, 4 * threads))
         if free_best[1]:
             # a good list the requirements forbid: its admissible completion may be a better incumbent
             _offer_completion(problem, state, requirements, free_prefix[:int(free_best[1])], max_length)
