@@ -313,6 +313,38 @@ class Progress(NamedTuple):
     best_prefix: np.ndarray
 
 
+class Workspace(NamedTuple):
+    """A kernel's scratch arrays, made once a search (:func:`workspace`) so that the kernels allocate
+    nothing and their serial compilations run without numba's reference counting (``_nrt=False``):
+    each call of a helper with arrays, inlined or not, and each row view counted references
+    atomically, ~20 updates a queued child, a fifth of the time of a hard rule-list search."""
+
+    u: np.ndarray  # what the prefix leaves (words)
+    v: np.ndarray
+    scratch: np.ndarray
+    chunk_scratch: np.ndarray  # a row of words for each parallel chunk
+    live_words: np.ndarray
+    in_prefix: np.ndarray  # a flag an antecedent, all False between expansions
+    child_counts: np.ndarray  # packed counts an antecedent
+    totals: np.ndarray  # per-class sums
+    child_totals: np.ndarray
+    leaf_u: np.ndarray
+    leaf_live_words: np.ndarray
+    leaf_counts: np.ndarray
+
+
+def workspace(counting: Counting, max_chunks: int = 1) -> Workspace:
+    """The scratch arrays of a kernel counting with ``counting``, for up to ``max_chunks`` parallel chunks."""
+    n_antecedents, n_words = counting.bits.shape
+    # per-class sums loop over their output: exactly the classes when the samples carry class weights
+    n_classes = counting.class_weights.shape[1] if counting.class_weights.shape[0] > 0 else 2
+    return Workspace(np.empty(n_words, np.uint64), np.empty(n_words, np.uint64), np.empty(n_words, np.uint64),
+                     np.empty((max(int(max_chunks), 1), n_words), np.uint64), np.empty(n_words, np.int64),
+                     np.zeros(n_antecedents, np.bool_), np.empty(n_antecedents, np.int64), np.zeros(n_classes),
+                     np.zeros(n_classes), np.empty(n_words, np.uint64), np.empty(n_words, np.int64),
+                     np.empty(n_antecedents, np.int64))
+
+
 # slots of the integer state vector
 N_NODES, HEAP_SIZE, MAP_COUNT, BEST_LEN, EXPANDED, LB_EVALS, INSERTIONS, MAX_QUEUE, MAX_LENGTH, IMPROVED = range(10)
 KEPT_A_CHILD = 10  # expansions that queued at least one child (what the C++ reference's num_evaluated counts)

@@ -274,8 +274,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     counted on every core, in that many chunks; the caller makes sure no other thread is in a parallel
     region. (A parameter: numba cannot cache a kernel that asks for its thread count.)
 
-    ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
-    :class:`Settings`; ``requirements``: ``(masks, rules_needed, free_best, free_prefix)``, the first
+    ``counting``, ``tree``, ``frontier``, ``progress``, ``workspace``: see :mod:`optrules._numba`;
+    ``settings``: a :class:`Settings`; ``requirements``: ``(masks, rules_needed, free_best, free_prefix)``, the first
     two of a :class:`~optrules.corels.requirements.Requirements` (zeros and ``[0]`` when there are
     none): only lists meeting every requirement are incumbents, and Theorems 10, 11 and 21 prune a rule
     only when removing it (or the rules from it on) keeps the list admissible. A list that misses some
@@ -475,25 +475,9 @@ def _renamed(function, name: str):
     return copy
 
 
-def workspace(counting, max_chunks: int = 1):
-    """The kernel's scratch arrays, made once a search: ``(u, v, scratch, chunk_scratch, live_words,
-    in_prefix, child_counts, unc_totals, cap_totals, leaf_u, leaf_live_words, leaf_counts)``, with a
-    scratch row for each of up to ``max_chunks`` parallel chunks. The kernel allocates nothing, so its
-    serial compilation runs without numba's reference counting (see below)."""
-    bits, class_weights = counting[0], counting[6]
-    n_antecedents, n_words = bits.shape
-    n_classes = class_weights.shape[1]
-    return (np.empty(n_words, np.uint64), np.empty(n_words, np.uint64), np.empty(n_words, np.uint64),
-            np.empty((max(int(max_chunks), 1), n_words), np.uint64), np.empty(n_words, np.int64),
-            np.zeros(n_antecedents, np.bool_), np.empty(n_antecedents, np.int64), np.zeros(n_classes),
-            np.zeros(n_classes), np.empty(n_words, np.uint64), np.empty(n_words, np.int64),
-            np.empty(n_antecedents, np.int64))
-
-
 # One source, two compilations: the serial one (every search) and the parallel one, compiled only when a
 # search is large enough to use both cores (its parfors compile ~2x slower). The serial one runs without
-# numba's reference counting (``_nrt=False``; it allocates nothing): each call of a helper with arrays,
-# inlined or not, and each row view counted references atomically, ~20 updates a queued child, a fifth
-# of the time on hard problems (gdb samples on monks-3). The parallel one needs them for its threads.
+# numba's reference counting (see optrules._numba.Workspace; monks-3 lambda 0.01: 13.3 -> 11.7 s); the
+# parallel one needs it for its threads.
 expand = njit(cache=True, _nrt=False)(_expand)
 expand_parallel = njit(cache=True, parallel=True)(_renamed(_expand, "expand_parallel"))

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import get_num_threads
 
+from .._numba import workspace
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, drive, parallel_region,
                    proven_status, unsearched_counters)
 from ..budget import Budget, as_budget, check_budget_values
@@ -225,9 +227,7 @@ def search(
     free_prefix = np.zeros(m + 1, np.int64)
     kernel_requirements = (requirements.masks, requirements.rules_needed, free_best, free_prefix)
 
-    from numba import get_num_threads
-
-    scratch = K.workspace(counting, min(m, 4 * get_num_threads()) if kernel is K.expand_parallel else 1)
+    scratch = workspace(counting, min(m, 4 * get_num_threads()) if kernel is K.expand_parallel else 1)
 
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:

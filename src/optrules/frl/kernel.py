@@ -67,11 +67,11 @@ class Settings(NamedTuple):
     use_map: bool
 
 
-@njit(cache=True)
-def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_count, frontier, progress):
+@njit(cache=True, _nrt=False)  # it allocates nothing: no reference counting (optrules._numba.Workspace)
+def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_count, frontier, progress, workspace):
     """Pop and expand up to ``max_pops`` prefixes (see the module docstring and optrules.bnb).
 
-    ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``settings``: a
+    ``counting``, ``tree``, ``frontier``, ``progress``, ``workspace``: see :mod:`optrules._numba`; ``settings``: a
     :class:`Settings`; ``node_value``, ``node_ref_p``, ``node_ref_count``: this search's node fields.
     """
     bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights, minority_weights = counting
@@ -81,13 +81,11 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
     ints, floats, best_prefix = progress
     n_antecedents, n_words = bits.shape
     use_classes = class_weights.shape[0] > 0  # sample weights: counts are the weights' sums (negatives, positives)
-    totals = np.zeros(2)
-    u = np.empty(n_words, dtype=np.uint64)
-    scratch = np.empty(n_words, dtype=np.uint64)
-    v = np.empty(n_words, dtype=np.uint64)
-    live_words = np.empty(n_words, dtype=np.int64)
-    in_prefix = np.zeros(n_antecedents, dtype=np.bool_)
-    child_counts = np.empty(n_antecedents, dtype=np.int64)
+    u, v, scratch, live_words, in_prefix, child_counts, totals = (
+        workspace.u, workspace.v, workspace.scratch, workspace.live_words, workspace.in_prefix, workspace.child_counts,
+        workspace.totals)
+    for a in range(n_antecedents):
+        in_prefix[a] = False
     pops = 0
     while pops < max_pops:
         if ints[HEAP_SIZE] == 0:

@@ -12,6 +12,7 @@ from dataclasses import InitVar, dataclass
 
 import numpy as np
 
+from .._numba import workspace
 from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, proven_status, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
@@ -157,9 +158,11 @@ def certified_search(
     counting = groups.counting(with_classes=class_weights is not None)
     settings = K.Settings(float(w), float(c_n), float(c1_n), bool(soft), bool(use_map))
 
+    scratch = workspace(counting)
+
     def run(max_pops: int) -> int:
         return K.expand(max_pops, counting, settings, state.tree(), state.node_value, state.node_ref_p,
-                        state.node_ref_count, state.frontier(), state.progress())
+                        state.node_ref_count, state.frontier(), state.progress(), scratch)
 
     trace = Trace()
     outcome = drive(run, state, lambda elapsed: _record(trace, state, elapsed, n, progress),
