@@ -1,3 +1,5 @@
+import json
+
 import pandas as pd
 import pytest
 
@@ -67,6 +69,23 @@ def test_fit_falling_rule_list(tmp_path, capsys):
     assert falling.describes == 0 and falling.probabilities == sorted(falling.probabilities, reverse=True)
     with pytest.raises(SystemExit, match="--pos-label: only for --model frl and ruleset"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--pos-label", "0"])
+
+
+def test_fit_rule_set_within_a_node_budget(tmp_path):
+    """--max-nodes bounds a rule set's exact pricing (it was ignored for rule sets): with none allowed,
+    the beam's clauses make the set and the certificate says the node budget stopped it."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300), "c": rng.normal(size=300)})
+    frame["label"] = (((frame["a"] > 0) & (frame["b"] < 0.5)) ^ (rng.random(300) < 0.1)).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "rs.json"
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "10",
+                 "--max-nodes", "0", "--time-limit", "20", "-o", str(out)]) == 0
+    certificate = json.loads(out.read_text())["certificate"]
+    assert certificate["status"] == "node budget" and certificate["counters"]["pricing_nodes"] == 0
+    assert certificate["counters"]["exact_pricing_calls"] == 0
 
 
 def test_fit_rule_set(tmp_path, capsys):

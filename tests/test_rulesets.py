@@ -301,13 +301,13 @@ def test_exact_pricing_that_finds_nothing_in_time_is_retried_longer(monkeypatch)
     real_exact, limits = colgen._exact, []
     budget = VirtualClockBudget(40.0)
 
-    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None):
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None, work=None):
         if max_degree == 2:  # not the searches over shorter clauses first
             limits.append(time_limit)
         if time_limit < 3.9:  # too short for these duals: "out of time", nothing found, nothing proven
             budget.advance(time_limit)
             return [], -np.inf, False, None
-        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search)
+        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search, work)
 
     monkeypatch.setattr(colgen, "_exact", exact)
     result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
@@ -326,13 +326,13 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
     real_exact, certified = colgen._exact, []
     budget = VirtualClockBudget(40.0)
 
-    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None):
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None, work=None):
         if time_limit <= 0.5:  # a call during generation: finds clauses, proves nothing, uses up the time
-            improving = real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search)[0]
+            improving = real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search, work)[0]
             budget.advance(28.5)  # generation has 40 - 10 (certificate) - 2 (final MIP) = 28 s
             return improving, -np.inf, False, None
         certified.append(time_limit)
-        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search)
+        return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search, work)
 
     monkeypatch.setattr(colgen, "_exact", exact)
     monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])  # the exact pricing does it all
@@ -344,6 +344,38 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
     certified.clear()
     result = column_generation(features, y, 5.0, 0.0, 2, time_limit=None, pricing_time_limit=0.5, beam_width=2)
     assert certified == pytest.approx([1.0], rel=1e-2) and result.certificate.counters["lp_solved"]
+
+
+def _node_budget_fit(X, y, max_nodes, exact=True):
+    model = RuleSetClassifier(complexity=12, time_limit=None, pricing_time_limit=None, max_nodes=max_nodes,
+                              exact_pricing=exact).fit(X, y)
+    c = model.certificate_
+    return (model.rule_set_.clauses, c.status, c.objective, c.lower_bound,
+            c.counters["pricing_nodes"], c.counters["iterations"])
+
+
+@pytest.mark.parametrize("exact, max_nodes", [(True, 3000), pytest.param("ip", 20, marks=pytest.mark.slow)])
+def test_a_node_budget_gives_the_same_fit_on_a_slow_machine(monkeypatch, exact, max_nodes):
+    """Bounded by pricing work alone (no time limits), a fit spends exactly its budget and returns the
+    same set and certificate when every clock reading takes a quarter of a second (a loaded machine);
+    unbounded, this problem's pricing searches ~20M clauses (so the budget binds)."""
+    import time
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 8))
+    y = (((X[:, 0] > 0.3) & (X[:, 1] < 0.5)) | (X[:, 2] + 0.5 * rng.normal(size=300) > 1.2)).astype(int)
+    first = _node_budget_fit(X, y, max_nodes, exact)
+    # (the branch-and-bound stops at the node; each call of HiGHS's IP counts at least one and may
+    # overrun by the nodes it has open)
+    assert first[1] == "node budget" and max_nodes <= first[4] <= (max_nodes if exact is True else 2 * max_nodes)
+    clock = [time.perf_counter()]
+
+    def slow_clock():
+        clock[0] += 0.25
+        return clock[0]
+
+    monkeypatch.setattr(time, "perf_counter", slow_clock)
+    assert _node_budget_fit(X, y, max_nodes, exact) == first
 
 
 def test_column_generation_with_the_pricing_ip():

@@ -706,7 +706,10 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     for family in known.values():
         family.add_cli_options(fit)
     search = fit.add_argument_group("search")
-    search.add_argument("--max-nodes", type=int, default=None, help="stop after expanding this many prefixes")
+    search.add_argument("--max-nodes", type=int, default=None,
+                        help="stop after this much search work: prefixes expanded (rule and falling lists), "
+                             "clauses searched by the exact pricing (rule sets); unlike seconds, the same on "
+                             "every machine")
     search.add_argument("--time-limit", type=_seconds, default=_UNSET,
                         help=f"seconds for the whole fit, reading the file included (default {DEFAULT_TIME_LIMIT:g}; "
                              "'none': no limit); the best model found is returned with its certified gap")

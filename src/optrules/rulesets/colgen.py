@@ -37,9 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..budget import Budget, as_budget
-from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, highs_version, weak_duality_bound
-from .enumeration import PricingSearch
+from .enumeration import NodeBudget, PricingSearch
 from .pricing import PricingData, beam_search, exact_pricing
 
 _TOLERANCE = 1e-7
@@ -76,6 +76,7 @@ def column_generation(
     budget: Budget | None = None,
     sample_weight=None,
     chains=None,
+    max_nodes: int | None = None,
 ) -> RuleSetResult:
     """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``.
 
@@ -85,9 +86,15 @@ def column_generation(
     multiplies each sample's class weight (a missed positive costs its weight, a covered negative its
     weight per covering clause). ``chains``: each feature's nesting chain (-1: none), e.g.
     :attr:`~optrules.data.Binarizer.chains_`; the exact pricing then skips clauses with two features of
-    one chain (they equal a shorter clause)."""
+    one chain (they equal a shorter clause). ``max_nodes``: the exact pricing's work for the whole fit, in
+    clauses searched (:class:`~optrules.rulesets.enumeration.NodeBudget`); generation stops when it is
+    spent (status ``node budget``). With ``time_limit`` and ``pricing_time_limit`` None, a fit bounded by
+    it alone is deterministic: the same rule set and certificate on any machine, under any load."""
     method = _exact_method(exact)
     max_degree = feasible_degree(max_degree, complexity)
+    work = NodeBudget(max_nodes)
+    if pricing_time_limit is None:
+        pricing_time_limit = np.inf
     budget = as_budget(budget, time_limit)
     start = time.perf_counter()
     limit = budget.remaining()  # the time this stage has, or None
@@ -163,11 +170,14 @@ def column_generation(
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
             found = fresh([c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
+            if not found and method and work.exhausted:
+                stopped_by = NODE_BUDGET  # the beam found nothing and no exact pricing is left
+                break
             if not found and method:
                 seconds = max(min(pricing_time_limit, time_left()), 0.01)
                 shorter_start = time.perf_counter()
                 found = fresh(_shorter_improving_clauses(method, full, mu, unit_price, max_degree, 0.5 * seconds,
-                                                         random_state, budget.cancelled))
+                                                         random_state, budget.cancelled, work))
                 seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
             if not found and method:
                 if method == "enumeration":  # more time on these duals continues this search
@@ -175,12 +185,12 @@ def column_generation(
                 while True:
                     improving, bound, proven, dual_bound = _exact_with_bound(
                         method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds,
-                        random_state, budget.cancelled, last_search)
+                        random_state, budget.cancelled, last_search, work)
                     exact_calls += 1
                     priced_last_duals = seconds
                     lp_bound = max(lp_bound, dual_bound)
                     longer = min(2.0 * seconds, time_left(certificate=True))
-                    if improving or proven or longer <= seconds or budget.stopped():
+                    if improving or proven or longer <= seconds or budget.stopped() or work.exhausted:
                         break
                     # nothing found and nothing proven in time: without a new clause the generation is
                     # over, so the search on the same duals goes on for twice the time while the fit has
@@ -193,6 +203,8 @@ def column_generation(
                     lp_solved = True
                     break
             if not found:
+                if method and work.exhausted:
+                    stopped_by = NODE_BUDGET
                 break  # heuristic pricing only, or the exact pricing ran out of time with nothing better
             added = 0
             for clause in found:
@@ -255,7 +267,7 @@ def column_generation(
         try:
             lp_bound = max(lp_bound, _exact_with_bound(method, full, *last_duals, complexity, positive_costs,
                                                        max_degree, n_pos, seconds, random_state, budget.cancelled,
-                                                       last_search)[3])
+                                                       last_search, work)[3])
         except KeyboardInterrupt:
             budget.interrupt()
             status = INTERRUPTED
@@ -263,7 +275,7 @@ def column_generation(
     lower = min(max(lower, 0.0), objective)
     if objective <= lower + 1e-9:
         status = OPTIMAL
-    elif status not in (INTERRUPTED, MEMORY_BUDGET):
+    elif status not in (INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET):
         status = GAP if lp_solved or not out_of_time else TIME_BUDGET
     total = time.perf_counter() - start
     trace.append(total, objective, lower, [len(clauses)], float("nan"))
@@ -272,6 +284,7 @@ def column_generation(
         "iterations": iterations,
         "columns": len(clauses),
         "exact_pricing_calls": exact_calls,
+        "pricing_nodes": work.spent,  # clauses the exact pricing searched (its IP's nodes)
         "lp_objective": lp_value,
         "lp_solved": lp_solved,
         "conflict_bound": conflicts,
@@ -347,18 +360,18 @@ def _exact_method(exact) -> str | None:
 
 
 def _exact_with_bound(method, data, mu, lam, unit_price, complexity, positive_costs, max_degree, n_pos, seconds,
-                      seed, should_stop, search=None):
+                      seed, should_stop, search=None, work=None):
     """Exact pricing of the duals ``(mu, lam)`` and the weak-duality bound it proves: ``(improving
     clauses, lower bound on the minimum reduced cost, proven, bound on the rule set)``; ``search``: a
     :class:`~optrules.rulesets.enumeration.PricingSearch` of these duals to continue."""
     improving, bound, proven, ratio = _exact(method, data, mu, unit_price, max_degree, seconds, seed, should_stop,
-                                             search)
+                                             search, work)
     empty = data.reduced_cost((), mu, unit_price)
     return improving, bound, proven, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree,
                                                         n_pos, ratio)
 
 
-def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds, seed, should_stop):
+def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds, seed, should_stop, work=None):
     """The improving clauses of the fewest conditions: exact pricing over clauses of at most 1, 2, ...
     conditions (below ``max_degree``) until a search finds some, or is cut short by ``seconds``.
 
@@ -374,22 +387,23 @@ def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds
         left = seconds - (time.perf_counter() - start)
         if left <= 0:
             break
-        improving, _, proven, _ = _exact(method, data, mu, unit_price, degree, left, seed, should_stop)
+        improving, _, proven, _ = _exact(method, data, mu, unit_price, degree, left, seed, should_stop, work=work)
         if improving or not proven:
             return improving
     return []
 
 
-def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None):
+def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None, work=None):
     """Exact pricing: ``(clauses with negative reduced cost, proven lower bound on the minimum reduced
     cost, proven, proven lower bound on reduced cost / complexity or None)`` by branch-and-bound over
     conjunctions (``enumeration``; ``search`` continues one on these duals) or the HiGHS pricing IP
     (which has no ratio bound)."""
     if method == "enumeration":
         search = search or PricingSearch(data, mu, unit_price, max_degree)
-        clauses, _, bound, proven, ratio = search.run(time_limit, should_stop=should_stop)
+        clauses, _, bound, proven, ratio = search.run(time_limit, should_stop=should_stop, work=work)
         return [c for value, c in clauses if value < -_TOLERANCE], bound, proven, ratio
-    clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed, should_stop)
+    clause, reduced, bound, proven = exact_pricing(data, mu, unit_price, max_degree, time_limit, seed, should_stop,
+                                                   work)
     return ([clause] if clause is not None and reduced < -_TOLERANCE else []), bound, proven, None
 
 

@@ -331,13 +331,15 @@ class PricingSearch:
         words = self.pos_bits.shape[1] + self.neg_bits.shape[1]
         self.nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // words)))
 
-    def run(self, time_limit: float, max_clauses: int = 20, should_stop=None):
-        """Search on for at most ``time_limit`` seconds; returns what :func:`enumeration_pricing` does."""
+    def run(self, time_limit: float, max_clauses: int = 20, should_stop=None, work: "NodeBudget | None" = None):
+        """Search on for at most ``time_limit`` seconds and what ``work`` has left; returns what
+        :func:`enumeration_pricing` does."""
         if self.trivial:
             return self.found, self.best, self.best, True, 0.0
         start = time.perf_counter()
         unexplored = np.inf
         while not self.finished:
+            left = None if work is None else work.left()
             root = self.root
             if root >= self.n_features or self.root_bounds[self.order[root]] >= self.best:
                 # roots are sorted by their bound: none of the rest can win (and they have complexity >= 2)
@@ -345,16 +347,19 @@ class PricingSearch:
                     self.ratio_low[0] = _lower_ratio(self.ratio_low[0], float(self.root_bounds[self.order[root]]), 2.0)
                 self.finished = True
                 break
-            if time.perf_counter() - start > time_limit or (should_stop is not None and should_stop()):
+            if (left == 0 or time.perf_counter() - start > time_limit
+                    or (should_stop is not None and should_stop())):
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
                 unexplored = float(self.root_bounds[self.order[root]])
                 break
-            self.best, length, _, done, _ = search_root(
+            self.best, length, nodes, done, _ = search_root(
                 root, self.order, self.order_mu, self.chain_of, self.pos_bits, self.neg_bits, self.mu_padded,
                 self.mu_max, self.z_weight, self.z_padded, self.z_planes, self.unit_price, self.max_degree, self.best,
-                self.nodes_per_call, self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
+                self.nodes_per_call if left is None else min(self.nodes_per_call, left), self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
                 self.depth_state, self.ratio_low, self.stack_counts, self.level_stamp, self.sibling_stamp,
                 self.sibling_hash, self.sibling_pos)
+            if work is not None:
+                work.spend(nodes)
             if length > 0:
                 self.found.append((self.best, tuple(sorted(int(j) for j in self.best_clause[:length]))))
             if done:
@@ -363,6 +368,26 @@ class PricingSearch:
         lower = min(self.best, unexplored)
         ratio = _lower_ratio(float(self.ratio_low[0]), unexplored, 2.0)  # the part left counts, for now
         return self.found[:max_clauses], self.best, lower, bool(lower >= self.best), min(ratio, 0.0)
+
+
+class NodeBudget:
+    """The exact pricing's work a fit may still do, in clauses searched (branch-and-bound nodes; the
+    HiGHS pricing IP's nodes): unlike seconds, the same on every machine and under any load, so a fit
+    bounded by it alone returns the same rule set everywhere. ``limit`` None: no bound."""
+
+    def __init__(self, limit: int | None = None):
+        self.limit = None if limit is None else int(limit)
+        self.spent = 0
+
+    def left(self) -> int | None:
+        return None if self.limit is None else max(self.limit - self.spent, 0)
+
+    def spend(self, nodes: int) -> None:
+        self.spent += int(nodes)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit is not None and self.spent >= self.limit
 
 
 def _negative_weights(data, n_words: int):

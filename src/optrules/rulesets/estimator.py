@@ -31,7 +31,13 @@ class RuleSetClassifier(RuleModelEstimator):
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
     time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
         final MIP; None: no limit) and for the first exact pricing of each set of duals (a call that
-        finds nothing and proves nothing goes on for twice the time while the fit has it).
+        finds nothing and proves nothing goes on for twice the time while the fit has it; None: until
+        it proves or finds).
+    max_nodes : the exact pricing's work for the whole fit, in clauses searched (branch-and-bound
+        nodes; the pricing IP's nodes); column generation stops when it is spent, status ``node
+        budget``, and the final MIP runs. Seconds depend on the machine and its load, nodes do not:
+        with ``time_limit=None`` and ``pricing_time_limit=None`` the fit is deterministic (the same set
+        and certificate everywhere; counters["pricing_nodes"] reports what was spent).
     max_memory : bytes the fit may hold (binarized table, pricing matrices, the master's columns;
         default 1 GiB or half the machine's): column generation stops there, status ``memory budget``.
     min_support : a category must hold for at least this share of the training rows to become a
@@ -65,7 +71,8 @@ class RuleSetClassifier(RuleModelEstimator):
         penalty: float = 0.0,
         class_weight=None,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
-        pricing_time_limit: float = 30.0,
+        pricing_time_limit: float | None = 30.0,
+        max_nodes: int | None = None,
         beam_width: int = 10,
         exact_pricing: bool | str = True,
         max_pricing_samples: int = 5000,
@@ -89,6 +96,7 @@ class RuleSetClassifier(RuleModelEstimator):
         self.class_weight = class_weight
         self.time_limit = time_limit
         self.pricing_time_limit = pricing_time_limit
+        self.max_nodes = max_nodes
         self.beam_width = beam_width
         self.exact_pricing = exact_pricing
         self.max_pricing_samples = max_pricing_samples
@@ -112,11 +120,11 @@ class RuleSetClassifier(RuleModelEstimator):
                              f"set fits), got {self.complexity}")
         if int(self.max_degree) < 1:
             raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
-        if self.penalty < 0 or not self.pricing_time_limit > 0:
-            raise ValueError("penalty must be >= 0 and pricing_time_limit positive")
+        if self.penalty < 0 or not (self.pricing_time_limit is None or self.pricing_time_limit > 0):
+            raise ValueError("penalty must be >= 0 and pricing_time_limit positive (or None)")
         if not 0.0 <= self.min_support < 0.5:
             raise ValueError(f"min_support must lie in [0, 0.5), got {self.min_support}")
-        check_budget_values(self.time_limit, self.max_memory)
+        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
         self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
         return self
 
@@ -142,6 +150,7 @@ class RuleSetClassifier(RuleModelEstimator):
             self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
             self.random_state, progress, budget=budget, sample_weight=sample_weight,
             chains=self.binarizer_.chains_,  # negated for a CNF, still nested
+            max_nodes=self.max_nodes,
         )
         result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]

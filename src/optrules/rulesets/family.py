@@ -19,7 +19,7 @@ def _from_cli(args, common: dict, pos_label):
 
     return RuleSetClassifier(
         complexity=args.complexity[0], max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
-        pos_label=pos_label, **{**FAMILY.accepted(common), "negations": True},
+        pos_label=pos_label, max_nodes=args.max_nodes, **{**FAMILY.accepted(common), "negations": True},
     )
 
 

@@ -122,14 +122,17 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
 
 
 def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, time_limit: float, seed: int = 0,
-                  should_stop=None):
+                  should_stop=None, work=None):
     """The pricing IP on HiGHS: ``(clause or None, reduced cost, lower bound on the minimum reduced cost,
-    proven)``. Only positives with mu_i > 0 need variables; ``should_stop()`` interrupts the solve."""
+    proven)``. Only positives with mu_i > 0 need variables; ``should_stop()`` interrupts the solve;
+    ``work`` (a :class:`~optrules.rulesets.enumeration.NodeBudget`) bounds and counts its MIP nodes."""
     mu = np.asarray(mu, dtype=np.float64)
     active = np.flatnonzero(mu > 1e-12)
     n_features = data.positive.shape[1]
     h = new_highs(seed)
     h.setOptionValue("time_limit", float(max(time_limit, 0.05)))
+    if work is not None and work.left() is not None:
+        h.setOptionValue("mip_max_nodes", int(work.left()))
     interrupt_when(h, should_stop)
     # columns: z_j (binary), delta_i for active positives, delta_i for negatives
     n_pos, n_neg = len(active), data.negative.shape[0]
@@ -164,6 +167,8 @@ def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, tim
     h.addRows(len(starts), row_lower, row_upper, len(indices), starts, indices, values)
     h.run()
     info = h.getInfo()
+    if work is not None:
+        work.spend(max(int(info.mip_node_count), 1))
     if info.primal_solution_status == 0:
         return None, np.inf, info.mip_dual_bound + unit_price, False
     z = np.asarray(h.getSolution().col_value)[:n_features]
