@@ -26,6 +26,9 @@ and, like the exact pricing, by Ctrl-C or a cancel; the master's columns and the
 charged to the memory account (generation stops, status ``memory budget``, when more would not fit).
 When the MIP is cut short, a greedy choice among the generated clauses is kept if the MIP has no
 solution or a worse one; after Ctrl-C or a cancel the MIP is skipped and the greedy choice returned.
+``max_nodes`` bounds the exact pricing's work instead of (or beside) its time: the clauses its
+branch-and-bound searches (the pricing IP's nodes) over the whole fit, which do not depend on the
+machine; spent, generation stops (status ``node budget``) and the final MIP runs.
 """
 
 from __future__ import annotations
