@@ -46,17 +46,26 @@ PRICING_TIME_LIMIT = 2.0  # seconds per exact pricing call (the paper: 45)
 INNER_TIME_LIMIT = 6.0  # seconds per fit of the inner cross-validation (exact pricing)
 
 
-def select_complexity(X, y, categorical, seed=0, choose_class=False, inner_pricing="exact"):
+def _budgets(time_limit, pricing_time_limit, max_nodes):
+    """A fit's budgets: seconds, or with ``max_nodes`` the exact pricing's work alone (no time limits: the
+    same fit on any machine and under any load, the final MIP run to its end)."""
+    if max_nodes is None:
+        return {"time_limit": time_limit, "pricing_time_limit": pricing_time_limit}
+    return {"time_limit": None, "pricing_time_limit": None, "max_nodes": int(max_nodes)}
+
+
+def select_complexity(X, y, categorical, seed=0, choose_class=False, inner_pricing="exact", max_nodes=None):
     """The complexity bound (and with ``choose_class`` the class the set describes) with the best mean
     accuracy over a 3-fold split of the training fold, as the paper tuned C by cross-validation.
     ``inner_pricing="exact"``: the inner fits price as the final fit does (beam, then exact), on a shorter
     budget; ``"beam"``: beam pricing only, cheaper, but it judges each bound by sets the final fit does not
     find (measured: another bound on about half the folds, accuracy within run-to-run noise).
-    Returns ``(complexity, pos_label)``."""
+    ``max_nodes``: the inner fits are bounded by a tenth of the final fit's pricing nodes instead of
+    seconds. Returns ``(complexity, pos_label)``."""
     inner = StratifiedKFold(n_splits=3, shuffle=True, random_state=seed)
     if inner_pricing == "exact":
-        base = RuleSetClassifier(categorical=categorical, time_limit=INNER_TIME_LIMIT,
-                                 pricing_time_limit=min(PRICING_TIME_LIMIT, INNER_TIME_LIMIT / 4))
+        base = RuleSetClassifier(categorical=categorical, **_budgets(
+            INNER_TIME_LIMIT, min(PRICING_TIME_LIMIT, INNER_TIME_LIMIT / 4), None if max_nodes is None else max_nodes // 10))
     else:
         base = RuleSetClassifier(categorical=categorical, exact_pricing=False, time_limit=20)
     # choosing the class, the base rate (the empty set of either class) is a candidate too
@@ -65,7 +74,7 @@ def select_complexity(X, y, categorical, seed=0, choose_class=False, inner_prici
     return best["complexity"], best.get("pos_label")
 
 
-def run_fold(name, k, train, test, complexity, time_limit, methods, inner_pricing="exact"):
+def run_fold(name, k, train, test, complexity, time_limit, methods, inner_pricing="exact", max_nodes=None):
     X, y, categorical = load(name)
     X_train, X_test, y_train, y_test = X.iloc[train], X.iloc[test], y[train], y[test]
     out = {"dataset": name, "fold": k}
@@ -74,15 +83,16 @@ def run_fold(name, k, train, test, complexity, time_limit, methods, inner_pricin
             continue
         start = time.perf_counter()
         chosen, pos_label = (complexity, None) if complexity is not None else select_complexity(
-            X_train, y_train, categorical, choose_class=method == "cg-class", inner_pricing=inner_pricing)
+            X_train, y_train, categorical, choose_class=method == "cg-class", inner_pricing=inner_pricing,
+            max_nodes=max_nodes)
         selection = time.perf_counter() - start
         start = time.perf_counter()
-        model = RuleSetClassifier(complexity=chosen, categorical=categorical, time_limit=time_limit,
-                                  pricing_time_limit=PRICING_TIME_LIMIT, pos_label=pos_label).fit(X_train, y_train)
+        model = RuleSetClassifier(complexity=chosen, categorical=categorical, pos_label=pos_label,
+                                  **_budgets(time_limit, PRICING_TIME_LIMIT, max_nodes)).fit(X_train, y_train)
         out[method] = {"pos_label": None if pos_label is None else int(pos_label),
                        "accuracy": float(np.mean(model.predict(X_test) == y_test)), "complexity": model.rule_set_.complexity,
                        "time": time.perf_counter() - start, "selection_time": selection, "train_accuracy": float(np.mean(model.predict(X_train) == y_train)),
-                       "inner_pricing": None if complexity is not None else inner_pricing,
+                       "inner_pricing": None if complexity is not None else inner_pricing, "max_nodes": max_nodes,
                        "status": model.certificate_.status, "gap": model.certificate_.gap, "bound": chosen,
                        "objective": model.certificate_.objective, "lower_bound": model.certificate_.lower_bound,
                        "lp_solved": bool(model.certificate_.counters["lp_solved"]),
@@ -217,6 +227,9 @@ def main():
     parser.add_argument("--complexity", type=float, default=None,
                         help="fixed complexity bound (default: chosen per fold by inner 3-fold CV among 5..50)")
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--max-nodes", type=int, default=None,
+                        help="bound each fit's exact pricing by this many clauses searched (the inner CV's fits: "
+                             "a tenth) instead of seconds: no time limits, the same results on any machine")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--inner-pricing", choices=["exact", "beam"], default="exact",
                         help="pricing of the inner CV's fits choosing C: as the final fit (exact, "
@@ -234,7 +247,8 @@ def main():
         return
     tasks = [(name, k, tr, te) for name in args.datasets for k, (tr, te) in enumerate(folds(load(name)[1]))]
     results = Parallel(n_jobs=args.n_jobs, verbose=0)(
-        delayed(run_fold)(name, k, tr, te, args.complexity, args.time_limit, tuple(args.methods), args.inner_pricing)
+        delayed(run_fold)(name, k, tr, te, args.complexity, args.time_limit, tuple(args.methods), args.inner_pricing,
+                          args.max_nodes)
         for name, k, tr, te in tasks
     )
     path = ROOT / "docs" / "results" / "brcg_uci.json"
