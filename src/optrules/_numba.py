@@ -344,8 +344,8 @@ class Workspace(NamedTuple):
     live_words: np.ndarray
     in_prefix: np.ndarray  # a flag an antecedent, all False between expansions
     child_counts: np.ndarray  # packed counts an antecedent
-    totals: np.ndarray  # per-class sums
-    child_totals: np.ndarray
+    totals: np.ndarray  # per-class sums over what the prefix leaves
+    captured_totals: np.ndarray  # and over what a child's rule captures
     leaf_u: np.ndarray
     leaf_live_words: np.ndarray
     leaf_counts: np.ndarray

@@ -302,8 +302,10 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     may_resolve_leaves = ((flags & (RESOLVE_LEAVES | RESOLVE_LEAVES_WHEN_TIGHT)) != 0 and not use_classes
                           and rules_needed.shape[0] == 1)
     n_classes = class_weights.shape[1]
-    (u, v, scratch, chunk_scratch, live_words, in_prefix, child_counts, unc_totals, cap_totals, leaf_u,
-     leaf_live_words, leaf_counts) = workspace
+    u, v, scratch, chunk_scratch = workspace.u, workspace.v, workspace.scratch, workspace.chunk_scratch
+    live_words, in_prefix, child_counts = workspace.live_words, workspace.in_prefix, workspace.child_counts
+    unc_totals, cap_totals = workspace.totals, workspace.captured_totals
+    leaf_u, leaf_live_words, leaf_counts = workspace.leaf_u, workspace.leaf_live_words, workspace.leaf_counts
     for a in range(n_antecedents):
         in_prefix[a] = False
     pops = 0

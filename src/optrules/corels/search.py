@@ -227,15 +227,17 @@ def search(
     free_prefix = np.zeros(m + 1, np.int64)
     kernel_requirements = (requirements.masks, requirements.rules_needed, free_best, free_prefix)
 
-    scratch = workspace(counting, min(m, 4 * get_num_threads()) if kernel is K.expand_parallel else 1)
+    def chunks(threads: int) -> int:  # a prefix's children are counted in 4 chunks a thread
+        return min(m, 4 * threads)
+
+    scratch = workspace(counting, chunks(get_num_threads()) if kernel is K.expand_parallel else 1)
 
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
             code = (kernel if threads else K.expand)(max_pops, counting, settings, kernel_requirements, zobrist,
                                                      state.tree(), state.node_mistakes, state.node_b0,
-                                                     state.frontier(), state.progress(), scratch,
-                                                     min(m, 4 * threads))
+                                                     state.frontier(), state.progress(), scratch, chunks(threads))
         if free_best[1]:
             # a good list the requirements forbid: its admissible completion may be a better incumbent
             _offer_completion(problem, state, requirements, free_prefix[:int(free_best[1])], max_length)

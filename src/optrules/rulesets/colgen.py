@@ -173,16 +173,14 @@ def column_generation(
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
             found = fresh([c for c in found if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
-            if not found and method and work.exhausted:
-                stopped_by = NODE_BUDGET  # the beam found nothing and no exact pricing is left
-                break
-            if not found and method:
+            exact_left = bool(method) and not work.exhausted  # (spent: the beam alone, then the MIP)
+            if not found and exact_left:
                 seconds = max(min(pricing_time_limit, time_left()), 0.01)
                 shorter_start = time.perf_counter()
                 found = fresh(_shorter_improving_clauses(method, full, mu, unit_price, max_degree, 0.5 * seconds,
                                                          random_state, budget.cancelled, work))
                 seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
-            if not found and method:
+            if not found and exact_left:
                 if method == "enumeration":  # more time on these duals continues this search
                     last_search = PricingSearch(full, mu, unit_price, max_degree)
                 while True:

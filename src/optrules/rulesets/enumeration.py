@@ -352,10 +352,11 @@ class PricingSearch:
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
                 unexplored = float(self.root_bounds[self.order[root]])
                 break
+            node_cap = self.nodes_per_call if left is None else min(self.nodes_per_call, left)
             self.best, length, nodes, done, _ = search_root(
                 root, self.order, self.order_mu, self.chain_of, self.pos_bits, self.neg_bits, self.mu_padded,
                 self.mu_max, self.z_weight, self.z_padded, self.z_planes, self.unit_price, self.max_degree, self.best,
-                self.nodes_per_call if left is None else min(self.nodes_per_call, left), self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
+                node_cap, self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
                 self.depth_state, self.ratio_low, self.stack_counts, self.level_stamp, self.sibling_stamp,
                 self.sibling_hash, self.sibling_pos)
             if work is not None:
