@@ -6,7 +6,7 @@ import pytest
 from optrules.certificate import INTERRUPTED, MEMORY_BUDGET, TIME_BUDGET
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.problem import Problem
-from optrules.corels.search import search
+from optrules.corels.search import Ablation, search
 
 
 @pytest.fixture
@@ -112,7 +112,8 @@ def test_the_memory_budget_is_used_to_its_end(hard_problem, max_memory):
     from optrules.budget import Budget
 
     budget = Budget(max_memory=max_memory)
-    result = search(hard_problem, budget=budget)
+    # without deferred children, which let the search certify this problem within 20 MB
+    result = search(hard_problem, budget=budget, ablation=Ablation(deferred_children=False))
     assert result.certificate.status == MEMORY_BUDGET
     state = result.certificate.counters["memory_bytes"]
     allowance = max_memory - (budget.used - budget.charges().get("search state", 0))
@@ -148,11 +149,11 @@ def test_growth_fills_the_allowance_and_counts_the_copy(allowance):
 
 
 # -- a full memory budget: the search drains its queue --------------------------------------------------
-def _weakly_bounded(seed, lambdas, leaf_resolution=False):
+def _weakly_bounded(seed, lambdas, leaf_resolution=False, deferred_children=False):
     """8 antecedents, 60 samples: brute force is exact; with the support and equivalent-points bounds
     and the symmetry map off the search queues thousands of prefixes, more than a ~220 KB state holds
-    (leaves finished at once, which a tight budget turns on, would hold off the drops these tests are
-    about: off unless asked)."""
+    (leaves finished at once and children deferred, which a tight budget turns on, would hold off the
+    drops these tests are about: off unless asked)."""
     from optrules.corels.search import Ablation
 
     rng = np.random.default_rng(seed)
@@ -160,7 +161,8 @@ def _weakly_bounded(seed, lambdas, leaf_resolution=False):
     y = (rng.random(60) < 0.5).astype(int)
     regularization = float(rng.choice(lambdas))
     ablation = Ablation(minimum_support=False, accurate_support=False, excessive_support=False,
-                        equivalent_points=False, lookahead=bool(seed % 2), leaf_resolution=leaf_resolution)
+                        equivalent_points=False, lookahead=bool(seed % 2), leaf_resolution=leaf_resolution,
+                        deferred_children=deferred_children)
     return captures, y, regularization, dict(map_type="none", ablation=ablation)
 
 
@@ -197,6 +199,20 @@ def test_a_tight_budget_finishes_leaves_instead_of_dropping():
     certificate = search(problem, max_memory=240_000, **options).certificate
     dropping = search(problem, max_memory=240_000, **_weakly_bounded(23, [0.001, 0.002, 0.005])[3]).certificate
     assert certificate.counters["leaves_resolved"] > 0 and dropping.counters["leaves_resolved"] == 0
+    assert certificate.counters["prefixes_dropped"] < dropping.counters["prefixes_dropped"]
+    assert certificate.counters["memory_bytes"] <= 240_000
+    _check_against_brute_force(certificate, captures, y, regularization)
+
+
+@pytest.mark.parametrize("seed", [23, 24])
+def test_a_tight_budget_defers_children_instead_of_dropping(seed):
+    """Past half its memory allowance an expansion queues only the children keyed within lambda*N of its
+    own key and queues itself again for the rest: fewer prefixes dropped, the certificate as valid."""
+    captures, y, regularization, options = _weakly_bounded(seed, [0.001, 0.002, 0.005], deferred_children=None)
+    problem = Problem.from_captures(captures, y, regularization)
+    certificate = search(problem, max_memory=240_000, **options).certificate
+    dropping = search(problem, max_memory=240_000, **_weakly_bounded(seed, [0.001, 0.002, 0.005])[3]).certificate
+    assert certificate.counters["reexpansions"] > 0 and dropping.counters["reexpansions"] == 0
     assert certificate.counters["prefixes_dropped"] < dropping.counters["prefixes_dropped"]
     assert certificate.counters["memory_bytes"] <= 240_000
     _check_against_brute_force(certificate, captures, y, regularization)

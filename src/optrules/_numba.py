@@ -374,9 +374,9 @@ KEPT_A_CHILD = 10  # expansions that queued at least one child (what the C++ ref
 MEMORY_FULL, DROPPED = 11, 12
 # MEMORY_TIGHT: 1 once the state takes more than half of what the memory budget allows it (set by the
 # driver): a kernel may then trade time for room (the rule-list search finishes leaves instead of queuing
-# them, counted in LEAVES_RESOLVED).
-MEMORY_TIGHT, LEAVES_RESOLVED = 13, 14
-N_INT_STATE = 15
+# them, counted in LEAVES_RESOLVED, and queue a prefix's children in steps, counted in REEXPANDED).
+MEMORY_TIGHT, LEAVES_RESOLVED, REEXPANDED = 13, 14, 15
+N_INT_STATE = 16
 DROPPED_FLOOR = 1
 N_FLOAT_STATE = 2
 # kernel return codes

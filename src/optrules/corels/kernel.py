@@ -27,6 +27,7 @@ from .._numba import (
     EXPANDED,
     LEAVES_RESOLVED,
     MEMORY_TIGHT,
+    REEXPANDED,
     INSERTIONS,
     KEPT_A_CHILD,
     MEMORY_FULL,
@@ -45,6 +46,7 @@ from .._numba import (
     drop_stale_cache,
     find_remaining_set,
     heap_pop,
+    heap_push,
     live_word_list,
     mark_prefix,
     needs_room,
@@ -74,8 +76,9 @@ drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
 
 class Settings(NamedTuple):
     """What a search keeps fixed: N (the total weight), lambda*N, the queue's policy, the map's key,
-    the bounds in use (``USE_*`` bits), and the longest list searched (at most the number of
-    antecedents; fewer when the user bounds the list)."""
+    the bounds in use (``USE_*`` bits), the longest list searched (at most the number of
+    antecedents; fewer when the user bounds the list), and how far above a popped prefix's key its
+    children are queued when children are deferred (``DEFER_CHILDREN*``, in mistake units)."""
 
     n_samples: float
     lambda_n: float
@@ -83,6 +86,7 @@ class Settings(NamedTuple):
     map_type: int
     flags: int
     max_length: int
+    defer_window: float
 
 
 # policies
@@ -98,6 +102,8 @@ MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
 USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE_EQUIVALENT = 1, 2, 4, 8, 16
 # leaves (see _best_one_rule_extension) are resolved instead of queued: always, or once memory is tight
 RESOLVE_LEAVES, RESOLVE_LEAVES_WHEN_TIGHT = 32, 64
+# children are queued in steps of their bound (see _expand): always, or once memory is tight
+DEFER_CHILDREN, DEFER_CHILDREN_WHEN_TIGHT = 128, 256
 
 
 
@@ -162,6 +168,15 @@ def _prefix_coverage(node, node_parent, node_last, requirement_masks):
 _ORDER_SCALE = float(1 << 31)
 
 
+@njit(inline="always", cache=True)
+def _requeued(pop_key, own_key, lambda_n):
+    """Was this pop of a prefix queued again for the children it deferred (lower-bound policy)? Its own
+    key is b(d_p) + b0(d_p); queued again, it carries the smallest key of its deferred children, which
+    is at least lambda*N more: a child adds a rule, and the rule errs on the minority of every group of
+    identical samples it captures, which b0(d_p) counted."""
+    return pop_key > own_key + 0.5 * lambda_n
+
+
 @njit(cache=True)
 def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
     if policy == LOWER_BOUND:
@@ -176,10 +191,11 @@ def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
 
 
 @njit(cache=True)
-def queue_summary(heap_node, size, node_dead, node_mistakes, node_b0, node_depth, lambda_n, best, n_antecedents,
-                  by_length, remaining):
+def queue_summary(heap_key, heap_node, size, node_dead, node_mistakes, node_b0, node_depth, lambda_n, best,
+                  n_antecedents, keys_bound, by_length, remaining):
     """One pass over the live queue, no temporaries: returns the smallest b(d_p) + b0(d_p) (inf if
-    empty) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[K, f]`` (Theorem 7's
+    empty; with ``keys_bound``, the lower-bound policy, a prefix's queue key if larger: a prefix queued
+    again for its deferred children is bounded by theirs) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[K, f]`` (Theorem 7's
     histogram by prefix length K and extension budget f; ``remaining`` is sized to the longest queued
     prefix and the largest budget, never antecedents x antecedents)."""
     by_length[:] = 0
@@ -191,6 +207,8 @@ def queue_summary(heap_node, size, node_dead, node_mistakes, node_b0, node_depth
             continue
         lower_bound = theorem1_hierarchical_lower_bound(node_mistakes[x], node_depth[x], lambda_n)
         bound = lower_bound + node_b0[x]
+        if keys_bound and heap_key[i] > bound:
+            bound = heap_key[i]
         if bound < smallest:
             smallest = bound
         by_length[node_depth[x]] += 1
@@ -257,6 +275,19 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
 LEAF_WORDS_PER_EXPANSION = 1 << 24
 
 
+# Deferred children (DEFER_CHILDREN*). On hard problems the queue, not the work, ends the search: monks-3
+# at lambda 0.005 queued 36M prefixes in 60 s and expanded 1.2M. With the lower-bound policy a prefix
+# whose key is above the queue's smallest waits anyway; it need not exist yet. So an expansion popped at
+# key k queues only the children whose key (b + b0) is at most k + defer_window, and queues the prefix
+# again at the smallest key of the rest; popped again at that key k', it handles the children with keys
+# in [k', k' + defer_window] (those below k' were handled before: none lies between the last window and
+# k'), and so on. Every child is still handled exactly once with the same tests; the incumbent sees
+# every child's list at the first pop. A queued-again prefix bounds its deferred children by its key
+# (queue_summary); the map may declare it dominated (dead) like any queued prefix, and its deferred
+# children then are too (same captured set, larger bound).
+DEFER_WINDOW_LAMBDAS = 1.0
+
+
 # below this many words to sweep per expansion, starting threads costs more than it saves (measured)
 PARALLEL_MIN_WORDS = 1 << 16
 
@@ -285,7 +316,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     """
     (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
      minority_weights) = counting
-    n_samples, lambda_n, policy, map_type, flags, max_length = settings
+    n_samples, lambda_n, policy, map_type, flags, max_length, defer_window = settings
     requirement_masks, rules_needed, free_best, free_prefix = requirements
     complete = rules_needed.shape[0] - 1
     node_parent, node_last, node_depth, node_hash, node_dead = tree
@@ -301,6 +332,10 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     # leaves are resolved on the two-class counts, without requirements (whose incumbents need checking)
     may_resolve_leaves = ((flags & (RESOLVE_LEAVES | RESOLVE_LEAVES_WHEN_TIGHT)) != 0 and not use_classes
                           and rules_needed.shape[0] == 1)
+    # children are deferred on their key b + b0: the lower-bound policy's, without requirements (whose
+    # keys add what is owed, so a child's need not exceed its parent's) and with lambda > 0 (_requeued)
+    may_defer = ((flags & (DEFER_CHILDREN | DEFER_CHILDREN_WHEN_TIGHT)) != 0 and policy == LOWER_BOUND
+                 and rules_needed.shape[0] == 1 and lambda_n > 0.0)
     n_classes = class_weights.shape[1]
     u, v, scratch, chunk_scratch = workspace.u, workspace.v, workspace.scratch, workspace.chunk_scratch
     live_words, in_prefix, child_counts = workspace.live_words, workspace.in_prefix, workspace.child_counts
@@ -314,6 +349,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             return QUEUE_EMPTY
         if not ints[MEMORY_FULL] and needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
             return NEED_ROOM
+        pop_key = heap_key[0]
         node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
         ints[HEAP_SIZE] -= 1
         pops += 1
@@ -329,6 +365,19 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
         # the incumbent may have improved since this prefix was queued
         if not _admissible_extensions_may_win(lb, b0, needed, lambda_n, best, use_equivalent, use_lookahead):
             continue
+        # children keyed below handled_below were handled at earlier pops; those above defer_above wait
+        handled_below = -np.inf
+        defer_above = np.inf
+        if may_defer:
+            if _requeued(pop_key, lb + b0, lambda_n):
+                # its deferred children are keyed pop_key or more: may any of them still be queued?
+                if not theorem20_equivalent_points(pop_key, 0.0, lambda_n, best, use_lookahead):
+                    continue
+                handled_below = pop_key
+                ints[REEXPANDED] += 1
+            if (flags & DEFER_CHILDREN) != 0 or ints[MEMORY_TIGHT] != 0:
+                defer_above = pop_key + defer_window
+        next_key = np.inf
         shortest_extension = depth + max(needed, 1)
         if shortest_extension > theorem4_max_prefix_length(best, lambda_n, n_antecedents) or shortest_extension > max_length:
             continue
@@ -413,6 +462,12 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
                                                   use_lookahead):
                 continue
+            child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
+            if child_key < handled_below:
+                continue
+            if child_key > defer_above:
+                next_key = min(next_key, child_key)
+                continue
             if (resolve_leaves and leaf_words_left > 0
                     and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
                                                 use_lookahead)):
@@ -464,6 +519,9 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
         if ints[INSERTIONS] > insertions_before:
             ints[KEPT_A_CHILD] += 1
+        if next_key < np.inf:  # queued again for its deferred children, in the slot its pop freed
+            heap_push(heap_key, heap_node, ints[HEAP_SIZE], next_key, node)
+            ints[HEAP_SIZE] += 1
         mark_prefix(node, node_parent, node_last, in_prefix, False)
     return POPS_DONE
 

@@ -41,6 +41,10 @@ class Ablation:
     # once the search state takes half its memory allowance (it saves room and may cost time: a leaf the
     # optimum would have pruned by its turn is resolved anyway), True always, False never
     leaf_resolution: bool | None = None
+    # a prefix's children queued in steps of their bound, the prefix queued again for the rest (lower-bound
+    # policy, no requirements): None once memory is tight (it saves room and costs re-expansions), True
+    # always, False never
+    deferred_children: bool | None = None
 
     def flags(self) -> int:
         return (
@@ -50,6 +54,8 @@ class Ablation:
             | K.USE_LOOKAHEAD * self.lookahead
             | K.USE_EQUIVALENT * self.equivalent_points
             | (K.RESOLVE_LEAVES if self.leaf_resolution else K.RESOLVE_LEAVES_WHEN_TIGHT * (self.leaf_resolution is None))
+            | (K.DEFER_CHILDREN if self.deferred_children
+               else K.DEFER_CHILDREN_WHEN_TIGHT * (self.deferred_children is None))
         )
 
 
@@ -220,7 +226,11 @@ def search(
 
     counting = groups.counting(with_classes=problem.weighted)
     longest = m if max_length is None else min(int(max_length), m)
-    settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags, longest)
+    settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags, longest,
+                          K.DEFER_WINDOW_LAMBDAS * float(lambda_n))
+    # the queue's keys are bounds b + b0 (with requirements they add what is owed, which Lemma 2's lambda
+    # in _queue_lower_bound would count twice)
+    keys_bound = policy_id == K.LOWER_BOUND and not requirements.count
 
     # the best list seen that misses a requirement, and its length: completed into an incumbent below
     free_best = np.array([np.inf, 0.0])
@@ -246,12 +256,12 @@ def search(
 
     trace = Trace()
     outcome = drive(
-        run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress),
+        run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress, keys_bound),
         budget, max_nodes, trace_interval, trace, drop_when_full=True,
     )
     status = outcome.status
     if status != OPTIMAL:  # one scan of the queue, for the status and the bound
-        queue_bound = _queue_lower_bound(state, lambda_n)
+        queue_bound = _queue_lower_bound(state, lambda_n, _summary(state, lambda_n, keys_bound))
         status = proven_status(status, queue_bound, float(state.floats[0]))
 
     prefix = state.best()
@@ -320,15 +330,18 @@ def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: fl
     return SearchResult(prefix, mistakes, best, Certificate(status, best, lower_bound, counters, Trace()))
 
 
-def _queue_lower_bound(state: SearchState, lambda_n: float, summary=None) -> float:
+def _queue_lower_bound(state: SearchState, lambda_n: float, summary) -> float:
     """Smallest bound (mistake units) on any list not yet evaluated: every such list extends a queued
-    prefix by at least one rule, so it costs at least b(d_p) + b0(d_p) + lambda*N (Lemma 2, Thm 20)."""
-    smallest, _, _ = summary if summary is not None else _summary(state, lambda_n)
+    prefix by at least one rule, so it costs at least b(d_p) + b0(d_p) + lambda*N (Lemma 2, Thm 20);
+    ``summary``: :func:`_summary`'s."""
+    smallest, _, _ = summary
     # prefixes dropped once the memory budget was reached are bounded alike, by their smallest bound
     return min(smallest, state.dropped_floor()) + lambda_n
 
 
-def _summary(state: SearchState, lambda_n: float):
+def _summary(state: SearchState, lambda_n: float, keys_bound: bool):
+    """The queue's smallest bound, its prefixes by length, Theorem 7's histogram (``keys_bound``: the
+    queue's keys are bounds, see :func:`~optrules.corels.kernel.queue_summary`)."""
     m = state.best_prefix.shape[0] - 1
     by_length = np.zeros(m + 1, np.int64)
     longest = min(int(state.ints[MAX_LENGTH]), m)
@@ -336,14 +349,15 @@ def _summary(state: SearchState, lambda_n: float):
     largest_budget = m if lambda_n <= 0 else min(m, int(float(state.floats[0]) // lambda_n))
     remaining = np.zeros((longest + 1, largest_budget + 1), np.int64)
     smallest = K.queue_summary(
-        state.heap_node, int(state.ints[HEAP_SIZE]), state.node_dead, state.node_mistakes, state.node_b0,
-        state.node_depth, lambda_n, float(state.floats[0]), m, by_length, remaining,
+        state.heap_key, state.heap_node, int(state.ints[HEAP_SIZE]), state.node_dead, state.node_mistakes,
+        state.node_b0, state.node_depth, lambda_n, float(state.floats[0]), m, keys_bound, by_length, remaining,
     )
     return smallest, by_length, remaining
 
 
-def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n: int, m: int, progress) -> None:
-    summary = _summary(state, lambda_n)
+def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n: int, m: int, progress,
+            keys_bound: bool) -> None:
+    summary = _summary(state, lambda_n, keys_bound)
     _, by_length, remaining = summary
     best = float(state.floats[0])
     lower = min(best, _queue_lower_bound(state, lambda_n, summary))
