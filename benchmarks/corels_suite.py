@@ -8,9 +8,10 @@ a fresh process with the same time limit:
 * optrules: ``fit_reference`` (certified best-first search, the defaults: lower-bound policy, the
   ``auto`` map (captured-set on short vectors, else prefix), greedy warm start), memory budget 2 GB;
 * the C++ reference, if ``CORELS_REFERENCE`` names a binary (``-c 2 -p 1``: lower bound, prefix map,
-  with the .minor file), under a 4 GB address-space limit. It is not part of optrules (GPL): build it
-  yourself from the sources of PyPI ``corels`` 1.1.29 with a small driver calling ``run_corels_begin``
-  / ``run_corels_loop`` / ``run_corels_end`` and printing ``RESULT objective=... seconds=...``.
+  with the .minor file), under a 4 GB address-space limit. It is not part of optrules (GPL):
+  ``benchmarks/corels_reference/build.sh`` fetches the sources of PyPI ``corels`` 1.1.29 and compiles
+  them with our driver (``driver.cpp``: reads the files, calls ``run_corels_begin`` / ``run_corels_loop``
+  / ``run_corels_end`` under the time limit, prints ``RESULT objective=... seconds=...``).
 
 Searches that take under 2 s are run three times in fresh processes (each side) and the median is kept.
 Reported: status, objective, search seconds, ns per child bound (search time / bounds computed),
