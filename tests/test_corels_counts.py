@@ -21,11 +21,13 @@ from optrules.corels.search import search
 
 
 def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float, lookahead: bool = True,
-                     resolve_leaves: bool = False) -> dict:
+                     resolve_leaves: bool = False, dominance: bool = True) -> dict:
     """Algorithm 2 of Angelino et al. (2018) with Thms 1, 4, 10, 11, 20, 21 and Lemma 2 (``lookahead``),
     in plain Python. ``resolve_leaves``: a child that passes the queue's test but whose own children
     could not (its bound + lambda fails it) is expanded at once, its children's lists checked for the
-    incumbent, instead of being queued."""
+    incumbent, instead of being queued. ``dominance``: a child that passes it is dropped when a sibling
+    whose rule errs on nothing it captures captures a superset of the child's samples (more samples,
+    or the same with a smaller index)."""
     m, n = captures.shape
     lam_n = regularization * n
     ahead = lam_n if lookahead else 0.0
@@ -48,7 +50,7 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     queue = [(0.0 + b0(uncaptured_all), 0, ())]
     mistakes = {(): 0}  # of each queued prefix; its bound is mistakes + lambda N K (Thm 1)
     order = 1
-    expanded = evaluations = insertions = kept = leaves = 0
+    expanded = evaluations = insertions = kept = leaves = dominated = 0
 
     def thm4_cap(best):
         return m if lam_n <= 0 else min(math.floor(best / lam_n), m)
@@ -68,6 +70,11 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
         inserted_before = insertions
         n_unc = int(uncaptured.sum())
         pos_unc = int(y[uncaptured].sum())
+        pure = []  # (captured, index) of the siblings whose rule errs on none of its samples
+        for b in range(m):
+            grabbed = uncaptured & captures[b]
+            if dominance and b not in prefix and grabbed.any() and y[grabbed].min() == y[grabbed].max():
+                pure.append((grabbed, b))
         for a in range(m):
             if a in prefix:
                 continue
@@ -86,6 +93,10 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
                 continue
             child_b0 = b0(uncaptured & ~captures[a])
             if not child_lb + child_b0 + ahead < best:
+                continue
+            if any(b != a and (g.sum() > n_cap or (g.sum() == n_cap and b < a)) and not (captured & ~g).any()
+                   for g, b in pure):
+                dominated += 1
                 continue
             if resolve_leaves and not child_lb + lam_n + child_b0 + ahead < best:
                 if len(prefix) + 2 <= thm4_cap(best):
@@ -108,7 +119,8 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             insertions += 1
         kept += insertions > inserted_before
     return {"nodes_expanded": expanded, "lower_bound_evaluations": evaluations, "queue_insertions": insertions,
-            "expansions_with_children": kept, "leaves_resolved": leaves, "objective": best / n}
+            "expansions_with_children": kept, "leaves_resolved": leaves, "dominated_children": dominated,
+            "objective": best / n}
 
 
 def random_problem(rng, n_antecedents: int, n_samples: int, planted: bool):
@@ -135,41 +147,44 @@ CASES = [(seed, m, n, lam, planted) for seed, (m, n, lam, planted) in enumerate(
     + [(m, 20, lam, planted) for m in (4, 6, 8) for lam in (0.05, 0.1) for planted in (False, True)])]
 
 
-def _search(captures, y, regularization, lookahead, resolve_leaves=False):
+def _search(captures, y, regularization, lookahead, resolve_leaves=False, dominance=True):
     from optrules.corels.search import Ablation
 
     problem = Problem.from_captures(captures, y, regularization)
     return search(problem, map_type="none", warm_start=False,
-                  ablation=Ablation(lookahead=lookahead, leaf_resolution=resolve_leaves))
+                  ablation=Ablation(lookahead=lookahead, leaf_resolution=resolve_leaves, sibling_dominance=dominance))
 
 
-@pytest.mark.parametrize("lookahead, resolve_leaves", [(True, False), (False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("lookahead, resolve_leaves, dominance",
+                         [(True, False, True), (False, False, True), (True, True, True), (False, True, True),
+                          (True, False, False)])
 @pytest.mark.parametrize("seed, m, n, regularization, planted", CASES)
-def test_counters_match_the_plain_algorithm(seed, m, n, regularization, planted, lookahead, resolve_leaves):
+def test_counters_match_the_plain_algorithm(seed, m, n, regularization, planted, lookahead, resolve_leaves, dominance):
     captures, y = random_problem(np.random.default_rng(1000 + seed), m, n, planted)
-    expected = reference_counts(captures, y, regularization, lookahead, resolve_leaves)
-    result = _search(captures, y, regularization, lookahead, resolve_leaves)
+    expected = reference_counts(captures, y, regularization, lookahead, resolve_leaves, dominance)
+    result = _search(captures, y, regularization, lookahead, resolve_leaves, dominance)
     counters = result.certificate.counters
     assert result.certificate.status == "optimal"
     assert result.objective == pytest.approx(expected["objective"], abs=1e-12)
     for name in ("nodes_expanded", "lower_bound_evaluations", "queue_insertions", "expansions_with_children",
-                 "leaves_resolved"):
+                 "leaves_resolved", "dominated_children"):
         assert counters[name] == expected[name], (name, counters[name], expected[name])
 
 
 def test_the_cases_exercise_every_bound():
     """Each bound changes the counts on some case, so that weakening or strengthening it cannot hide:
     the equivalent-points term and the lookahead (searched without each), and Theorem 4's cap (the
-    plain algorithm with the cap one larger; without lookahead, since Lemma 2 implies the cap); and
-    some case has leaves to resolve."""
+    plain algorithm with the cap one larger; without lookahead, since Lemma 2 implies the cap); some
+    case has leaves to resolve; turning the sibling dominance off changes some case too."""
     from optrules.corels.search import Ablation
 
-    changed = {"thm20": 0, "lookahead": 0, "thm4": 0, "leaves": 0}
+    changed = {"thm20": 0, "lookahead": 0, "thm4": 0, "leaves": 0, "dominance": 0}
     for seed, m, n, lam, planted in CASES:
         captures, y = random_problem(np.random.default_rng(1000 + seed), m, n, planted)
         problem = Problem.from_captures(captures, y, lam)
         base = reference_counts(captures, y, lam)["nodes_expanded"]
-        for name, ablation in (("thm20", Ablation(equivalent_points=False)), ("lookahead", Ablation(lookahead=False))):
+        for name, ablation in (("thm20", Ablation(equivalent_points=False)), ("lookahead", Ablation(lookahead=False)),
+                               ("dominance", Ablation(sibling_dominance=False))):
             counters = search(problem, map_type="none", warm_start=False, ablation=ablation).certificate.counters
             changed[name] += counters["nodes_expanded"] != base
         changed["thm4"] += _cap_binds(captures, y, lam)

@@ -349,6 +349,7 @@ class Workspace(NamedTuple):
     leaf_u: np.ndarray
     leaf_live_words: np.ndarray
     leaf_counts: np.ndarray
+    pure_children: np.ndarray  # antecedents whose rule errs on none of what it captures (rule lists)
 
 
 def workspace(counting: Counting, max_chunks: int = 1) -> Workspace:
@@ -360,7 +361,7 @@ def workspace(counting: Counting, max_chunks: int = 1) -> Workspace:
                      np.empty((max(int(max_chunks), 1), n_words), np.uint64), np.empty(n_words, np.int64),
                      np.zeros(n_antecedents, np.bool_), np.empty(n_antecedents, np.int64), np.zeros(n_classes),
                      np.zeros(n_classes), np.empty(n_words, np.uint64), np.empty(n_words, np.int64),
-                     np.empty(n_antecedents, np.int64))
+                     np.empty(n_antecedents, np.int64), np.empty(n_antecedents, np.int64))
 
 
 # slots of the integer state vector
@@ -376,7 +377,8 @@ MEMORY_FULL, DROPPED = 11, 12
 # driver): a kernel may then trade time for room (the rule-list search finishes leaves instead of queuing
 # them, counted in LEAVES_RESOLVED, and queue a prefix's children in steps, counted in REEXPANDED).
 MEMORY_TIGHT, LEAVES_RESOLVED, REEXPANDED = 13, 14, 15
-N_INT_STATE = 16
+DOMINATED = 16  # children not queued: a sibling's subtree holds a list at least as good as each of theirs
+N_INT_STATE = 17
 DROPPED_FLOOR = 1
 N_FLOAT_STATE = 2
 # kernel return codes

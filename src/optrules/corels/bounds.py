@@ -80,6 +80,29 @@ def corollary16_permutation_dominates(lower_bound, stored_lower_bound):
 
 
 @njit(inline="always", cache=True)
+def pure_sibling_dominates(a, n_captured, b, n_captured_b, uncaptured, bits, live_words, n_live):
+    """Child b of prefix p, whose rule errs on none of the samples it captures after p (a *pure*
+    sibling), dominates child a when it captures a superset of a's samples there: more samples, or the
+    same ones and b < a (so that of two siblings capturing the same set one stays). Then no list in
+    p + a's subtree beats the best list in p + b's and the lists already evaluated, and p + a need not
+    be queued (its own list p + a + default has been checked against the incumbent).
+
+    Ours, the similar-support idea of Thm 18 with a difference of zero. Take a list p + a + R. If R does
+    not hold b, p + b + R is at least as good: b errs nowhere, and every later rule and the default see
+    a subset of the samples they saw (with their majority they err no more, sample by sample). If
+    R = R1 + b + R2, then p + b + R1 + R2 is better by lambda at least: the default is left the same
+    samples, b errs nowhere, R1 and R2 see subsets. ``uncaptured``: the words of what p leaves,
+    ``bits`` the antecedents' words, ``live_words[:n_live]`` the words where p leaves something."""
+    if b == a or n_captured_b < n_captured or (n_captured_b == n_captured and b > a):
+        return False
+    for j in range(n_live):
+        w = live_words[j]
+        if uncaptured[w] & bits[a, w] & ~bits[b, w]:
+            return False
+    return True
+
+
+@njit(inline="always", cache=True)
 def theorem7_extension_budget(lower_bound, best, lambda_n, free):
     """At most f = min(floor((R* - b(d_p)) / lambda), M - K_p) rules can still be appended to d_p (Thm 7);
     -1 when none can."""

@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from .._numba import (
     BEST_LEN,
+    DOMINATED,
     EXPANDED,
     LEAVES_RESOLVED,
     MEMORY_TIGHT,
@@ -61,6 +62,7 @@ from .._numba import (
 from .bounds import (
     corollary16_permutation_dominates,
     lemma2_lookahead,
+    pure_sibling_dominates,
     theorem1_hierarchical_lower_bound,
     theorem4_max_prefix_length,
     theorem7_extension_budget,
@@ -104,6 +106,8 @@ USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE
 RESOLVE_LEAVES, RESOLVE_LEAVES_WHEN_TIGHT = 32, 64
 # children are queued in steps of their bound (see _expand): always, or once memory is tight
 DEFER_CHILDREN, DEFER_CHILDREN_WHEN_TIGHT = 128, 256
+# children whose subtree a pure sibling's dominates are not queued (_dominated_by_pure_sibling)
+USE_SIBLING_DOMINANCE = 512
 
 
 
@@ -268,6 +272,26 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
     return fewest, best_b
 
 
+@njit(inline="always", cache=True)
+def _dominated_by_pure_sibling(a, n_cap, u, bits, live_words, n_live, pure_children, n_pure, child_counts):
+    """Does a pure sibling (``pure_children``: those whose rule errs on none of what it captures after
+    the prefix) dominate child ``a`` (:func:`~optrules.corels.bounds.pure_sibling_dominates`)? Returns
+    (dominated, siblings compared)."""
+    checks = 0
+    for i in range(n_pure):
+        b = pure_children[i]
+        checks += 1
+        if pure_sibling_dominates(a, n_cap, b, unpack_counts(child_counts[b])[0], u, bits, live_words, n_live):
+            return True, checks
+    return False, checks
+
+
+# An expansion looks for a pure sibling dominating a child (above) until it has made this many subset
+# checks, then queues the rest as usual: with many antecedents (and as many pure ones) the checks grow
+# with their square, the pruning never has to be complete. A count, not a time: deterministic.
+SIBLING_CHECKS_PER_EXPANSION = 1 << 20
+
+
 # An expansion finishes leaves until they have swept this many words (a leaf: every antecedent over what
 # its parent leaves), then queues the rest as usual: a pop must stay short for the driver to keep time
 # (a raw table's 218k antecedents: a leaf sweeps ~10M words, and one pop finishing its leaves had run
@@ -336,11 +360,14 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     # keys add what is owed, so a child's need not exceed its parent's) and with lambda > 0 (_requeued)
     may_defer = ((flags & (DEFER_CHILDREN | DEFER_CHILDREN_WHEN_TIGHT)) != 0 and policy == LOWER_BOUND
                  and rules_needed.shape[0] == 1 and lambda_n > 0.0)
+    # on the two-class counts, without requirements (a sibling that meets none cannot stand in for one)
+    use_dominance = (flags & USE_SIBLING_DOMINANCE) != 0 and not use_classes and rules_needed.shape[0] == 1
     n_classes = class_weights.shape[1]
     u, v, scratch, chunk_scratch = workspace.u, workspace.v, workspace.scratch, workspace.chunk_scratch
     live_words, in_prefix, child_counts = workspace.live_words, workspace.in_prefix, workspace.child_counts
     unc_totals, cap_totals = workspace.totals, workspace.captured_totals
     leaf_u, leaf_live_words, leaf_counts = workspace.leaf_u, workspace.leaf_live_words, workspace.leaf_counts
+    pure_children = workspace.pure_children
     for a in range(n_antecedents):
         in_prefix[a] = False
     pops = 0
@@ -407,6 +434,15 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             for chunk in prange(chunks):
                 count_children(u, bits, live_words, n_live, chunk_scratch[chunk], count_planes, positive_planes,
                                minority_planes, packed_weights, use_equivalent, in_prefix, child_counts, chunk, chunks)
+        n_pure = 0
+        if use_dominance:
+            for b in range(n_antecedents):
+                if not in_prefix[b]:
+                    n_cap_b, n_pos_b, _ = unpack_counts(child_counts[b])
+                    if n_cap_b > 0 and (n_pos_b == 0 or n_pos_b == n_cap_b):
+                        pure_children[n_pure] = b
+                        n_pure += 1
+        sibling_checks_left = SIBLING_CHECKS_PER_EXPANSION
         # pass 2, each child: bounds, the incumbent, the queue
         for a in range(n_antecedents):
             if in_prefix[a]:
@@ -462,6 +498,13 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
                                                   use_lookahead):
                 continue
+            if n_pure > 0 and sibling_checks_left > 0:
+                dominated, checks = _dominated_by_pure_sibling(a, n_cap, u, bits, live_words, n_live, pure_children,
+                                                               n_pure, child_counts)
+                sibling_checks_left -= checks
+                if dominated:
+                    ints[DOMINATED] += 1
+                    continue
             child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
             if child_key < handled_below:
                 continue

@@ -37,6 +37,7 @@ class Ablation:
     excessive_support: bool = True  # Thm 21
     lookahead: bool = True  # Lemma 2
     equivalent_points: bool = True  # Thm 20
+    sibling_dominance: bool = True  # a child dominated by a pure sibling (kernel._dominated_by_pure_sibling)
     # prefixes none of whose children could be queued (leaves) are finished at once instead of queued: None
     # once the search state takes half its memory allowance (it saves room and may cost time: a leaf the
     # optimum would have pruned by its turn is resolved anyway), True always, False never
@@ -53,6 +54,7 @@ class Ablation:
             | K.USE_EXCESSIVE_SUPPORT * self.excessive_support
             | K.USE_LOOKAHEAD * self.lookahead
             | K.USE_EQUIVALENT * self.equivalent_points
+            | K.USE_SIBLING_DOMINANCE * self.sibling_dominance
             | (K.RESOLVE_LEAVES if self.leaf_resolution else K.RESOLVE_LEAVES_WHEN_TIGHT * (self.leaf_resolution is None))
             | (K.DEFER_CHILDREN if self.deferred_children
                else K.DEFER_CHILDREN_WHEN_TIGHT * (self.deferred_children is None))
