@@ -216,7 +216,8 @@ def unsearched_counters(prefix_length: int) -> dict:
     return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,
             "queue_insertions": 0, "expansions_with_children": 0, "max_queue_size": 0, "max_prefix_length": 0,
             "memory_bytes": 0, "prefixes_dropped": 0,
-            "leaves_resolved": 0, "reexpansions": 0, "dominated_children": 0, "optimal_prefix_length": prefix_length, "compile_time": 0.0}
+            "leaves_resolved": 0, "reexpansions": 0, "dominated_children": 0, "optimal_prefix_length": prefix_length,
+            "compile_time": 0.0}
 
 
 @dataclass

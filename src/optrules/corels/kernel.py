@@ -199,9 +199,10 @@ def queue_summary(heap_key, heap_node, size, node_dead, node_mistakes, node_b0, 
                   n_antecedents, keys_bound, by_length, remaining):
     """One pass over the live queue, no temporaries: returns the smallest b(d_p) + b0(d_p) (inf if
     empty; with ``keys_bound``, the lower-bound policy, a prefix's queue key if larger: a prefix queued
-    again for its deferred children is bounded by theirs) and fills ``by_length[K]`` (queued prefixes per length) and ``remaining[K, f]`` (Theorem 7's
-    histogram by prefix length K and extension budget f; ``remaining`` is sized to the longest queued
-    prefix and the largest budget, never antecedents x antecedents)."""
+    again for its deferred children is bounded by theirs) and fills ``by_length[K]`` (queued prefixes
+    per length) and ``remaining[K, f]`` (Theorem 7's histogram by prefix length K and extension budget
+    f; ``remaining`` is sized to the longest queued prefix and the largest budget, never antecedents x
+    antecedents)."""
     by_length[:] = 0
     remaining[:, :] = 0
     smallest = np.inf
@@ -498,6 +499,9 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
                                                   use_lookahead):
                 continue
+            child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
+            if child_key < handled_below:  # handled (and counted) at an earlier pop of this prefix
+                continue
             if n_pure > 0 and sibling_checks_left > 0:
                 dominated, checks = _dominated_by_pure_sibling(a, n_cap, u, bits, live_words, n_live, pure_children,
                                                                n_pure, child_counts)
@@ -505,9 +509,6 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
                 if dominated:
                     ints[DOMINATED] += 1
                     continue
-            child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
-            if child_key < handled_below:
-                continue
             if child_key > defer_above:
                 next_key = min(next_key, child_key)
                 continue
