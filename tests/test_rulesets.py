@@ -8,7 +8,7 @@ from conftest import shared_path
 from optrules import RuleSetClassifier, load_model
 from optrules.budget import Budget
 from optrules.models import RuleSet
-from optrules.rulesets.colgen import column_generation
+from optrules.rulesets.colgen import column_generation, largest_ratio_bound
 from optrules.rulesets.master import MasterProblem
 from optrules.rulesets.enumeration import enumeration_pricing
 from optrules.rulesets.pricing import PricingData, beam_search, exact_pricing
@@ -172,6 +172,28 @@ def test_a_pricing_search_given_time_in_slices_ends_where_one_run_ends(seed):
 
 
 @pytest.mark.parametrize("seed", range(60))
+def test_a_search_raising_the_price_ends_at_the_largest_ratio(seed):
+    """With ``raise_price`` the search ends at the price at which the dearest clause prices zero (each
+    clause's (mu covered - negatives' cost) / complexity), or where it began if that is higher, whether it
+    runs at once or a node a slice; every slice's bound holds at the price the slice ended at."""
+    from optrules.rulesets.enumeration import PricingSearch
+
+    data, mu, price, degree, j = dense_pricing_instance(seed)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    zero_price = [(data.reduced_cost(c, mu, 0.0) / -(1 + len(c))) for c in every]  # where c prices zero
+    start = price * float(np.random.default_rng(seed).choice([0.0, 1.0, 3.0]))
+    whole = PricingSearch(data, mu, start, degree, raise_price=True)
+    whole.run(30.0)
+    assert whole.finished and whole.unit_price == pytest.approx(max([start] + zero_price), abs=1e-9)
+    sliced = PricingSearch(data, mu, start, degree, raise_price=True)
+    sliced.nodes_per_call = 1
+    while not sliced.finished:
+        _, best, lower, proven, _ = sliced.run(1e-4)
+        assert best == 0.0 and lower <= min(data.reduced_cost(c, mu, sliced.unit_price) for c in every) + 1e-9
+    assert sliced.unit_price == pytest.approx(whole.unit_price, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(60))
 def test_generation_prices_the_shortest_improving_clauses_first(seed):
     """Before the search over every clause, generation searches clauses of at most 1, 2, ... conditions
     and stops at the first size with an improving clause: it returns the best clauses of that size (the
@@ -318,27 +340,38 @@ def test_exact_pricing_that_finds_nothing_in_time_is_retried_longer(monkeypatch)
 
 
 def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypatch):
-    """Generation cut by its time leaves duals nobody priced: the time kept for the certificate (a
-    quarter of the budget) proves their bound, which holds (<= the optimum) and says something."""
+    """Generation cut by its time leaves duals nobody priced: the certificate's search proves their
+    bound beside the final MIP, until the fit's deadline (the quarter of the budget kept for it, and
+    the MIP's time); the bound holds (<= the optimum) and says something."""
     import optrules.rulesets.colgen as colgen
 
     features, y, optimum = certificate_instance()
     real_exact, certified = colgen._exact, []
+    real_ratio, ratio_seconds = colgen.largest_ratio_bound, []
     budget = VirtualClockBudget(40.0)
+    calls = []
+
+    def largest_ratio_bound(*args, **kwargs):
+        ratio_seconds.append(args[8])
+        return real_ratio(*args, **kwargs)
 
     def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None, work=None):
         if time_limit <= 0.5:  # a call during generation: finds clauses, proves nothing, uses up the time
             improving = real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search, work)[0]
-            budget.advance(28.5)  # generation has 40 - 10 (certificate) - 2 (final MIP) = 28 s
+            calls.append(time_limit)
+            if len(calls) == 2:  # duals a step on from the first (every positive 1): a bound to prove
+                budget.advance(28.5)  # generation has 40 - 10 (certificate) - 2 (final MIP) = 28 s
             return improving, -np.inf, False, None
         certified.append(time_limit)
         return real_exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop, search, work)
 
     monkeypatch.setattr(colgen, "_exact", exact)
+    monkeypatch.setattr(colgen, "largest_ratio_bound", largest_ratio_bound)
     monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])  # the exact pricing does it all
     result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
-    assert certified == pytest.approx([9.5])  # what is left of the certificate's quarter
+    assert certified == [] and ratio_seconds == pytest.approx([11.45])  # what is left of the 40 s
     assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
+    assert result.certificate.lower_bound > result.certificate.counters["conflict_bound"]  # its own
     assert not result.certificate.counters["lp_solved"]
     # without a time limit there is no share to keep, and a call that proves nothing is retried longer
     certified.clear()
@@ -539,6 +572,9 @@ def test_the_dual_bound_holds_for_any_duals(seed):
         assert bound <= with_ratio <= optimum + 1e-7
         if np.isfinite(complexity):
             assert with_ratio <= lp_value + 1e-7
+        # the certificate's search proves the largest ratio itself: the bound with the exact ratio
+        largest = largest_ratio_bound(data, mu, lam, penalty, complexity, 1.0, max_degree, n_pos, 30.0)
+        assert largest == pytest.approx(with_ratio, abs=1e-7)
         if trial == 0:  # at the LP's own duals every clause prices >= 0: the bound is the LP optimum
             assert bound == pytest.approx(lp_value, abs=1e-6)
 

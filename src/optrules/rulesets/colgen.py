@@ -34,6 +34,7 @@ machine; spent, generation stops (status ``node budget``) and the final MIP runs
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 
@@ -228,8 +229,8 @@ def column_generation(
         # generation cut short leaves duals whose pricing was never finished (each call has
         # pricing_time_limit, and the next LP moves the duals on): after the MIP, the time kept for the
         # certificate prices them on, for the bound alone
-        certify = bool(method) and not lp_solved and last_duals is not None and not (
-            last_search is not None and last_search.finished)
+        certify = bool(method) and not lp_solved and last_duals is not None and (
+            method == "enumeration" or last_search is None or not last_search.finished)
         certificate_seconds = max(min(time_left(certificate=True), certificate_time), 0.0) if certify else 0.0
     except KeyboardInterrupt:
         budget.interrupt()
@@ -238,14 +239,31 @@ def column_generation(
     elif stopped_by:
         status = stopped_by
     left = budget.remaining()
-    if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
-        mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
-    else:
-        # the rule set first: the MIP has the time but for half the certificate's share, which the pricing
-        # of the last duals gets afterwards with all the MIP leaves (a wdbc fold: the pricing first left
-        # the MIP 1.5 s, not enough to prove 6 mistakes optimal; it returned 8)
-        mip_time = np.inf if left is None else max(left - 0.5 * certificate_seconds, 0.05)
-        mip_value, selected, mip_bound, mip_proven = master.solve_mip(mip_time)
+    # the branch-and-bound certificate of the last duals runs beside the MIP, on the other core, until the
+    # fit's deadline (HiGHS and the search's kernel both release the GIL)
+    beside = None
+    if certify and method == "enumeration" and certificate_seconds > 0 and left is not None and not budget.stopped():
+        beside = _Beside(largest_ratio_bound, full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
+                         max_degree, n_pos, left - 0.05, work=work, search=last_search,
+                         should_stop=lambda: budget.interrupted)
+        # it has the MIP's time and at least its share; all that is left when generation ended near the
+        # time kept for the MIP and the certificate (out of time, or its last pricing used the time up: an
+        # ilpd fold left 11.5 s of 30 so), not when it ended early (a memory budget: the share alone)
+        kept = out_of_time or left <= reserve + 2.0 * certificate_time
+        beside_end = time.perf_counter() + (left - 0.05 if kept else certificate_seconds)
+    try:
+        if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
+            mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
+        else:
+            # the MIP has the time but for half the certificate's share, which the certificate gets after
+            # it, with what the MIP leaves (a wdbc fold: the pricing first left the MIP 1.5 s, not enough
+            # to prove 6 mistakes optimal; it returned 8); the enumeration's certificate runs beside too
+            mip_time = np.inf if left is None else max(left - 0.5 * certificate_seconds, 0.05)
+            mip_value, selected, mip_bound, mip_proven = master.solve_mip(mip_time)
+    except BaseException:
+        if beside is not None:
+            beside.stop()
+        raise
     chosen = [clauses[k] for k in selected]
     objective = _objective(features, y, chosen, costs, penalty)
     if not mip_proven and clauses:  # a MIP cut short may have no solution (none chosen), or a poor one
@@ -263,15 +281,26 @@ def column_generation(
         return math.ceil(lower - 1e-6) if integral and np.isfinite(lower) else lower
     left = budget.remaining()
     seconds = certificate_seconds if left is None else min(certificate_seconds, left - 0.01)
-    more = seconds > priced_last_duals if last_search is None else seconds > 0
-    if certify and more and not budget.stopped() and objective > proven_lower() + 1e-9:
+    if beside is not None:
+        try:
+            if objective <= proven_lower() + 1e-9:  # proven already: the certificate has nothing to add
+                beside.stop()
+            lp_bound = max(lp_bound, beside.result(max(beside_end - time.perf_counter(), 0.0), budget.cancelled))
+        except KeyboardInterrupt:
+            beside.stop()
+            budget.interrupt()
+            status = INTERRUPTED
+    elif (certify and method == "ip" and seconds > priced_last_duals and not budget.stopped()
+          and objective > proven_lower() + 1e-9):
         try:
             lp_bound = max(lp_bound, _exact_with_bound(method, full, *last_duals, complexity, positive_costs,
                                                        max_degree, n_pos, seconds, random_state, budget.cancelled,
-                                                       last_search, work)[3])
+                                                       None, work)[3])
         except KeyboardInterrupt:
             budget.interrupt()
             status = INTERRUPTED
+    if budget.interrupted:  # during the MIP or the certificate too
+        status = INTERRUPTED
     lower = proven_lower()
     lower = min(max(lower, 0.0), objective)
     if objective <= lower + 1e-9:
@@ -370,6 +399,73 @@ def _exact_with_bound(method, data, mu, lam, unit_price, complexity, positive_co
     empty = data.reduced_cost((), mu, unit_price)
     return improving, bound, proven, weak_duality_bound(mu, lam, complexity, positive_costs, empty, bound, max_degree,
                                                         n_pos, ratio)
+
+
+class _Beside:
+    """``function(*args, should_stop=..., **kwargs)`` run in a thread, to return a float; ``stop()`` asks it
+    to end (it looks between slices of its search) and waits, ``result()`` waits for its value.
+    ``should_stop`` is asked in that thread: a flag to read, not a fit's hook (a progress display's)."""
+
+    def __init__(self, function, *args, should_stop=None, **kwargs):
+        self._stopping = threading.Event()
+        self._value = -np.inf
+        self._error = None
+
+        def stop_asked():
+            return self._stopping.is_set() or (should_stop is not None and should_stop())
+
+        def run():
+            try:
+                self._value = float(function(*args, should_stop=stop_asked, **kwargs))
+            except BaseException as error:  # noqa: BLE001 - reported by result()
+                self._error = error
+        self._thread = threading.Thread(target=run, name="optrules-certificate", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join()
+
+    def result(self, wait: float, should_stop=None) -> float:
+        """What the thread returned, once it is done; ``wait`` seconds at most, or until ``should_stop()``
+        (asked here, in the caller's thread, every 0.1 s), after which it is asked to stop (and returns
+        what it has proven so far)."""
+        end = time.perf_counter() + wait
+        while self._thread.is_alive() and time.perf_counter() < end:
+            if should_stop is not None and should_stop():
+                break
+            self._thread.join(min(0.1, max(end - time.perf_counter(), 0.0)))
+        self.stop()
+        if self._error is not None and not isinstance(self._error, KeyboardInterrupt):
+            raise self._error
+        return self._value
+
+
+def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, seconds,
+                        should_stop=None, work=None, search=None) -> float:
+    """The strongest bound the duals ``mu`` give on the master LP over every clause: the Lagrangian
+    sum(mu) - C theta with theta the largest (mu covered - negatives' cost) / complexity - penalty of a
+    clause, found by branch-and-bound with Dinkelbach's step (:class:`~optrules.rulesets.enumeration.
+    PricingSearch` with ``raise_price``) instead of bounded from the minimum reduced cost.
+
+    The minimum reduced cost bounds the ratio loosely (each subtree the search cut at a bound b counts
+    b / its least complexity); here every clause is proven to price >= 0 at the unit price theta +
+    penalty, which prunes at 0 instead of at the most negative clause. An ilpd fold at complexity 50
+    (the last duals of a fit cut short): bound 19.1 in 9 s where the minimum's search gave -1709 in 10 s
+    and -2276 in the fit. The search starts at the price the restricted master puts on complexity,
+    ``lam`` (its basic clauses have that ratio), raised to the best ratio of the clauses ``search`` (a
+    search on these duals at ``penalty + lam``) met; cut short, the part left is bounded as
+    :func:`~optrules.rulesets.master.weak_duality_bound` does."""
+    theta = float(lam)
+    for value, clause in ([] if search is None else search.found):
+        if clause and value < 0:
+            theta = max(theta, lam - value / (1 + len(clause)))
+    ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
+    _, _, lower, _, ratio = ratio_search.run(seconds, should_stop=should_stop, work=work)
+    price = ratio_search.unit_price
+    empty = data.reduced_cost((), mu, price)
+    return weak_duality_bound(mu, price - penalty, complexity, positive_costs, empty, lower, max_degree, n_pos,
+                              ratio)
 
 
 def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds, seed, should_stop, work=None):

@@ -146,11 +146,11 @@ def _chain_taken(chain_of, chosen, depth, chain):
 # Without numba's reference counting (``_nrt=False``: the search allocates nothing): each call of a
 # helper above, inlined or not, counted references to its array arguments, and each row view to its
 # matrix, atomically, a few times per node; a wdbc fold's pricing (4 conditions) took 18.2 s with them,
-# 15.4 s without
-@njit(cache=True, _nrt=False)
+# 15.4 s without. Without the GIL too: a certificate's search runs beside the final MIP (rulesets/colgen.py)
+@njit(cache=True, _nrt=False, nogil=True)
 def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, node_cap,
                 best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low, stack_counts, level_stamp,
-                sibling_stamp, sibling_hash, sibling_pos):
+                sibling_stamp, sibling_hash, sibling_pos, raise_price):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
     Starts afresh when ``depth_state[0] == 0``, else resumes where the previous call stopped (the stack
@@ -162,6 +162,12 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
     subtree, which the certificate uses: each clause is met (its own ratio) or lies in a subtree cut at
     a bound b (clauses of complexity >= c: ratio >= min(b, 0) / c); a subtree left open when the caller
     stops is the caller's to bound.
+
+    ``raise_price`` (with ``best`` 0): instead of lowering ``best``, a clause pricing below zero raises the
+    unit price until it prices zero (Dinkelbach's step for the largest ratio); the price is returned last
+    (``unit_price`` unchanged otherwise). Every value and bound grows with the price, so what was proven
+    at a lower price (a clause >= 0, a subtree cut at a bound >= 0) holds at the higher one, and when the
+    search is finished every clause prices >= 0 at the price returned.
     """
     n_features = order.shape[0]
     best_length = -1
@@ -183,7 +189,10 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         nodes = 1
         ratio = _lower_ratio(ratio, value, 2.0)
         if value < best:
-            best = value
+            if raise_price:
+                unit_price -= value / 2.0
+            else:
+                best = value
             best_clause[0] = j
             best_length = 1
         depth = 1
@@ -203,7 +212,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
                     bound = -_mu_sum(stack_p[level], mu) + unit_price * (2.0 + level)
                     unexplored = min(unexplored, bound)
             ratio_low[0] = ratio
-            return best, best_length, nodes, False, unexplored
+            return best, best_length, nodes, False, unexplored, unit_price
         p = next_pos[depth]
         if p >= n_features:
             depth -= 1
@@ -244,7 +253,10 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
         value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
         ratio = _lower_ratio(ratio, value, 1.0 + child)
         if value < best:
-            best = value
+            if raise_price:
+                unit_price -= value / (1.0 + child)
+            else:
+                best = value
             for level in range(1, child + 1):
                 best_clause[level - 1] = order[chosen[level]]
             best_length = child
@@ -260,7 +272,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
                 ratio = _lower_ratio(ratio, bound, 2.0 + child)
     depth_state[0] = 0
     ratio_low[0] = ratio
-    return best, best_length, nodes, True, np.inf
+    return best, best_length, nodes, True, np.inf, unit_price
 
 
 def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit: float, max_clauses: int = 20,
@@ -285,19 +297,24 @@ class PricingSearch:
     certificate's pricing of the last duals add up instead of starting over (an ilpd fold's last duals:
     priced for 1, 2, 4 and 7.5 s from scratch, never proven; their proof takes about 10 s)."""
 
-    def __init__(self, data, mu, unit_price: float, max_degree: int):
+    def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False):
         mu = np.asarray(mu, dtype=np.float64)
+        self.raise_price = bool(raise_price)
+        self.unit_price = float(unit_price)
         active = mu > 1e-12
         self.n_features = n_features = data.positive.shape[1]
         self.empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum()
                                  + unit_price)
-        self.best, self.found = self.empty_value, [(self.empty_value, ())]
+        # raising the price, the search proves every clause >= 0 at the price it ends with (the empty
+        # clause is the caller's: its complexity, 1, is not the others')
+        self.best = 0.0 if raise_price else self.empty_value
+        self.found = [] if raise_price else [(self.empty_value, ())]
         self.root = 0  # the first root whose subtree is not finished
         self.ratio_low = np.full(1, np.inf)  # over the clauses searched or cut so far
         self.trivial = self.finished = max_degree < 1 or n_features == 0  # the empty clause only
         if self.trivial:
             return
-        self.unit_price, self.max_degree, self.z_weight = float(unit_price), int(max_degree), float(data.z_weight)
+        self.max_degree, self.z_weight = int(max_degree), float(data.z_weight)
         self.pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
         self.neg_bits = (bitset.pack((data.negative > 0).T) if data.negative.shape[0]
                          else np.zeros((n_features, 1), np.uint64))
@@ -307,8 +324,7 @@ class PricingSearch:
         self.z_padded, self.z_planes = _negative_weights(data, self.neg_bits.shape[1])
         # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
         feature_mu = (data.positive[active] > 0).T.astype(np.float64) @ mu[active]
-        self.root_bounds = -feature_mu + 2.0 * unit_price
-        self.order = np.argsort(self.root_bounds, kind="stable").astype(np.int64)
+        self.order = np.argsort(-feature_mu, kind="stable").astype(np.int64)
         # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
         self.order_mu = feature_mu[self.order] * (1.0 + 1e-12) + 1e-12
         self.chain_of = np.full(n_features, -1, np.int64) if data.chains is None else data.chains[self.order]
@@ -341,27 +357,27 @@ class PricingSearch:
         while not self.finished:
             left = None if work is None else work.left()
             root = self.root
-            if root >= self.n_features or self.root_bounds[self.order[root]] >= self.best:
+            if root >= self.n_features or self._root_bound(root) >= self.best:
                 # roots are sorted by their bound: none of the rest can win (and they have complexity >= 2)
                 if root < self.n_features:
-                    self.ratio_low[0] = _lower_ratio(self.ratio_low[0], float(self.root_bounds[self.order[root]]), 2.0)
+                    self.ratio_low[0] = _lower_ratio(self.ratio_low[0], self._root_bound(root), 2.0)
                 self.finished = True
                 break
             if (left == 0 or time.perf_counter() - start > time_limit
                     or (should_stop is not None and should_stop())):
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
-                unexplored = float(self.root_bounds[self.order[root]])
+                unexplored = self._root_bound(root)
                 break
             node_cap = self.nodes_per_call if left is None else min(self.nodes_per_call, left)
-            self.best, length, nodes, done, _ = search_root(
+            self.best, length, nodes, done, _, self.unit_price = search_root(
                 root, self.order, self.order_mu, self.chain_of, self.pos_bits, self.neg_bits, self.mu_padded,
                 self.mu_max, self.z_weight, self.z_padded, self.z_planes, self.unit_price, self.max_degree, self.best,
                 node_cap, self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
                 self.depth_state, self.ratio_low, self.stack_counts, self.level_stamp, self.sibling_stamp,
-                self.sibling_hash, self.sibling_pos)
+                self.sibling_hash, self.sibling_pos, self.raise_price)
             if work is not None:
                 work.spend(nodes)
-            if length > 0:
+            if length > 0 and not self.raise_price:
                 self.found.append((self.best, tuple(sorted(int(j) for j in self.best_clause[:length]))))
             if done:
                 self.root += 1
@@ -369,6 +385,11 @@ class PricingSearch:
         lower = min(self.best, unexplored)
         ratio = _lower_ratio(float(self.ratio_low[0]), unexplored, 2.0)  # the part left counts, for now
         return self.found[:max_clauses], self.best, lower, bool(lower >= self.best), min(ratio, 0.0)
+
+    def _root_bound(self, root: int) -> float:
+        """What the clauses whose first feature is the ``root``-th (in search order) price at least now:
+        -(the mu it covers) + 2u (the price may have risen since the search began)."""
+        return float(-self.order_mu[root] + 2.0 * self.unit_price)
 
 
 class NodeBudget:
