@@ -295,7 +295,13 @@ class PricingSearch:
     """The branch-and-bound of :func:`enumeration_pricing` on one set of duals, which more time continues:
     each :meth:`run` goes on where the last one stopped, so the retries of a call cut short and the
     certificate's pricing of the last duals add up instead of starting over (an ilpd fold's last duals:
-    priced for 1, 2, 4 and 7.5 s from scratch, never proven; their proof takes about 10 s)."""
+    priced for 1, 2, 4 and 7.5 s from scratch, never proven; their proof takes about 10 s).
+
+    ``raise_price``: instead of the minimum reduced cost, the largest ratio (mu covered - negatives'
+    cost) / complexity: the search prunes at 0 and raises ``unit_price`` whenever a clause prices below
+    0 (see :func:`search_root`); finished, every clause but the empty one prices >= 0 at the final
+    ``unit_price``, which is the largest ratio (or the starting price, if that is higher). Nothing goes
+    into ``found`` then."""
 
     def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False):
         mu = np.asarray(mu, dtype=np.float64)
