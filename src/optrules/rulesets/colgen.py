@@ -14,7 +14,8 @@ Certificate: after each exact pricing, the dual objective of the restricted mast
 for every clause (:func:`~optrules.rulesets.master.weak_duality_bound`: sum(mu) - C (lambda + t), t from
 the proven lower bound on the minimum reduced cost and the empty clause's own), rounded up when the
 weights are integers; when the LP is solved this is ceil(z_MLP). A time-limited fit keeps a quarter of
-its time for proving the last duals' bound (the search on them goes on, after the final MIP). The gap is
+its time for proving the last duals' bound (:func:`largest_ratio_bound`, in a thread beside the final MIP
+and after it; the HiGHS pricing IP after it). The gap is
 the rule set's objective minus that bound. The beam search may run on a random subsample of
 samples (``max_pricing_samples``) and of features (``max_pricing_features``), as the paper does for large
 data; clauses are always re-scored on all samples before they enter the master.
@@ -227,8 +228,8 @@ def column_generation(
                 break
         out_of_time = budget.expired() or time_left() <= 0
         # generation cut short leaves duals whose pricing was never finished (each call has
-        # pricing_time_limit, and the next LP moves the duals on): after the MIP, the time kept for the
-        # certificate prices them on, for the bound alone
+        # pricing_time_limit, and the next LP moves the duals on): beside and after the MIP, the time kept
+        # for the certificate proves their bound
         certify = bool(method) and not lp_solved and last_duals is not None and (
             method == "enumeration" or last_search is None or not last_search.finished)
         certificate_seconds = max(min(time_left(certificate=True), certificate_time), 0.0) if certify else 0.0
