@@ -230,8 +230,7 @@ def column_generation(
         # generation cut short leaves duals whose pricing was never finished (each call has
         # pricing_time_limit, and the next LP moves the duals on): beside and after the MIP, the time kept
         # for the certificate proves their bound
-        certify = bool(method) and not lp_solved and last_duals is not None and (
-            method == "enumeration" or last_search is None or not last_search.finished)
+        certify = bool(method) and not lp_solved and last_duals is not None
         certificate_seconds = max(min(time_left(certificate=True), certificate_time), 0.0) if certify else 0.0
     except KeyboardInterrupt:
         budget.interrupt()
@@ -240,8 +239,8 @@ def column_generation(
     elif stopped_by:
         status = stopped_by
     left = budget.remaining()
-    # the branch-and-bound certificate of the last duals runs beside the MIP, on the other core, until the
-    # fit's deadline (HiGHS and the search's kernel both release the GIL)
+    # the branch-and-bound certificate of the last duals runs beside the MIP, on the other core (HiGHS and
+    # the search's kernel both release the GIL)
     beside = None
     if certify and method == "enumeration" and certificate_seconds > 0 and left is not None and not budget.stopped():
         beside = _Beside(largest_ratio_bound, full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
@@ -290,7 +289,6 @@ def column_generation(
         except KeyboardInterrupt:
             beside.stop()
             budget.interrupt()
-            status = INTERRUPTED
     elif (certify and method == "ip" and seconds > priced_last_duals and not budget.stopped()
           and objective > proven_lower() + 1e-9):
         try:
@@ -299,8 +297,7 @@ def column_generation(
                                                        None, work)[3])
         except KeyboardInterrupt:
             budget.interrupt()
-            status = INTERRUPTED
-    if budget.interrupted:  # during the MIP or the certificate too
+    if budget.interrupted:  # before, during or after the MIP
         status = INTERRUPTED
     lower = proven_lower()
     lower = min(max(lower, 0.0), objective)
