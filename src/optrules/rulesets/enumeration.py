@@ -20,6 +20,15 @@ fails the bound; a child is tested on popcount x largest mu before its mu is sum
 one nesting chain (``data.chains``) are never combined; and a clause that covers what its parent or an
 already extended sibling covers is not extended.
 
+A node prices all its children first and keeps, in a list, those whose extensions may win; only those
+are candidates below it (tail pruning, as in set-enumeration trees for itemset mining: a clause that adds
+``r`` to a child covers at most what the child that adds ``r`` covers, at a higher complexity, so if that
+one's extension bound fails, so does the clause's). The list is extended smallest mu first, so a child
+that covers much has few candidates left (Bayardo's ordering for Max-Miner): a clause is reached through
+its subsets of least mu, whose bounds fail first. On the last duals of an ilpd fold (160 features, up to 5
+conditions) the search proves its minimum in 4.6 s instead of 10.5 s; on ionosphere's and wdbc's (540
+features) it prices 15-20 million clauses a second instead of 5-7 million.
+
 On the data of the paper's experiments this proves the pricing problem where the HiGHS pricing IP
 runs out of time (see docs/rulesets.md), and it needs no solver.
 """
@@ -143,19 +152,108 @@ def _chain_taken(chain_of, chosen, depth, chain):
     return False
 
 
+@njit(inline="always", cache=True)
+def _evaluate_children(depth, first, last, node_cap, tails, tail_mu, tail_len, order, order_mu, chain_of, pos_bits,
+                       neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, best_clause,
+                       stack_p, stack_z, chosen, ratio, raise_price):
+    """Prices every child of the clause at ``depth`` (itself and one more feature, taken from its
+    candidates) and lists, in ``tails[depth]``, the children whose extensions may still win, with the mu
+    they cover. Those are the only candidates of any child's children (tail pruning): a child of the
+    child at ``q`` that adds ``r`` covers at most the positives the child at ``r`` covers, at a higher
+    complexity, so if the child at ``r`` has an extension bound that fails, so does every clause that
+    adds ``r`` below its siblings. A node's candidates: for the root, every later feature; below, the
+    entries of its parent's list after its own. Prices candidates ``first`` to ``last`` (indices into
+    that list) and stops early after ``node_cap`` clauses, so that a node budget is kept to the clause.
+    Returns ``(best, unit_price, ratio, nodes, best_length, next)``: ``best_length`` -1 when no child
+    improved, ``next`` the first candidate not priced (``last`` when every one is done)."""
+    child = depth + 1
+    nodes = 0
+    best_length = -1
+    k = first
+    while k < last:
+        if nodes >= node_cap:
+            return best, unit_price, ratio, nodes, best_length, k
+        p = k if depth == 1 else tails[depth - 1, k]
+        k += 1
+        bound = -order_mu[p] + unit_price * (1.0 + child)
+        if bound >= best:
+            # a child covers at most the positives its feature covers
+            ratio = _lower_ratio(ratio, bound, 1.0 + child)
+            if depth == 1:  # and the root's candidates come by that mu in decreasing order
+                k = last
+                break
+            continue
+        if chain_of[p] >= 0 and _chain_taken(chain_of, chosen, depth, chain_of[p]):
+            continue  # with a feature of its own chain it equals a shorter clause, and so do its extensions
+        j = order[p]
+        covered = 0
+        for w in range(stack_p.shape[1]):
+            stack_p[child, w] = stack_p[depth, w] & pos_bits[j, w]
+            covered += np.int64(popcount(stack_p[child, w]))
+        bound = -covered * mu_max + unit_price * (1.0 + child)
+        if bound >= best:  # the test below on a cheaper upper bound of the mu covered
+            ratio = _lower_ratio(ratio, bound, 1.0 + child)
+            continue
+        covered_mu = _mu_sum(stack_p[child], mu)
+        bound = -covered_mu + unit_price * (1.0 + child)
+        if bound >= best:  # not even a free pass on the negatives would make it win
+            ratio = _lower_ratio(ratio, bound, 1.0 + child)
+            continue
+        for w in range(stack_z.shape[1]):
+            stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
+        nodes += 1
+        value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
+        ratio = _lower_ratio(ratio, value, 1.0 + child)
+        if value < best:
+            if raise_price:
+                unit_price -= value / (1.0 + child)
+            else:
+                best = value
+            for level in range(1, depth + 1):
+                best_clause[level - 1] = order[chosen[level]]
+            best_clause[depth] = j
+            best_length = child
+        if child < max_degree:
+            bound = -covered_mu + unit_price * (2.0 + child)  # of the extensions
+            if bound < best:
+                tails[depth, tail_len[depth]] = p
+                tail_mu[depth, tail_len[depth]] = covered_mu
+                tail_len[depth] += 1
+            else:
+                ratio = _lower_ratio(ratio, bound, 2.0 + child)
+    if k >= last:
+        _sort_by_mu(tails[depth], tail_mu[depth], tail_len[depth])
+    return best, unit_price, ratio, nodes, best_length, k
+
+
+@njit(inline="always", cache=True)
+def _sort_by_mu(positions, mus, n):
+    """Sorts the first ``n`` entries by mu, smallest first (insertion sort: short lists, no allocation)."""
+    for a in range(1, n):
+        p, m = positions[a], mus[a]
+        b = a - 1
+        while b >= 0 and mus[b] > m:
+            positions[b + 1], mus[b + 1] = positions[b], mus[b]
+            b -= 1
+        positions[b + 1], mus[b + 1] = p, m
+
+
 # Without numba's reference counting (``_nrt=False``: the search allocates nothing): each call of a
 # helper above, inlined or not, counted references to its array arguments, and each row view to its
 # matrix, atomically, a few times per node; a wdbc fold's pricing (4 conditions) took 18.2 s with them,
 # 15.4 s without. Without the GIL too: a certificate's search runs beside the final MIP (rulesets/colgen.py)
 @njit(cache=True, _nrt=False, nogil=True)
 def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, node_cap,
-                best_clause, stack_p, stack_z, next_pos, chosen, depth_state, ratio_low, stack_counts, level_stamp,
-                sibling_stamp, sibling_hash, sibling_pos, raise_price):
+                best_clause, stack_p, stack_z, cursor, chosen, depth_state, ratio_low, stack_counts, level_stamp,
+                sibling_stamp, sibling_hash, sibling_pos, raise_price, tails, tail_mu, tail_len, priced):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
-    Starts afresh when ``depth_state[0] == 0``, else resumes where the previous call stopped (the stack
-    lives in ``stack_p``, ``stack_z``, ``next_pos``, ``chosen``). Stops after ``node_cap`` clauses so that
-    the caller can keep time. Returns ``(best, best_length, nodes, finished, unexplored_bound)``: the best
+    A node's children are priced first, all of them (:func:`_evaluate_children`: ``priced`` says how far
+    each level got), then the ones whose extensions may win (``tails``, ``tail_mu``, ``tail_len``) are
+    extended one by one (``cursor``). Starts afresh when ``depth_state[0] == 0``, else resumes where the
+    previous call stopped (the stack lives in ``stack_p``, ``stack_z``, ``chosen`` and those lists).
+    Stops after ``node_cap`` clauses so that the caller can keep time. Returns ``(best, best_length,
+    nodes, finished, unexplored_bound)``: the best
     reduced cost (improving on ``best``: its clause is in ``best_clause[:best_length]``; else
     ``best_length = -1``), and, when not finished, a lower bound on every clause left in the subtree.
     ``ratio_low[0]`` is lowered to a lower bound on reduced cost / complexity over the clauses of the
@@ -196,80 +294,65 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             best_clause[0] = j
             best_length = 1
         depth = 1
-        next_pos[1] = n_features
+        cursor[1] = tail_len[1] = 0
+        priced[1] = n_features  # no child to price
         if max_degree >= 2:
             bound = -covered_mu + unit_price * 3.0  # of the extensions
             if bound < best:
-                next_pos[1] = root + 1
+                priced[1] = root + 1
             else:
                 ratio = _lower_ratio(ratio, bound, 3.0)
     while depth >= 1:
+        last = n_features if depth == 1 else tail_len[depth - 1]  # the node's candidates end there
         if nodes >= node_cap:
             depth_state[0] = depth
             unexplored = np.inf
             for level in range(1, depth + 1):
-                if next_pos[level] < n_features:
+                end = n_features if level == 1 else tail_len[level - 1]
+                if priced[level] < end or cursor[level] < tail_len[level]:
                     bound = -_mu_sum(stack_p[level], mu) + unit_price * (2.0 + level)
                     unexplored = min(unexplored, bound)
             ratio_low[0] = ratio
             return best, best_length, nodes, False, unexplored, unit_price
-        p = next_pos[depth]
-        if p >= n_features:
+        if priced[depth] < last:
+            best, unit_price, ratio, found, length, priced[depth] = _evaluate_children(
+                depth, priced[depth], last, node_cap - nodes, tails, tail_mu, tail_len, order, order_mu, chain_of,
+                pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best,
+                best_clause, stack_p, stack_z, chosen, ratio, raise_price)
+            nodes += found
+            if length > 0:
+                best_length = length
+            continue
+        k = cursor[depth]
+        if k >= tail_len[depth]:
             depth -= 1
             continue
+        cursor[depth] = k + 1
         child = depth + 1
-        bound = -order_mu[p] + unit_price * (1.0 + child)
+        bound = -tail_mu[depth, k] + unit_price * (2.0 + child)  # of its extensions, at today's price
         if bound >= best:
-            # a child covers at most the positives its feature covers, and features come by that mu in
-            # decreasing order: neither this one nor any later one can win
-            next_pos[depth] = n_features
-            ratio = _lower_ratio(ratio, bound, 1.0 + child)
+            ratio = _lower_ratio(ratio, bound, 2.0 + child)
             continue
-        next_pos[depth] = p + 1
-        if chain_of[p] >= 0 and _chain_taken(chain_of, chosen, depth, chain_of[p]):
-            continue  # with a feature of its own chain it equals a shorter clause, and so do its extensions
+        p = tails[depth, k]
         j = order[p]
         covered = 0
         for w in range(stack_p.shape[1]):
             stack_p[child, w] = stack_p[depth, w] & pos_bits[j, w]
             covered += np.int64(popcount(stack_p[child, w]))
-        bound = -covered * mu_max + unit_price * (1.0 + child)
-        if bound >= best:  # the test below on a cheaper upper bound of the mu covered
-            ratio = _lower_ratio(ratio, bound, 1.0 + child)
-            continue
-        covered_mu = _mu_sum(stack_p[child], mu)
-        bound = -covered_mu + unit_price * (1.0 + child)
-        if bound >= best:  # not even a free pass on the negatives would make it win
-            ratio = _lower_ratio(ratio, bound, 1.0 + child)
-            continue
         negatives = 0
         for w in range(stack_z.shape[1]):
             stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
             negatives += np.int64(popcount(stack_z[child, w]))
         stack_counts[child, 0] = covered
         stack_counts[child, 1] = negatives
-        nodes += 1
+        if _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits, neg_bits,
+                              order, level_stamp, sibling_stamp, sibling_hash, sibling_pos):
+            continue
         chosen[child] = p
-        value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
-        ratio = _lower_ratio(ratio, value, 1.0 + child)
-        if value < best:
-            if raise_price:
-                unit_price -= value / (1.0 + child)
-            else:
-                best = value
-            for level in range(1, child + 1):
-                best_clause[level - 1] = order[chosen[level]]
-            best_length = child
-        if child < max_degree:
-            bound = -covered_mu + unit_price * (2.0 + child)  # of the extensions
-            if bound < best:
-                if not _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits, neg_bits,
-                                          order, level_stamp, sibling_stamp, sibling_hash, sibling_pos):
-                    depth = child
-                    next_pos[depth] = p + 1
-                    level_stamp[depth] += 1
-            else:
-                ratio = _lower_ratio(ratio, bound, 2.0 + child)
+        depth = child
+        cursor[depth] = tail_len[depth] = 0
+        priced[depth] = k + 1  # its candidates: its siblings to extend after it
+        level_stamp[depth] += 1
     depth_state[0] = 0
     ratio_low[0] = ratio
     return best, best_length, nodes, True, np.inf, unit_price
@@ -345,7 +428,12 @@ class PricingSearch:
         self.sibling_stamp = np.zeros((levels, slots), np.int64)
         self.sibling_hash = np.zeros((levels, slots), np.uint64)
         self.sibling_pos = np.zeros((levels, slots), np.int64)
-        self.next_pos = np.zeros(levels, np.int64)
+        self.cursor = np.zeros(levels, np.int64)
+        # each open node's children whose extensions may win (positions in ``order``), with their mu
+        self.tails = np.zeros((levels, n_features), np.int64)
+        self.tail_mu = np.zeros((levels, n_features))
+        self.tail_len = np.zeros(levels, np.int64)
+        self.priced = np.zeros(levels, np.int64)
         self.chosen = np.zeros(levels, np.int64)
         self.best_clause = np.zeros(max_degree, np.int64)
         self.depth_state = np.zeros(1, np.int64)
@@ -378,9 +466,10 @@ class PricingSearch:
             self.best, length, nodes, done, _, self.unit_price = search_root(
                 root, self.order, self.order_mu, self.chain_of, self.pos_bits, self.neg_bits, self.mu_padded,
                 self.mu_max, self.z_weight, self.z_padded, self.z_planes, self.unit_price, self.max_degree, self.best,
-                node_cap, self.best_clause, self.stack_p, self.stack_z, self.next_pos, self.chosen,
+                node_cap, self.best_clause, self.stack_p, self.stack_z, self.cursor, self.chosen,
                 self.depth_state, self.ratio_low, self.stack_counts, self.level_stamp, self.sibling_stamp,
-                self.sibling_hash, self.sibling_pos, self.raise_price)
+                self.sibling_hash, self.sibling_pos, self.raise_price, self.tails, self.tail_mu, self.tail_len,
+                self.priced)
             if work is not None:
                 work.spend(nodes)
             if length > 0 and not self.raise_price:
