@@ -36,6 +36,7 @@ runs out of time (see docs/rulesets.md), and it needs no solver.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -44,6 +45,58 @@ from .._numba import drop_stale_cache, popcount, trailing_zeros, weighted_count
 from ..data import bitset
 
 drop_stale_cache(__file__, ["../_numba.py"])
+
+
+class Problem(NamedTuple):
+    """The pricing problem as the search reads it: features in search order (``order``, the mu each
+    covers, ``order_mu``, and its nesting chain or -1), what each feature covers (packed: the positives
+    with mu > 0, the negatives), the positives' mu (padded to whole words) and its largest value, and the
+    negatives' cost (``z_weight`` each, or their own weights: packed, or as bit planes of whole
+    multiples; see :func:`_negative_weights`); clauses of at most ``max_degree`` features."""
+
+    order: np.ndarray
+    order_mu: np.ndarray
+    chain_of: np.ndarray
+    positives: np.ndarray
+    negatives: np.ndarray
+    mu: np.ndarray
+    mu_max: float
+    z_weight: float
+    z_weights: np.ndarray
+    z_planes: np.ndarray
+    max_degree: int
+
+
+class Stack(NamedTuple):
+    """The search's state between two calls, by level (a clause of ``d`` features at level ``d``): what
+    the clause covers (packed positives and negatives, and their counts), the position of its last
+    feature (``chosen``), how far the pricing of its children got (``priced``), the children to extend
+    (``tails``: positions, ``tail_mu``: the mu each covers, ``tail_len``) and how many were
+    (``cursor``); the depth to resume at (0: a new root), the ratio bound so far and the best clause."""
+
+    positives: np.ndarray
+    negatives: np.ndarray
+    counts: np.ndarray
+    chosen: np.ndarray
+    priced: np.ndarray
+    cursor: np.ndarray
+    tails: np.ndarray
+    tail_mu: np.ndarray
+    tail_len: np.ndarray
+    depth: np.ndarray
+    ratio_low: np.ndarray
+    best_clause: np.ndarray
+
+
+class Siblings(NamedTuple):
+    """By level, a hash table of what the open node's extended children cover (see
+    :func:`_covers_as_another`): slots valid while their ``stamp`` is the level's."""
+
+    level: np.ndarray
+    stamp: np.ndarray
+    hash: np.ndarray
+    position: np.ndarray
+
 
 _NODES_PER_CALL = 200_000
 _WORDS_PER_CALL = 50_000_000  # about 50 ms of work between two looks at the clock
@@ -102,8 +155,7 @@ def _mix(x):
 
 
 @njit(inline="always", cache=True)
-def _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits, neg_bits, order,
-                       level_stamp, sibling_stamp, sibling_hash, sibling_pos):
+def _covers_as_another(depth, child, p, problem, stack, siblings):
     """Whether the clause at ``child`` covers what its parent covers, or what an earlier sibling already
     expanded covers (same positives with mu > 0, same negatives); else records it among the siblings.
 
@@ -112,6 +164,10 @@ def _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits
     have no lower ratio): those are searched already (or cut by a bound that holds for them). Clauses
     of a node that narrows the rows to a few often take many thresholds that split none of them.
     A hash finds the sibling, the words confirm it: no collision can cut a subtree."""
+    stack_p, stack_z, stack_counts = stack.positives, stack.negatives, stack.counts
+    pos_bits, neg_bits, order = problem.positives, problem.negatives, problem.order
+    level_stamp, sibling_stamp = siblings.level, siblings.stamp
+    sibling_hash, sibling_pos = siblings.hash, siblings.position
     if stack_counts[child, 0] == stack_counts[depth, 0] and stack_counts[child, 1] == stack_counts[depth, 1]:
         return True
     h = _GOLDEN
@@ -153,9 +209,7 @@ def _chain_taken(chain_of, chosen, depth, chain):
 
 
 @njit(inline="always", cache=True)
-def _evaluate_children(depth, first, last, node_cap, tails, tail_mu, tail_len, order, order_mu, chain_of, pos_bits,
-                       neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, best_clause,
-                       stack_p, stack_z, chosen, ratio, raise_price):
+def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price, best, ratio, raise_price):
     """Prices every child of the clause at ``depth`` (itself and one more feature, taken from its
     candidates) and lists, in ``tails[depth]``, the children whose extensions may still win, with the mu
     they cover. Those are the only candidates of any child's children (tail pruning): a child of the
@@ -166,6 +220,12 @@ def _evaluate_children(depth, first, last, node_cap, tails, tail_mu, tail_len, o
     that list) and stops early after ``node_cap`` clauses, so that a node budget is kept to the clause.
     Returns ``(best, unit_price, ratio, nodes, best_length, next)``: ``best_length`` -1 when no child
     improved, ``next`` the first candidate not priced (``last`` when every one is done)."""
+    order, order_mu, chain_of = problem.order, problem.order_mu, problem.chain_of
+    mu, mu_max = problem.mu, problem.mu_max
+    pos_bits, neg_bits, max_degree = problem.positives, problem.negatives, problem.max_degree
+    z_weight, z_weights, z_planes = problem.z_weight, problem.z_weights, problem.z_planes
+    stack_p, stack_z, chosen, best_clause = stack.positives, stack.negatives, stack.chosen, stack.best_clause
+    tails, tail_mu, tail_len = stack.tails, stack.tail_mu, stack.tail_len
     child = depth + 1
     nodes = 0
     best_length = -1
@@ -243,21 +303,20 @@ def _sort_by_mu(positions, mus, n):
 # matrix, atomically, a few times per node; a wdbc fold's pricing (4 conditions) took 18.2 s with them,
 # 15.4 s without. Without the GIL too: a certificate's search runs beside the final MIP (rulesets/colgen.py)
 @njit(cache=True, _nrt=False, nogil=True)
-def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best, node_cap,
-                best_clause, stack_p, stack_z, cursor, chosen, depth_state, ratio_low, stack_counts, level_stamp,
-                sibling_stamp, sibling_hash, sibling_pos, raise_price, tails, tail_mu, tail_len, priced):
+def search_root(root, problem, stack, siblings, unit_price, best, node_cap, raise_price):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
-    A node's children are priced first, all of them (:func:`_evaluate_children`: ``priced`` says how far
-    each level got), then the ones whose extensions may win (``tails``, ``tail_mu``, ``tail_len``) are
-    extended one by one (``cursor``). Starts afresh when ``depth_state[0] == 0``, else resumes where the
-    previous call stopped (the stack lives in ``stack_p``, ``stack_z``, ``chosen`` and those lists).
-    Stops after ``node_cap`` clauses so that the caller can keep time. Returns ``(best, best_length,
-    nodes, finished, unexplored_bound)``: the best
-    reduced cost (improving on ``best``: its clause is in ``best_clause[:best_length]``; else
-    ``best_length = -1``), and, when not finished, a lower bound on every clause left in the subtree.
-    ``ratio_low[0]`` is lowered to a lower bound on reduced cost / complexity over the clauses of the
-    subtree, which the certificate uses: each clause is met (its own ratio) or lies in a subtree cut at
+    ``problem`` (a :class:`Problem`) is read only; ``stack`` (a :class:`Stack`) holds the search from
+    one call to the next; ``siblings`` (:class:`Siblings`) what each open node's extended children cover.
+    A node's children are priced first, all of them (:func:`_evaluate_children`: ``stack.priced`` says
+    how far each level got), then the ones whose extensions may win (``stack.tails``) are extended one by
+    one (``stack.cursor``). Starts afresh when ``stack.depth[0] == 0``, else resumes where the previous
+    call stopped. Stops after ``node_cap`` clauses so that the caller can keep time. Returns ``(best,
+    best_length, nodes, finished, unexplored_bound, unit_price)``: the best reduced cost (improving on
+    ``best``: its clause is in ``stack.best_clause[:best_length]``; else ``best_length = -1``), and, when
+    not finished, a lower bound on every clause left in the subtree. ``stack.ratio_low[0]`` is lowered
+    to a lower bound on reduced cost / complexity over the clauses of the subtree, which the certificate
+    uses: each clause is met (its own ratio) or lies in a subtree cut at
     a bound b (clauses of complexity >= c: ratio >= min(b, 0) / c); a subtree left open when the caller
     stops is the caller's to bound.
 
@@ -267,6 +326,12 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
     at a lower price (a clause >= 0, a subtree cut at a bound >= 0) holds at the higher one, and when the
     search is finished every clause prices >= 0 at the price returned.
     """
+    order, mu, max_degree = problem.order, problem.mu, problem.max_degree
+    z_weight, z_weights, z_planes = problem.z_weight, problem.z_weights, problem.z_planes
+    pos_bits, neg_bits = problem.positives, problem.negatives
+    stack_p, stack_z, stack_counts, chosen = stack.positives, stack.negatives, stack.counts, stack.chosen
+    cursor, priced, tails, tail_mu, tail_len = stack.cursor, stack.priced, stack.tails, stack.tail_mu, stack.tail_len
+    depth_state, ratio_low, best_clause, level_stamp = stack.depth, stack.ratio_low, stack.best_clause, siblings.level
     n_features = order.shape[0]
     best_length = -1
     nodes = 0
@@ -316,9 +381,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             return best, best_length, nodes, False, unexplored, unit_price
         if priced[depth] < last:
             best, unit_price, ratio, found, length, priced[depth] = _evaluate_children(
-                depth, priced[depth], last, node_cap - nodes, tails, tail_mu, tail_len, order, order_mu, chain_of,
-                pos_bits, neg_bits, mu, mu_max, z_weight, z_weights, z_planes, unit_price, max_degree, best,
-                best_clause, stack_p, stack_z, chosen, ratio, raise_price)
+                depth, priced[depth], last, node_cap - nodes, problem, stack, unit_price, best, ratio, raise_price)
             nodes += found
             if length > 0:
                 best_length = length
@@ -345,8 +408,7 @@ def search_root(root, order, order_mu, chain_of, pos_bits, neg_bits, mu, mu_max,
             negatives += np.int64(popcount(stack_z[child, w]))
         stack_counts[child, 0] = covered
         stack_counts[child, 1] = negatives
-        if _covers_as_another(depth, child, p, stack_p, stack_z, stack_counts, pos_bits, neg_bits,
-                              order, level_stamp, sibling_stamp, sibling_hash, sibling_pos):
+        if _covers_as_another(depth, child, p, problem, stack, siblings):
             continue
         chosen[child] = p
         depth = child
@@ -403,42 +465,40 @@ class PricingSearch:
         self.trivial = self.finished = max_degree < 1 or n_features == 0  # the empty clause only
         if self.trivial:
             return
-        self.max_degree, self.z_weight = int(max_degree), float(data.z_weight)
-        self.pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
-        self.neg_bits = (bitset.pack((data.negative > 0).T) if data.negative.shape[0]
-                         else np.zeros((n_features, 1), np.uint64))
-        self.mu_padded = np.zeros(64 * self.pos_bits.shape[1])
-        self.mu_padded[: int(active.sum())] = mu[active]
-        self.mu_max = float(self.mu_padded.max(initial=0.0)) * (1.0 + 1e-12)
-        self.z_padded, self.z_planes = _negative_weights(data, self.neg_bits.shape[1])
+        pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
+        neg_bits = (bitset.pack((data.negative > 0).T) if data.negative.shape[0]
+                    else np.zeros((n_features, 1), np.uint64))
+        mu_padded = np.zeros(64 * pos_bits.shape[1])
+        mu_padded[: int(active.sum())] = mu[active]
+        z_padded, z_planes = _negative_weights(data, neg_bits.shape[1])
         # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
         feature_mu = (data.positive[active] > 0).T.astype(np.float64) @ mu[active]
-        self.order = np.argsort(-feature_mu, kind="stable").astype(np.int64)
+        order = np.argsort(-feature_mu, kind="stable").astype(np.int64)
         # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
-        self.order_mu = feature_mu[self.order] * (1.0 + 1e-12) + 1e-12
-        self.chain_of = np.full(n_features, -1, np.int64) if data.chains is None else data.chains[self.order]
+        self.order_mu = feature_mu[order] * (1.0 + 1e-12) + 1e-12
+        self.problem = Problem(
+            order=order, order_mu=self.order_mu,
+            chain_of=np.full(n_features, -1, np.int64) if data.chains is None else data.chains[order],
+            positives=pos_bits, negatives=neg_bits, mu=mu_padded,
+            mu_max=float(mu_padded.max(initial=0.0)) * (1.0 + 1e-12), z_weight=float(data.z_weight),
+            z_weights=z_padded, z_planes=z_planes, max_degree=int(max_degree))
         levels = max_degree + 1
-        self.stack_p = np.zeros((levels, self.pos_bits.shape[1]), np.uint64)
-        self.stack_z = np.zeros((levels, self.neg_bits.shape[1]), np.uint64)
-        self.stack_counts = np.zeros((levels, 2), np.int64)  # positives (with mu > 0), negatives covered
-        # each node's expanded children by what they cover (open addressing, at most half full; a slot
-        # counts while its stamp is its level's, so a new node starts with an empty table at no cost)
+        self.stack = Stack(
+            positives=np.zeros((levels, pos_bits.shape[1]), np.uint64),
+            negatives=np.zeros((levels, neg_bits.shape[1]), np.uint64),
+            counts=np.zeros((levels, 2), np.int64), chosen=np.zeros(levels, np.int64),
+            priced=np.zeros(levels, np.int64), cursor=np.zeros(levels, np.int64),
+            tails=np.zeros((levels, n_features), np.int64), tail_mu=np.zeros((levels, n_features)),
+            tail_len=np.zeros(levels, np.int64), depth=np.zeros(1, np.int64), ratio_low=self.ratio_low,
+            best_clause=np.zeros(max_degree, np.int64))
+        # open addressing, at most half full; a slot counts while its stamp is its level's, so a new node
+        # starts with an empty table at no cost
         slots = 1 << int(2 * n_features).bit_length()
-        self.level_stamp = np.zeros(levels, np.int64)
-        self.sibling_stamp = np.zeros((levels, slots), np.int64)
-        self.sibling_hash = np.zeros((levels, slots), np.uint64)
-        self.sibling_pos = np.zeros((levels, slots), np.int64)
-        self.cursor = np.zeros(levels, np.int64)
-        # each open node's children whose extensions may win (positions in ``order``), with their mu
-        self.tails = np.zeros((levels, n_features), np.int64)
-        self.tail_mu = np.zeros((levels, n_features))
-        self.tail_len = np.zeros(levels, np.int64)
-        self.priced = np.zeros(levels, np.int64)
-        self.chosen = np.zeros(levels, np.int64)
-        self.best_clause = np.zeros(max_degree, np.int64)
-        self.depth_state = np.zeros(1, np.int64)
+        self.siblings = Siblings(level=np.zeros(levels, np.int64), stamp=np.zeros((levels, slots), np.int64),
+                                 hash=np.zeros((levels, slots), np.uint64),
+                                 position=np.zeros((levels, slots), np.int64))
         # a slice visits fewer nodes when each costs more words, so the time limit and a stop are seen often
-        words = self.pos_bits.shape[1] + self.neg_bits.shape[1]
+        words = pos_bits.shape[1] + neg_bits.shape[1]
         self.nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // words)))
 
     def run(self, time_limit: float, max_clauses: int = 20, should_stop=None, work: "NodeBudget | None" = None):
@@ -464,16 +524,11 @@ class PricingSearch:
                 break
             node_cap = self.nodes_per_call if left is None else min(self.nodes_per_call, left)
             self.best, length, nodes, done, _, self.unit_price = search_root(
-                root, self.order, self.order_mu, self.chain_of, self.pos_bits, self.neg_bits, self.mu_padded,
-                self.mu_max, self.z_weight, self.z_padded, self.z_planes, self.unit_price, self.max_degree, self.best,
-                node_cap, self.best_clause, self.stack_p, self.stack_z, self.cursor, self.chosen,
-                self.depth_state, self.ratio_low, self.stack_counts, self.level_stamp, self.sibling_stamp,
-                self.sibling_hash, self.sibling_pos, self.raise_price, self.tails, self.tail_mu, self.tail_len,
-                self.priced)
+                root, self.problem, self.stack, self.siblings, self.unit_price, self.best, node_cap, self.raise_price)
             if work is not None:
                 work.spend(nodes)
             if length > 0 and not self.raise_price:
-                self.found.append((self.best, tuple(sorted(int(j) for j in self.best_clause[:length]))))
+                self.found.append((self.best, tuple(sorted(int(j) for j in self.stack.best_clause[:length]))))
             if done:
                 self.root += 1
         self.found.sort(key=lambda item: item[0])
