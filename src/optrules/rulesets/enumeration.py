@@ -35,6 +35,7 @@ runs out of time (see docs/rulesets.md), and it needs no solver.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import NamedTuple
 
@@ -436,11 +437,25 @@ def enumeration_pricing(data, mu, unit_price: float, max_degree: int, time_limit
     return PricingSearch(data, mu, unit_price, max_degree).run(time_limit, max_clauses, should_stop)
 
 
+# The searches run their roots in this many parts, each in a thread (the kernel releases the GIL): a fixed
+# number, not the machine's cores, so that a fit bounded by a node budget searches the same clauses, and
+# returns the same rule set, on every machine
+_PARTS = 2
+
+
 class PricingSearch:
     """The branch-and-bound of :func:`enumeration_pricing` on one set of duals, which more time continues:
     each :meth:`run` goes on where the last one stopped, so the retries of a call cut short and the
     certificate's pricing of the last duals add up instead of starting over (an ilpd fold's last duals:
     priced for 1, 2, 4 and 7.5 s from scratch, never proven; their proof takes about 10 s).
+
+    The roots are dealt to ``parts`` searches (the first root to the first part, the second to the
+    second, and so on: each part gets its share of the most promising ones), which run in threads,
+    each with its own best clause (or price) to prune by: which clauses a part searches does not depend
+    on the other's timing, so a node budget, split between the parts that are not done, gives the same
+    search on any machine. On two cores the proofs on an ilpd fold's last duals take 2.8 s instead of
+    4.5 s (the minimum) and 3.4 s instead of 5.0 s (the largest ratio); at a fixed price, where the
+    parts prune exactly as one search does, 1.6-1.8x less time.
 
     ``raise_price``: instead of the minimum reduced cost, the largest ratio (mu covered - negatives'
     cost) / complexity: the search prunes at 0 and raises ``unit_price`` whenever a clause prices below
@@ -448,21 +463,21 @@ class PricingSearch:
     ``unit_price``, which is the largest ratio (or the starting price, if that is higher). Nothing goes
     into ``found`` then."""
 
-    def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False):
+    def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False,
+                 parts: int = _PARTS):
         mu = np.asarray(mu, dtype=np.float64)
         self.raise_price = bool(raise_price)
-        self.unit_price = float(unit_price)
+        self._start_price = float(unit_price)
         active = mu > 1e-12
         self.n_features = n_features = data.positive.shape[1]
         self.empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum()
                                  + unit_price)
         # raising the price, the search proves every clause >= 0 at the price it ends with (the empty
         # clause is the caller's: its complexity, 1, is not the others')
-        self.best = 0.0 if raise_price else self.empty_value
-        self.found = [] if raise_price else [(self.empty_value, ())]
-        self.root = 0  # the first root whose subtree is not finished
-        self.ratio_low = np.full(1, np.inf)  # over the clauses searched or cut so far
-        self.trivial = self.finished = max_degree < 1 or n_features == 0  # the empty clause only
+        self._start_best = 0.0 if raise_price else self.empty_value
+        self._empty = [] if raise_price else [(self.empty_value, ())]
+        self.trivial = max_degree < 1 or n_features == 0  # the empty clause only
+        self._parts: list[_Part] = []
         if self.trivial:
             return
         pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
@@ -474,23 +489,131 @@ class PricingSearch:
         # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
         feature_mu = (data.positive[active] > 0).T.astype(np.float64) @ mu[active]
         order = np.argsort(-feature_mu, kind="stable").astype(np.int64)
-        # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
-        self.order_mu = feature_mu[order] * (1.0 + 1e-12) + 1e-12
-        self.problem = Problem(
-            order=order, order_mu=self.order_mu,
+        problem = Problem(
+            # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
+            order=order, order_mu=feature_mu[order] * (1.0 + 1e-12) + 1e-12,
             chain_of=np.full(n_features, -1, np.int64) if data.chains is None else data.chains[order],
             positives=pos_bits, negatives=neg_bits, mu=mu_padded,
             mu_max=float(mu_padded.max(initial=0.0)) * (1.0 + 1e-12), z_weight=float(data.z_weight),
             z_weights=z_padded, z_planes=z_planes, max_degree=int(max_degree))
-        levels = max_degree + 1
+        parts = max(1, min(int(parts), n_features))
+        self._parts = [_Part(problem, first, parts, self._start_best, self._start_price, self.raise_price)
+                       for first in range(parts)]
+
+    @property
+    def finished(self) -> bool:
+        return all(part.finished for part in self._parts)
+
+    @property
+    def best(self) -> float:
+        """The best reduced cost met (the empty clause's at least); 0 when raising the price."""
+        return min([self._start_best] + [part.best for part in self._parts])
+
+    @property
+    def unit_price(self) -> float:
+        """The price the search has proven every clause at (raising it: the largest a part reached)."""
+        return max([self._start_price] + [part.unit_price for part in self._parts])
+
+    @property
+    def found(self) -> list:
+        """The improving clauses met, ``(reduced cost, features)``, most negative first."""
+        return sorted(self._empty + [item for part in self._parts for item in part.found], key=lambda item: item[0])
+
+    @property
+    def nodes_per_call(self) -> int:
+        return self._parts[0].nodes_per_call if self._parts else 0
+
+    @nodes_per_call.setter
+    def nodes_per_call(self, nodes: int) -> None:
+        for part in self._parts:
+            part.nodes_per_call = int(nodes)
+
+    def run(self, time_limit: float, max_clauses: int = 20, should_stop=None, work: "NodeBudget | None" = None):
+        """Search on for at most ``time_limit`` seconds and what ``work`` has left; returns what
+        :func:`enumeration_pricing` does. Each part not done searches at least one slice."""
+        if self.trivial:
+            return self._empty, self._start_best, self._start_best, True, 0.0
+        deadline = time.perf_counter() + time_limit
+        first_round = True
+        while True:
+            active = [part for part in self._parts if not part.finished]
+            left = None if work is None else work.left()
+            if not active or (not first_round and (
+                    left == 0 or time.perf_counter() > deadline or (should_stop is not None and should_stop()))):
+                break
+            first_round = False
+            # the node budget left, split between the parts not done (the first ones get the remainder)
+            shares = [None] * len(active) if left is None else [
+                left // len(active) + (k < left % len(active)) for k in range(len(active))]
+            budgets = [NodeBudget(share) for share in shares]  # (None: no bound, but counted)
+            if len(active) == 1:
+                active[0].run(deadline, should_stop, budgets[0])
+            else:
+                _run_in_threads(active, deadline, should_stop, budgets)
+            if work is not None:
+                work.spend(sum(budget.spent for budget in budgets))
+        unexplored = min([part.unexplored for part in self._parts if not part.finished], default=np.inf)
+        best = self.best
+        lower = min(best, unexplored)
+        # each part's ratio bound, with what it left counted at its root's bound
+        ratio = min(_lower_ratio(float(part.ratio_low[0]), part.unexplored if not part.finished else np.inf, 2.0)
+                    for part in self._parts)
+        return self.found[:max_clauses], best, lower, bool(lower >= best), min(ratio, 0.0)
+
+
+def _run_in_threads(parts, deadline: float, should_stop, budgets) -> None:
+    """Runs each part in its own thread until ``deadline``; ``should_stop`` (a fit's hook, maybe a
+    progress display's) is asked here, in the caller's thread, every 50 ms, and the parts read a flag."""
+    stopping = threading.Event()
+    errors = []
+
+    def work(part, budget):
+        try:
+            part.run(deadline, stopping.is_set, budget)
+        except BaseException as error:  # noqa: BLE001 - raised in the caller's thread below
+            errors.append(error)
+            stopping.set()
+    threads = [threading.Thread(target=work, args=(part, budget), name="optrules-pricing", daemon=True)
+               for part, budget in zip(parts, budgets)]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                if should_stop is not None and should_stop():
+                    stopping.set()
+                thread.join(0.05)
+    except BaseException:
+        stopping.set()
+        for thread in threads:
+            thread.join()
+        raise
+    if errors:
+        raise errors[0]
+
+
+class _Part:
+    """One part of a :class:`PricingSearch`: the roots ``first``, ``first + stride``, ... (in search order),
+    with its own stack, best clause and price."""
+
+    def __init__(self, problem: Problem, first: int, stride: int, best: float, unit_price: float,
+                 raise_price: bool):
+        self.problem, self.root, self.stride = problem, int(first), int(stride)
+        self.best, self.unit_price, self.raise_price = float(best), float(unit_price), bool(raise_price)
+        self.found: list = []
+        self.ratio_low = np.full(1, np.inf)  # over the clauses searched or cut so far
+        self.unexplored = np.inf  # when the last run stopped short: a bound on the clauses left
+        n_features = problem.order.shape[0]
+        self.finished = self.root >= n_features
+        levels = problem.max_degree + 1
+        words_p, words_z = problem.positives.shape[1], problem.negatives.shape[1]
         self.stack = Stack(
-            positives=np.zeros((levels, pos_bits.shape[1]), np.uint64),
-            negatives=np.zeros((levels, neg_bits.shape[1]), np.uint64),
+            positives=np.zeros((levels, words_p), np.uint64), negatives=np.zeros((levels, words_z), np.uint64),
             counts=np.zeros((levels, 2), np.int64), chosen=np.zeros(levels, np.int64),
             priced=np.zeros(levels, np.int64), cursor=np.zeros(levels, np.int64),
             tails=np.zeros((levels, n_features), np.int64), tail_mu=np.zeros((levels, n_features)),
             tail_len=np.zeros(levels, np.int64), depth=np.zeros(1, np.int64), ratio_low=self.ratio_low,
-            best_clause=np.zeros(max_degree, np.int64))
+            best_clause=np.zeros(problem.max_degree, np.int64))
         # open addressing, at most half full; a slot counts while its stamp is its level's, so a new node
         # starts with an empty table at no cost
         slots = 1 << int(2 * n_features).bit_length()
@@ -498,48 +621,43 @@ class PricingSearch:
                                  hash=np.zeros((levels, slots), np.uint64),
                                  position=np.zeros((levels, slots), np.int64))
         # a slice visits fewer nodes when each costs more words, so the time limit and a stop are seen often
-        words = pos_bits.shape[1] + neg_bits.shape[1]
-        self.nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // words)))
+        self.nodes_per_call = int(min(_NODES_PER_CALL, max(1_000, _WORDS_PER_CALL // (words_p + words_z))))
 
-    def run(self, time_limit: float, max_clauses: int = 20, should_stop=None, work: "NodeBudget | None" = None):
-        """Search on for at most ``time_limit`` seconds and what ``work`` has left; returns what
-        :func:`enumeration_pricing` does."""
-        if self.trivial:
-            return self.found, self.best, self.best, True, 0.0
-        start = time.perf_counter()
-        unexplored = np.inf
+    def run(self, deadline: float, should_stop, budget: "NodeBudget | None") -> None:
+        """Searches on until done, ``deadline``, ``should_stop()`` or ``budget`` is spent (one slice at
+        least, if the budget allows)."""
+        n_features = self.problem.order.shape[0]
+        self.unexplored = np.inf
+        first_slice = True
         while not self.finished:
-            left = None if work is None else work.left()
-            root = self.root
-            if root >= self.n_features or self._root_bound(root) >= self.best:
-                # roots are sorted by their bound: none of the rest can win (and they have complexity >= 2)
-                if root < self.n_features:
-                    self.ratio_low[0] = _lower_ratio(self.ratio_low[0], self._root_bound(root), 2.0)
+            left = None if budget is None else budget.left()
+            if self.root >= n_features or self._root_bound() >= self.best:
+                # its roots are sorted by their bound: none of the rest can win (and they have complexity >= 2)
+                if self.root < n_features:
+                    self.ratio_low[0] = _lower_ratio(self.ratio_low[0], self._root_bound(), 2.0)
                 self.finished = True
                 break
-            if (left == 0 or time.perf_counter() - start > time_limit
-                    or (should_stop is not None and should_stop())):
+            if left == 0 or (not first_slice and (time.perf_counter() > deadline
+                                                  or (should_stop is not None and should_stop()))):
                 # what is left: the rest of this subtree, and the later roots (sorted by their bound)
-                unexplored = self._root_bound(root)
+                self.unexplored = self._root_bound()
                 break
+            first_slice = False
             node_cap = self.nodes_per_call if left is None else min(self.nodes_per_call, left)
             self.best, length, nodes, done, _, self.unit_price = search_root(
-                root, self.problem, self.stack, self.siblings, self.unit_price, self.best, node_cap, self.raise_price)
-            if work is not None:
-                work.spend(nodes)
+                self.root, self.problem, self.stack, self.siblings, self.unit_price, self.best, node_cap,
+                self.raise_price)
+            if budget is not None:
+                budget.spend(nodes)
             if length > 0 and not self.raise_price:
                 self.found.append((self.best, tuple(sorted(int(j) for j in self.stack.best_clause[:length]))))
             if done:
-                self.root += 1
-        self.found.sort(key=lambda item: item[0])
-        lower = min(self.best, unexplored)
-        ratio = _lower_ratio(float(self.ratio_low[0]), unexplored, 2.0)  # the part left counts, for now
-        return self.found[:max_clauses], self.best, lower, bool(lower >= self.best), min(ratio, 0.0)
+                self.root += self.stride
 
-    def _root_bound(self, root: int) -> float:
-        """What the clauses whose first feature is the ``root``-th (in search order) price at least now:
-        -(the mu it covers) + 2u (the price may have risen since the search began)."""
-        return float(-self.order_mu[root] + 2.0 * self.unit_price)
+    def _root_bound(self) -> float:
+        """What the clauses whose first feature is the part's current root price at least now: -(the mu
+        it covers) + 2u (the price may have risen since the search began)."""
+        return float(-self.problem.order_mu[self.root] + 2.0 * self.unit_price)
 
 
 class NodeBudget:
