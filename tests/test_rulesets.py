@@ -1,4 +1,5 @@
 import itertools
+import time
 
 import numpy as np
 import pandas as pd
@@ -191,6 +192,58 @@ def test_a_search_raising_the_price_ends_at_the_largest_ratio(seed):
         _, best, lower, proven, _ = sliced.run(1e-4)
         assert best == 0.0 and lower <= min(data.reduced_cost(c, mu, sliced.unit_price) for c in every) + 1e-9
     assert sliced.unit_price == pytest.approx(whole.unit_price, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_search_in_parts_proves_what_one_search_proves(seed):
+    """The roots dealt to 1, 2 or 3 parts (threads, each pruning by its own best): the same minimum and
+    the same largest ratio as brute force; under a node budget a run spends exactly the budget, and the
+    same budget gives the same clauses again (which clauses a part searches does not depend on timing)."""
+    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+
+    data, mu, price, degree, j = dense_pricing_instance(seed)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    best = min([data.reduced_cost((), mu, price)] + [data.reduced_cost(c, mu, price) for c in every])
+    largest = max([0.0] + [data.reduced_cost(c, mu, 0.0) / -(1 + len(c)) for c in every])
+    for parts in (1, 2, 3):
+        _, value, lower, proven, _ = PricingSearch(data, mu, price, degree, parts=parts).run(30.0)
+        assert proven and value == pytest.approx(best, abs=1e-9) and lower == pytest.approx(best, abs=1e-9)
+        ratio = PricingSearch(data, mu, 0.0, degree, raise_price=True, parts=parts)
+        ratio.run(30.0)
+        assert ratio.finished and ratio.unit_price == pytest.approx(largest, abs=1e-9)
+        runs = []
+        for _ in range(2):
+            work, search = NodeBudget(3), PricingSearch(data, mu, price, degree, parts=parts)
+            search.nodes_per_call = 1
+            found, value, lower, proven, _ = search.run(30.0, work=work)
+            assert work.spent == 3 or search.finished
+            assert lower <= best + 1e-9 <= value + 2e-9
+            runs.append((found, value))
+        assert runs[0] == runs[1]
+
+
+def test_a_search_in_parts_stops_when_asked_from_the_callers_thread():
+    """A fit's hook (a progress display's) is asked in the caller's thread only, and a stop ends the
+    parts' threads within a slice: the search returns unfinished, with bounds that hold."""
+    import threading
+
+    from optrules.rulesets.enumeration import PricingSearch
+
+    rng = np.random.default_rng(7)
+    features = rng.random((400, 300)) < 0.6
+    y = rng.random(400) < 0.5
+    data = PricingData.from_features(features, y, z_weight=1.0)
+    mu = rng.random(int(y.sum()))
+    search = PricingSearch(data, mu, 0.01, 5)
+    asked_from = set()
+    start = time.perf_counter()
+
+    def should_stop():
+        asked_from.add(threading.current_thread().name)
+        return time.perf_counter() - start > 0.3
+    _, value, lower, proven, _ = search.run(60.0, should_stop=should_stop)
+    assert time.perf_counter() - start < 3.0 and not search.finished and not proven
+    assert asked_from == {threading.current_thread().name} and lower < value
 
 
 @pytest.mark.parametrize("seed", range(60))
