@@ -9,16 +9,16 @@ adds u, so every extension k' of k (with |k'| >= |k| + 1) has
 
     rc(k') >= - (mu covered by k) + u * (2 + |k|)                                  (extension bound)
 
-(the negatives' term is never negative). A depth-first search over clauses in a fixed feature order,
-extending a clause only with later features, visits each clause once; it skips every subtree whose
-extension bound cannot beat the best clause found, so when it finishes the best clause *is* the
-minimum. Roots (one-feature clauses) are taken most promising first, which finds good clauses early;
-when the time runs out the unexplored part is bounded by the smallest extension bound left, which is
-still a proven lower bound on the minimum reduced cost. Only positives with mu > 0 matter. Features are
-ordered by the mu they cover, largest first, so a child loop stops at the first feature whose own mu
-fails the bound; a child is tested on popcount x largest mu before its mu is summed; two features of
-one nesting chain (``data.chains``) are never combined; and a clause that covers what its parent or an
-already extended sibling covers is not extended.
+(the negatives' term is never negative). A depth-first search over clauses, extending a clause only
+with the features after its own last one (in its parent's list of candidates, below), visits each
+clause once; it skips every subtree whose extension bound cannot beat the best clause found, so when it
+finishes the best clause *is* the minimum. Roots (one-feature clauses) are taken most promising first
+(by the mu they cover, largest first), which finds good clauses early; when the time runs out the
+unexplored part is bounded by the smallest extension bound left, which is still a proven lower bound
+on the minimum reduced cost. Only positives with mu > 0 matter. A root's loop over its children stops
+at the first feature whose own mu fails the bound; a child is tested on popcount x largest mu before
+its mu is summed; two features of one nesting chain (``data.chains``) are never combined; and a clause
+that covers what its parent or an already extended sibling covers is not extended.
 
 A node prices all its children first and keeps, in a list, those whose extensions may win; only those
 are candidates below it (tail pruning, as in set-enumeration trees for itemset mining: a clause that adds
@@ -27,7 +27,8 @@ one's extension bound fails, so does the clause's). The list is extended smalles
 that covers much has few candidates left (Bayardo's ordering for Max-Miner): a clause is reached through
 its subsets of least mu, whose bounds fail first. On the last duals of an ilpd fold (160 features, up to 5
 conditions) the search proves its minimum in 4.6 s instead of 10.5 s; on ionosphere's and wdbc's (540
-features) it prices 15-20 million clauses a second instead of 5-7 million.
+features) it prices 15-20 million clauses a second instead of 5-7 million. The roots are dealt to two
+parts searched in threads (:class:`PricingSearch`), for the two cores.
 
 On the data of the paper's experiments this proves the pricing problem where the HiGHS pricing IP
 runs out of time (see docs/rulesets.md), and it needs no solver.
