@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import time
@@ -25,3 +26,10 @@ def write_block(name: str, body: str, heading: str) -> None:
     before, _, rest = text.partition(begin)
     _, _, after = rest.partition(end)
     BENCHMARKS_MD.write_text(f"{before}{begin}\n{body}\n{end}{after}")
+
+
+def publish(results_path: Path, results, name: str, command: str, table: str, heading: str) -> None:
+    """Save a script's results (JSON) and put its table, stamped with ``command``, in BENCHMARKS.md."""
+    results_path.parent.mkdir(exist_ok=True)
+    results_path.write_text(json.dumps(results, indent=2))
+    write_block(name, f"{stamp(command)}\n\n{table}", heading)

@@ -9,7 +9,6 @@ and test accuracy. Run by hand: ``python benchmarks/brcg_pricing.py [datasets]``
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from sklearn.model_selection import StratifiedKFold
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "experiments"))
 
-from benchmarks_md import stamp, write_block  # noqa: E402
+from benchmarks_md import publish  # noqa: E402
 from uci import load  # noqa: E402
 
 from optrules import RuleSetClassifier  # noqa: E402
@@ -64,10 +63,8 @@ def main() -> None:
         for method in METHODS:
             results.append(run(name, method))
             print(table(results[-1:]).splitlines()[-1], flush=True)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
-    write_block("brcg_pricing", f"{stamp('python benchmarks/brcg_pricing.py')}\n\n{table(results)}",
-                "Rule sets: exact pricing, HiGHS IP vs branch-and-bound (complexity <= 20, 5 folds)")
+    publish(RESULTS, results, "brcg_pricing", "python benchmarks/brcg_pricing.py", table(results),
+            "Rule sets: exact pricing, HiGHS IP vs branch-and-bound (complexity <= 20, 5 folds)")
 
 
 if __name__ == "__main__":

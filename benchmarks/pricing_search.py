@@ -11,7 +11,6 @@ second, and whether it finished. Run by hand: ``python benchmarks/pricing_search
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "experiments"))
 
-from benchmarks_md import stamp, write_block  # noqa: E402
+from benchmarks_md import publish  # noqa: E402
 from brcg_uci import folds  # noqa: E402
 from uci import load  # noqa: E402
 
@@ -85,10 +84,8 @@ def main() -> None:
                 row = measure(data, mu, price, degree, parts, raise_price)
                 results.append({"problem": problem, **row})
                 print(table(results[-1:]).splitlines()[-1], flush=True)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
-    write_block("pricing_search", f"{stamp('python benchmarks/pricing_search.py')}\n\n{table(results)}",
-                "Rule sets: the exact pricing search on its own")
+    publish(RESULTS, results, "pricing_search", "python benchmarks/pricing_search.py", table(results),
+            "Rule sets: the exact pricing search on its own")
 
 
 if __name__ == "__main__":
