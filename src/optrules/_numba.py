@@ -90,7 +90,12 @@ def count_children(u, bits, live_words, n_live, scratch, count_planes, positive_
     All children in one call, each representation's loop chosen once: the same loop as a function
     called (or inlined) per child paid ~20 atomic reference-count updates of its array arguments a
     child, numba's pruning of them failing across its branches (132 ns a child on 2 words, 10 ns
-    written out; a monks problem spent two thirds of its search in them)."""
+    written out; a monks problem spent two thirds of its search in them).
+
+    Callers pass typed values (``np.int64(0)``, ``np.bool_(False)``), not literals: numba compiles a
+    callee once per argument type a call site has during type inference, and a literal ``0`` or
+    ``False`` (or a counter still typed by its literal start) is a type of its own, a compilation of
+    this function more (1.8 s each; a first fit compiled it four times)."""
     m, n_words = bits.shape
     dense = 4 * n_live >= n_words
     if packed_weights.shape[0] > 0:
@@ -204,7 +209,7 @@ def weighted_count(words, planes):
 @njit(inline="always", cache=True)
 def live_word_list(u, out):
     """Write the indices of the non-zero words of ``u`` into ``out``; return how many."""
-    n_live = 0
+    n_live = np.int64(0)  # typed, not the literal 0: see count_children's note on literal arguments
     for w in range(u.shape[0]):
         if u[w] != 0:
             out[n_live] = w

@@ -254,7 +254,7 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
     n_live = live_word_list(v, live_words)
     in_prefix[a] = True
     count_children(v, bits, live_words, n_live, scratch, count_planes, positive_planes, minority_planes,
-                   packed_weights, False, in_prefix, counts, 0, 1)
+                   packed_weights, np.bool_(False), in_prefix, counts, np.int64(0), np.int64(1))
     fewest = np.inf
     best_b = -1
     for b in range(m):
@@ -434,7 +434,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             chunks = n_chunks if n_chunks > 0 and n_live * n_antecedents >= PARALLEL_MIN_WORDS else 1
             for chunk in prange(chunks):
                 count_children(u, bits, live_words, n_live, chunk_scratch[chunk], count_planes, positive_planes,
-                               minority_planes, packed_weights, use_equivalent, in_prefix, child_counts, chunk, chunks)
+                               minority_planes, packed_weights, use_equivalent, in_prefix, child_counts,
+                               np.int64(chunk), chunks)
         n_pure = 0
         if use_dominance:
             for b in range(n_antecedents):

@@ -109,7 +109,7 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
             rest_pos = float(weighted_count(u, positive_planes))
             rest_neg = float(weighted_count(u, count_planes)) - rest_pos
             count_children(u, bits, live_words, n_live, v, count_planes, positive_planes, minority_planes,
-                           packed_weights, False, in_prefix, child_counts, 0, 1)
+                           packed_weights, np.bool_(False), in_prefix, child_counts, np.int64(0), np.int64(1))
         value = node_value[node]
         ref_p = node_ref_p[node]
         ref_count = node_ref_count[node]
