@@ -429,7 +429,10 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
     # without a time limit there is no share to keep, and a call that proves nothing is retried longer
     certified.clear()
     result = column_generation(features, y, 5.0, 0.0, 2, time_limit=None, pricing_time_limit=0.5, beam_width=2)
-    assert certified == pytest.approx([1.0], rel=1e-2) and result.certificate.counters["lp_solved"]
+    # twice the first call's time: the call's 0.5 s less what the shorter clauses' search took (a few ms,
+    # more on a loaded machine)
+    assert certified == pytest.approx([2.0 * calls[-1]]) and 0.8 < certified[0] <= 1.0
+    assert result.certificate.counters["lp_solved"]
 
 
 def _node_budget_fit(X, y, max_nodes, exact=True):

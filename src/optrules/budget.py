@@ -167,3 +167,52 @@ class Budget:
 def as_budget(budget: Budget | None, time_limit=None, max_memory=None) -> Budget:
     """The given budget, or a new one from the limits (for callers of the solvers without an estimator)."""
     return budget if budget is not None else Budget(time_limit, max_memory)
+
+
+class StoppableThreads:
+    """``functions`` run in daemon threads that stop together. Each is called with ``stop_asked``, which
+    reads one flag: set by :meth:`stop`, by :meth:`wait` when the caller's ``should_stop`` says so, and
+    when one of them raises. A fit's hook (``should_stop``, maybe a progress display's) is asked only in
+    the caller's thread, in :meth:`wait`, never in these threads; the functions look at the flag
+    between slices of their work (the searches' kernels release the GIL, so they run on other cores).
+    ``results[k]`` holds what function ``k`` returned, ``errors`` what they raised."""
+
+    def __init__(self, functions, name: str):
+        self._stopping = threading.Event()
+        self.results = [None] * len(functions)
+        self.errors: list[BaseException] = []
+
+        def call(k, function):
+            try:
+                self.results[k] = function(self._stopping.is_set)
+            except BaseException as error:  # noqa: BLE001 - the caller reads errors
+                self.errors.append(error)
+                self._stopping.set()
+        self._threads = [threading.Thread(target=call, args=(k, function), name=name, daemon=True)
+                         for k, function in enumerate(functions)]
+        for thread in self._threads:
+            thread.start()
+
+    def wait(self, until: float | None = None, should_stop=None, poll: float = 0.05) -> bool:
+        """Wait for the threads to end, until ``until`` (a ``time.perf_counter()`` time) at most; every
+        ``poll`` seconds ask ``should_stop`` and, when it says so, set the flag (and wait on for them to
+        end, within a slice). Ctrl-C while waiting stops them and is raised. Whether all have ended."""
+        try:
+            for thread in self._threads:
+                while thread.is_alive():
+                    if should_stop is not None and should_stop():
+                        self._stopping.set()
+                    left = poll if until is None else min(poll, until - time.perf_counter())
+                    if left <= 0:
+                        return False
+                    thread.join(left)
+        except BaseException:
+            self.stop()
+            raise
+        return True
+
+    def stop(self) -> None:
+        """Set the flag and wait for every thread to end."""
+        self._stopping.set()
+        for thread in self._threads:
+            thread.join()

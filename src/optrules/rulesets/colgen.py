@@ -35,13 +35,12 @@ machine; spent, generation stops (status ``node budget``) and the final MIP runs
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..budget import Budget, as_budget
+from ..budget import Budget, StoppableThreads, as_budget
 from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
@@ -249,9 +248,10 @@ def column_generation(
         kept = out_of_time or left <= reserve + 2.0 * certificate_time
         beside_seconds = left - 0.05 if kept else certificate_seconds  # (its ladder shares out this time)
         beside_end = time.perf_counter() + beside_seconds
-        beside = _Beside(largest_ratio_bound, full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
-                         max_degree, n_pos, beside_seconds, work=work, search=last_search,
-                         should_stop=lambda: budget.interrupted)
+        beside = StoppableThreads([lambda stop_asked: largest_ratio_bound(
+            full, last_duals[0], last_duals[1], penalty, complexity, positive_costs, max_degree, n_pos,
+            beside_seconds, work=work, search=last_search, should_stop=lambda: stop_asked() or budget.interrupted)],
+            "optrules-certificate")
     try:
         if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
             mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
@@ -286,7 +286,7 @@ def column_generation(
         try:
             if objective <= proven_lower() + 1e-9:  # proven already: the certificate has nothing to add
                 beside.stop()
-            lp_bound = max(lp_bound, beside.result(max(beside_end - time.perf_counter(), 0.0), budget.cancelled))
+            lp_bound = max(lp_bound, _bound_beside(beside, beside_end, budget.cancelled))
         except KeyboardInterrupt:
             beside.stop()
             budget.interrupt()
@@ -400,44 +400,15 @@ def _exact_with_bound(method, data, mu, lam, unit_price, complexity, positive_co
                                                         n_pos, ratio)
 
 
-class _Beside:
-    """``function(*args, should_stop=..., **kwargs)`` run in a thread, to return a float; ``stop()`` asks it
-    to end (it looks between slices of its search) and waits, ``result()`` waits for its value.
-    ``should_stop`` is asked in that thread: a flag to read, not a fit's hook (a progress display's)."""
-
-    def __init__(self, function, *args, should_stop=None, **kwargs):
-        self._stopping = threading.Event()
-        self._value = -np.inf
-        self._error = None
-
-        def stop_asked():
-            return self._stopping.is_set() or (should_stop is not None and should_stop())
-
-        def run():
-            try:
-                self._value = float(function(*args, should_stop=stop_asked, **kwargs))
-            except BaseException as error:  # noqa: BLE001 - reported by result()
-                self._error = error
-        self._thread = threading.Thread(target=run, name="optrules-certificate", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._thread.join()
-
-    def result(self, wait: float, should_stop=None) -> float:
-        """What the thread returned, once it is done; ``wait`` seconds at most, or until ``should_stop()``
-        (asked here, in the caller's thread, every 0.1 s), after which it is asked to stop (and returns
-        what it has proven so far)."""
-        end = time.perf_counter() + wait
-        while self._thread.is_alive() and time.perf_counter() < end:
-            if should_stop is not None and should_stop():
-                break
-            self._thread.join(min(0.1, max(end - time.perf_counter(), 0.0)))
-        self.stop()
-        if self._error is not None and not isinstance(self._error, KeyboardInterrupt):
-            raise self._error
-        return self._value
+def _bound_beside(threads: StoppableThreads, until: float, should_stop) -> float:
+    """The bound the certificate's thread proved by ``until`` (asked to stop then, or when ``should_stop``
+    says so, it returns what it has proven so far); -inf if it returned nothing."""
+    threads.wait(until, should_stop, poll=0.1)
+    threads.stop()
+    errors = [error for error in threads.errors if not isinstance(error, KeyboardInterrupt)]
+    if errors:
+        raise errors[0]
+    return -np.inf if threads.results[0] is None else float(threads.results[0])
 
 
 # The certificate's ladder (largest_ratio_bound): the share of its time (and nodes) the largest ratio's own

@@ -36,13 +36,14 @@ runs out of time (see docs/rulesets.md), and it needs no solver.
 
 from __future__ import annotations
 
-import threading
+import functools
 import time
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from ..budget import StoppableThreads
 from .._numba import drop_stale_cache, popcount, trailing_zeros, weighted_count
 from ..data import bitset
 
@@ -565,32 +566,15 @@ class PricingSearch:
 def _run_in_threads(parts, deadline: float, should_stop, budgets) -> None:
     """Runs each part in its own thread until ``deadline``; ``should_stop`` (a fit's hook, maybe a
     progress display's) is asked here, in the caller's thread, every 50 ms, and the parts read a flag."""
-    stopping = threading.Event()
-    errors = []
+    threads = StoppableThreads([functools.partial(_run_part, part, deadline, budget)
+                                for part, budget in zip(parts, budgets)], "optrules-pricing")
+    threads.wait(should_stop=should_stop)
+    if threads.errors:
+        raise threads.errors[0]
 
-    def work(part, budget):
-        try:
-            part.run(deadline, stopping.is_set, budget)
-        except BaseException as error:  # noqa: BLE001 - raised in the caller's thread below
-            errors.append(error)
-            stopping.set()
-    threads = [threading.Thread(target=work, args=(part, budget), name="optrules-pricing", daemon=True)
-               for part, budget in zip(parts, budgets)]
-    for thread in threads:
-        thread.start()
-    try:
-        for thread in threads:
-            while thread.is_alive():
-                if should_stop is not None and should_stop():
-                    stopping.set()
-                thread.join(0.05)
-    except BaseException:
-        stopping.set()
-        for thread in threads:
-            thread.join()
-        raise
-    if errors:
-        raise errors[0]
+
+def _run_part(part, deadline, budget, stop_asked):
+    part.run(deadline, stop_asked, budget)
 
 
 class _Part:
