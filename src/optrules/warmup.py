@@ -3,8 +3,8 @@
 numba compiles a kernel the first time it is called with new argument types and caches the machine
 code beside the module (``__pycache__``, or ``NUMBA_CACHE_DIR``); later processes load it in a fraction
 of a second. A fresh install, or every container started from an image that never ran a fit, pays
-the compilation in its first fit instead: ~8 s for the rule-list search alone, ~20 s more for its
-two-core variant on large tables (BENCHMARKS.md). :func:`compile_kernels` runs small fits that take
+the compilation in its first fit instead: ~13 s for the rule-list search alone (a whole first fit on
+COMPAS ~22 s), ~30 s more for its two-core variant on large tables (BENCHMARKS.md). :func:`compile_kernels` runs small fits that take
 each kernel's every argument-type combination a real fit takes (plain and weighted, two and three
 classes, the large-table kernel, Rashomon sets, falling rule lists, the rule sets' exact pricing),
 so that ``optrules compile`` in an install script or a Docker build leaves nothing to compile.
