@@ -246,7 +246,7 @@ def column_generation(
         # time kept for the MIP and the certificate (out of time, or its last pricing used the time up: an
         # ilpd fold left 11.5 s of 30 so), not when it ended early (a memory budget: the share alone)
         kept = out_of_time or left <= reserve + 2.0 * certificate_time
-        beside_seconds = left - 0.05 if kept else certificate_seconds  # (its ladder shares out this time)
+        beside_seconds = left - 0.05 if kept else certificate_seconds
         beside_end = time.perf_counter() + beside_seconds
         beside = StoppableThreads([lambda stop_asked: largest_ratio_bound(
             full, last_duals[0], last_duals[1], penalty, complexity, positive_costs, max_degree, n_pos,
@@ -411,12 +411,6 @@ def _bound_beside(threads: StoppableThreads, until: float, should_stop) -> float
     return -np.inf if threads.results[0] is None else float(threads.results[0])
 
 
-# The certificate's ladder (largest_ratio_bound): the share of its time (and nodes) the largest ratio's own
-# search has first, and the bounds it then tries to prove, as fractions of the most these duals can give
-_RATIO_SEARCH_SHARE = 2.0 / 3.0
-_LADDER = (0.02, 0.1, 0.3)
-
-
 def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, seconds,
                         should_stop=None, work=None, search=None) -> float:
     """The strongest bound the duals ``mu`` give on the master LP over every clause: the Lagrangian
@@ -430,67 +424,18 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     (the last duals of a fit cut short): bound 19.1 in 9 s where the minimum's search gave -1709 in 10 s
     and -2276 in the fit. The search starts at the price the restricted master puts on complexity,
     ``lam`` (its basic clauses have that ratio), raised to the best ratio of the clauses ``search`` (a
-    search on these duals at ``penalty + lam``) met.
-
-    That search has two thirds of ``seconds`` (and of what ``work`` has left: an ilpd fold's, whose
-    search finishes in 3.4 s alone, did not finish in half of a fit's ~9 s beside another fit and
-    ended with bound 1 instead of 26). Unfinished, a ladder
-    follows: the same search started at the prices where the bound would be 2, 10 and 30 % of the most
-    these duals give (the bound at the starting price); started above the largest ratio, a search
-    proves every clause at its own price, and the higher the price the more it prunes (the last duals
-    of an ionosphere fold cut short at bound 10: the largest ratio unproven in 12 s, a bound of 2 % of
-    the most in 3.2 s, 10 % in 6.7 s). A rung whose search meets a clause above its price goes on to
-    the largest ratio (which lies between its price and the last rung's); one cut short ends the
-    ladder. With time left after the last rung the first search goes on where it stopped. Returns the
-    best bound proven; a search cut short counts what it left as :func:`~optrules.rulesets.master.
-    weak_duality_bound` does."""
-    deadline = time.perf_counter() + seconds
+    search on these duals at ``penalty + lam``) met; cut short, the part left is bounded as
+    :func:`~optrules.rulesets.master.weak_duality_bound` does."""
     theta = float(lam)
     for value, clause in ([] if search is None else search.found):
         if clause and value < 0:
             theta = max(theta, lam - value / (1 + len(clause)))
-
-    def stopped():
-        return (should_stop is not None and should_stop()) or time.perf_counter() >= deadline or (
-            work is not None and work.exhausted)
-
-    def bound_at(price, lower=0.0, ratio=0.0):
-        empty = data.reduced_cost((), mu, price)
-        return weak_duality_bound(mu, price - penalty, complexity, positive_costs, empty, lower, max_degree, n_pos,
-                                  ratio)
-
-    def run(ratio_search, share=1.0):
-        left = None if work is None else work.left()
-        nodes = NodeBudget(None if left is None else int(left * share))
-        _, _, lower, _, ratio = ratio_search.run(max(share * (deadline - time.perf_counter()), 0.0),
-                                                 should_stop=should_stop, work=nodes)
-        if work is not None:
-            work.spend(nodes.spent)
-        return bound_at(ratio_search.unit_price, lower, ratio)
-
-    largest = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
-    best = run(largest, _RATIO_SEARCH_SHARE)
-    most = bound_at(penalty + theta)  # if no clause's ratio were above theta
-    if largest.finished or most <= 0.0:
-        return best
-    # the complexity weak_duality_bound charges theta with (its own for an unbounded set)
-    charged = complexity if complexity is not None and np.isfinite(complexity) else (1 + max_degree) * n_pos
-    dual_sum = float(np.clip(mu, 0.0, positive_costs).sum())
-    for fraction in _LADDER:
-        if stopped():
-            return best
-        rung_theta = (dual_sum - fraction * most) / charged
-        if rung_theta <= theta:
-            break
-        rung = PricingSearch(data, mu, penalty + rung_theta, max_degree, raise_price=True)
-        best = max(best, run(rung))
-        if not rung.finished:
-            return best
-        if rung.unit_price > penalty + rung_theta:  # it went on to the largest ratio: nothing is left to prove
-            return best
-    if not stopped():
-        best = max(best, run(largest))
-    return best
+    ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
+    _, _, lower, _, ratio = ratio_search.run(seconds, should_stop=should_stop, work=work)
+    price = ratio_search.unit_price
+    empty = data.reduced_cost((), mu, price)
+    return weak_duality_bound(mu, price - penalty, complexity, positive_costs, empty, lower, max_degree, n_pos,
+                              ratio)
 
 
 def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds, seed, should_stop, work=None):
