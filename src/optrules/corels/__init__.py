@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from ..data.formats import read_reference
-from .prefix import rule_list_from_prefix
-from .problem import Problem
-from .search import Ablation, SearchResult, search
+from .._lazy import lazy_exports
+
+# the search and its compiled kernels (numba) load on first use: the command line reads this package's
+# family description for its help without them
+__getattr__ = lazy_exports(__name__, {
+    "Ablation": "optrules.corels.search",
+    "SearchResult": "optrules.corels.search",
+    "search": "optrules.corels.search",
+    "Problem": "optrules.corels.problem",
+})
 
 
 def fit_reference(out_path, label_path, minor_path=None, regularization: float = 0.01, **search_options):
@@ -14,6 +20,11 @@ def fit_reference(out_path, label_path, minor_path=None, regularization: float =
     Returns ``(rule_list, certificate)``; the antecedents keep the names of the ``.out`` file, so the
     objective can be compared with the reference's exactly.
     """
+    from ..data.formats import read_reference
+    from .prefix import rule_list_from_prefix
+    from .problem import Problem
+    from .search import search
+
     reference = read_reference(out_path, label_path, minor_path)
     problem = Problem.from_reference(reference, regularization)
     result = search(problem, **search_options)

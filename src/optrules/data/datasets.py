@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
-import pandas as pd
 
-from .binarize import cut
+# pandas and the binarizer (scikit-learn) are imported by the loaders: the command line lists the
+# datasets in its help without them
 
 
 @dataclass
@@ -24,6 +24,8 @@ class Dataset:
 
 
 def _bundled_csv(filename: str, sep: str = ",") -> pd.DataFrame:
+    import pandas as pd
+
     with resources.files("optrules.data").joinpath("bundled", filename).open("rb") as handle:
         return pd.read_csv(handle, compression="gzip", sep=sep)
 
@@ -54,6 +56,10 @@ def load_compas(feature_set: str = "A") -> Dataset:
     Target ``two_year_recid``. The columns hold readable category labels, so the default
     :class:`~optrules.data.binarize.Binarizer` one-hot encodes them into ``age=18-20``, ``priors>3``, ...
     """
+    import pandas as pd
+
+    from .binarize import cut
+
     feature_set = str(feature_set).upper()
     if feature_set not in ("A", "B"):
         raise ValueError(f"feature_set must be 'A' or 'B', got {feature_set!r}")
@@ -104,6 +110,8 @@ def load_bank_marketing() -> Dataset:
     also had ``previous = 1`` or other balance ranges; we take the list as written (43 items).
     Target: ``y`` = yes.
     """
+    import pandas as pd
+
     raw = _bundled_csv("bank-full.csv.gz", sep=";")
     items = {}
     for lo, hi in [(17, 30), (30, 40), (40, 50), (50, 60), (60, 100)]:
@@ -137,6 +145,8 @@ def load_car_evaluation() -> Dataset:
 
     A multi-class example: every attribute is categorical (``doors=5more``, ``safety=high``, ...).
     """
+    import pandas as pd
+
     with resources.files("optrules.data").joinpath("bundled", "car.data.gz").open("rb") as handle:
         raw = pd.read_csv(handle, compression="gzip", header=None, names=CAR_COLUMNS + ["class"], dtype=str)
     return Dataset(
