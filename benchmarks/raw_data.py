@@ -45,6 +45,11 @@ TABLES = {
     "pima": dict(path="pima/diabetes.csv", header=False, target="8"),
     "mushroom": dict(path="mushroom/agaricus-lepiota.data", header=False, target="0"),
     "mixed 5000x20": dict(generated=True, target="outcome"),
+    # every antecedent of a wide table (~218k conjunctions of up to 2 of 660 features) in 200 MB
+    "wide 3000x173": dict(generated=dict(n_rows=3000, n_numeric=21, n_text=2, n_binary=150, seed=5), target="outcome",
+                          options=dict(rulelist=dict(regularization=0.0005, max_antecedents=None, max_memory=200 << 20),
+                                       frl=dict(max_antecedents=None, max_memory=200 << 20),
+                                       ruleset=dict(max_memory=200 << 20))),
     "bank-full x5": dict(path="bank_marketing/bank-full.csv", sep=";", target="y", replicate=5),
 }
 FAMILIES = ("rulelist", "frl", "ruleset")
@@ -57,7 +62,8 @@ def read(name: str):
     if spec.get("generated"):
         from optrules.data.synthetic import make_mixed_table
 
-        frame = make_mixed_table(n_rows=5000, seed=11)
+        frame = make_mixed_table(**(spec["generated"] if isinstance(spec["generated"], dict) else
+                                    dict(n_rows=5000, seed=11)))
     else:
         frame = _read_table(str(SHARED / "data" / spec["path"]), spec.get("sep"), "utf-8", spec.get("header", True))
         frame.columns = [str(c) for c in frame.columns]
@@ -86,7 +92,7 @@ def run_one(name: str, family: str, time_limit: float | None) -> dict:
     from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
 
     estimator = {"rulelist": RuleListClassifier, "frl": FallingRuleListClassifier, "ruleset": RuleSetClassifier}[family]
-    options = {"missing": "category"}
+    options = {"missing": "category", **TABLES[name].get("options", {}).get(family, {})}
     if time_limit is not None:
         options["time_limit"] = time_limit
     start = time.perf_counter()
@@ -134,7 +140,7 @@ def cancel_one(name: str, family: str, after: float) -> dict:
     timer.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = estimator(missing="category", time_limit=300).fit(X, y)
+        model = estimator(missing="category", time_limit=300, **TABLES[name].get("options", {}).get(family, {})).fit(X, y)
     end = time.perf_counter()
     timer.cancel()
     return {"table": name, "family": family, "after_s": after, "status": model.certificate_.status,

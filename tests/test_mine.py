@@ -79,6 +79,19 @@ def test_duplicates_keep_the_shortest_first():
     assert mined.names == ["b", "a"]
 
 
+def test_condition_names_are_each_antecedents_conditions():
+    rng = np.random.default_rng(4)
+    features = rng.random((60, 7)) < 0.5
+    mined = mine_antecedents(features, [f"f{j}" for j in range(7)], max_card=2)
+    names = mined.condition_names
+    eager = [mined.conditions(i) for i in range(len(mined))]
+    assert len(names) == len(eager) > 7 and list(names) == eager
+    assert names[-1] == eager[-1] and names[3:9] == eager[3:9] and names[::5] == eager[::5]
+    assert all(len(names[i]) == 2 for i in range(7, len(names)))  # pairs after the single features
+    with pytest.raises(IndexError):
+        names[len(eager)]
+
+
 def test_bad_arguments():
     x = np.ones((3, 2), bool)
     with pytest.raises(ValueError, match="max_card"):

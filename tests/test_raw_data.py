@@ -28,6 +28,19 @@ def mixed():
     return frame.drop(columns="outcome"), frame["outcome"]
 
 
+def test_generated_yes_no_columns():
+    frame = make_mixed_table(n_rows=400, n_numeric=3, n_text=2, n_binary=30, seed=2)
+    binary = [c for c in frame.columns if c.startswith("b")]
+    assert len(binary) == 30 and all(set(frame[c].dropna()) == {"yes", "no"} for c in binary)
+    rates = [(frame[c] == "yes").mean() for c in binary]
+    assert min(rates) < 0.2 and max(rates) > 0.3  # each column at its own rate
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        names = Binarizer(missing="category", negations=False).fit(frame.drop(columns="outcome")).feature_names_
+    complete = [c for c in binary if frame[c].notna().all()]
+    assert complete and all({n for n in names if n.startswith(f"{c}=")} == {f"{c}=no", f"{c}=yes"} for c in complete)
+
+
 def titanic_like(n=400, seed=0):
     rng = np.random.default_rng(seed)
     sex = rng.choice(["male", "female"], n)

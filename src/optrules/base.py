@@ -184,7 +184,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             close()
 
     def _conditions(self):
-        return [self.antecedents_.conditions(i) for i in range(len(self.antecedents_))]
+        return self.antecedents_.condition_names
 
     def _check_predict_input(self, X):
         """Fitted, and arrays have the fitted number of columns (a DataFrame is matched by column names)."""

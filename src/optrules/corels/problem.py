@@ -166,7 +166,7 @@ class Problem:
     @classmethod
     def from_antecedents(cls, antecedents: Antecedents, y, regularization: float, minor=None, sample_weight=None,
                          n_classes: int | None = None) -> "Problem":
-        conditions = [antecedents.conditions(i) for i in range(len(antecedents))]
+        conditions = antecedents.condition_names
         y = np.asarray(y)
         if y.shape[0] != antecedents.n_samples:
             raise ValueError(f"antecedents cover {antecedents.n_samples} samples but there are {y.shape[0]} labels")

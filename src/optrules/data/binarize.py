@@ -218,9 +218,11 @@ def dates_in_text(series: pd.Series) -> pd.Series | None:
     """The column as days since 1970-01-01 (float) if every non-missing value of a text column is a
     date, else None."""
     text = _distinct_text(series)
-    if text is None or not all(isinstance(v, str) for v in series.dropna().iloc[:1000]):
+    # the distinct values first (a yes/no column has two): reading a thousand rows of each of a wide
+    # table's text columns took 0.5 s
+    if text is None or not text.str.match(_DATE).all():
         return None
-    if not text.str.match(_DATE).all():
+    if not all(isinstance(v, str) for v in series.dropna().iloc[:1000]):
         return None
     return _days(series)
 

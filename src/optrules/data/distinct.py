@@ -15,12 +15,15 @@ from numba import njit
 def representatives(hashes: np.ndarray, differs, content) -> np.ndarray:
     """Each item's first item (in index order) of equal content.
 
-    ``hashes``: one uint64 per item, equal for equal contents; ``differs(candidates)``: a boolean mask of
-    the items whose content differs from their candidate's; ``content(i)``: item ``i``'s bytes."""
+    ``hashes``: one uint64 per item, equal for equal contents; ``differs(items, candidates)``: a boolean
+    mask of the ``items`` whose content differs from their ``candidates``'; ``content(i)``: item ``i``'s
+    bytes. Only the items whose hash an earlier item had are compared (none when every hash is new: a
+    raw table's 3,000 rows over 218,284 antecedents were compared bit by bit for 1.5 s, unstoppable)."""
     by_hash = np.argsort(hashes, kind="stable")  # equal hashes in index order
     representative = _first_of_equal_hashes(hashes, by_hash)
-    wrong = differs(representative)
-    if wrong.any():  # some hash met two contents: regroup its items by their bytes
+    items = np.flatnonzero(representative != np.arange(len(hashes)))
+    wrong = items[differs(items, representative[items])] if len(items) else items
+    if len(wrong):  # some hash met two contents: regroup its items by their bytes
         for h in np.unique(hashes[wrong]):
             first: dict[bytes, int] = {}
             for i in np.flatnonzero(hashes == h):

@@ -109,10 +109,11 @@ def signature_groups(bits, n_samples: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _groups_of(bits, hashes):
-    representative = representatives(hashes, lambda candidates: _signature_differs(bits, candidates),
+    representative = representatives(hashes, lambda items, candidates: _signature_differs(bits, items, candidates),
                                      lambda sample: _signature(bits, sample).tobytes())
     first = np.flatnonzero(representative == np.arange(len(hashes)))
-    return first, np.searchsorted(first, representative), columns_of(bits, first)
+    group_bits = bits if len(first) == len(hashes) else columns_of(bits, first)  # (no two samples alike)
+    return first, np.searchsorted(first, representative), group_bits
 
 
 @njit(cache=True)
@@ -138,26 +139,33 @@ def _signature(bits, sample: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _signature_differs(bits, candidates):
-    """Which samples' signatures differ from their candidate's? (row by row: the vectors read in order)"""
-    differs = np.zeros(len(candidates), np.bool_)
+def _signature_differs(bits, samples, candidates):
+    """Which ``samples``' signatures differ from their candidate's? (row by row: the vectors read in order)"""
+    differs = np.zeros(len(samples), np.bool_)
     for i in range(bits.shape[0]):
-        for s in range(len(candidates)):
-            c = candidates[s]
+        for k in range(len(samples)):
+            s, c = samples[k], candidates[k]
             if ((bits[i, s >> 6] >> np.uint64(s & 63)) ^ (bits[i, c >> 6] >> np.uint64(c & 63))) & np.uint64(1):
-                differs[s] = True
+                differs[k] = True
     return differs
 
 
 @njit(cache=True)
 def columns_of(bits, samples):
-    """The capture vectors restricted to ``samples``, packed: bit g of row i is bit ``samples[g]``."""
+    """The capture vectors restricted to ``samples``, packed: bit g of row i is bit
+    ``samples[g]``. Each row's set bits are visited, not each sample: mined conjunctions capture few."""
+    position = np.full(64 * bits.shape[1], -1, np.int64)
+    for g in range(len(samples)):
+        position[samples[g]] = g
     out = np.zeros((bits.shape[0], (len(samples) + 63) // 64), np.uint64)
     for i in range(bits.shape[0]):
-        for g in range(len(samples)):
-            s = samples[g]
-            if (bits[i, s >> 6] >> np.uint64(s & 63)) & np.uint64(1):
-                out[i, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
+        for w in range(bits.shape[1]):
+            x = bits[i, w]
+            while x:
+                g = position[w * 64 + np.int64(trailing_zeros(x))]
+                if g >= 0:
+                    out[i, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
+                x &= x - np.uint64(1)
     return out
 
 

@@ -62,6 +62,11 @@ class Antecedents:
         return tuple(self.feature_names[j] for j in self.items[i])
 
     @property
+    def condition_names(self) -> "ConditionNames":
+        """Every antecedent's :meth:`conditions`, as a sequence that names one when asked."""
+        return ConditionNames(self)
+
+    @property
     def names(self) -> list[str]:
         return [" and ".join(self.conditions(i)) for i in range(len(self))]
 
@@ -104,6 +109,25 @@ class MiningReport:
         return {"n_antecedents": self.n_antecedents, "n_features": self.n_features, "max_card": self.max_card,
                 "min_support": self.min_support, "max_antecedents": self.max_antecedents, "levels": self.levels,
                 "notes": list(self.notes), "stopped": self.stopped}
+
+
+class ConditionNames(Sequence):
+    """``names[i]``: antecedent ``i``'s conditions, built when asked. A search names the few antecedents
+    of its rule list; building all 218,284 tuples of a raw table's took 0.4-0.8 s before the search,
+    where Ctrl-C cannot stop it."""
+
+    def __init__(self, antecedents: Antecedents):
+        self._antecedents = antecedents
+
+    def __len__(self) -> int:
+        return len(self._antecedents)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._antecedents.conditions(k) for k in range(len(self))[i]]
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"antecedent {i} of {len(self)}")
+        return self._antecedents.conditions(int(i) % len(self))
 
 
 def auto_max_antecedents(n_samples: int) -> int:
@@ -431,7 +455,7 @@ def first_of_distinct_rows(bits: np.ndarray, extra: np.ndarray, order: np.ndarra
     if len(bits) == 0:
         return np.zeros(0, dtype=np.int64)
     representative = representatives(
-        _row_hashes(bits, extra)[order], lambda candidates: _rows_differ(bits, extra, order, candidates),
+        _row_hashes(bits, extra)[order], lambda items, candidates: _rows_differ(bits, extra, order, items, candidates),
         lambda p: bits[order[p]].tobytes() + extra[order[p]].tobytes())
     return np.flatnonzero(representative == np.arange(len(order)))
 
@@ -450,14 +474,14 @@ def _row_hashes(bits, extra):
 
 
 @njit(cache=True)
-def _rows_differ(bits, extra, order, candidates):
-    differs = np.zeros(len(order), np.bool_)
-    for p in range(len(order)):
-        a, b = order[p], order[candidates[p]]
+def _rows_differ(bits, extra, order, items, candidates):
+    differs = np.zeros(len(items), np.bool_)
+    for k in range(len(items)):
+        a, b = order[items[k]], order[candidates[k]]
         for w in range(bits.shape[1]):
             if bits[a, w] != bits[b, w]:
-                differs[p] = True
+                differs[k] = True
         for w in range(extra.shape[1]):
             if extra[a, w] != extra[b, w]:
-                differs[p] = True
+                differs[k] = True
     return differs

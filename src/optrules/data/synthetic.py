@@ -21,8 +21,9 @@ def _zipf_labels(rng, n_rows: int, n_values: int, prefix: str) -> np.ndarray:
 
 
 def make_mixed_table(n_rows: int = 5000, n_numeric: int = 15, n_text: int = 5, missing_rate: float = 0.02,
-                     seed: int = 0, target: str = "outcome") -> pd.DataFrame:
-    """A raw table of ``n_numeric`` numeric and ``n_text`` text columns plus a binary ``target``.
+                     seed: int = 0, target: str = "outcome", n_binary: int = 0) -> pd.DataFrame:
+    """A raw table of ``n_numeric`` numeric, ``n_text`` text and ``n_binary`` yes/no columns (``b0``,
+    ``b1``, ..., each yes at its own rate) plus a binary ``target``.
 
     Among the numeric columns: a row identifier (``id``, unique per row), continuous measurements that
     are nearly unique per row, integer counts, and scores with a few hundred values; among the text
@@ -61,6 +62,8 @@ def make_mixed_table(n_rows: int = 5000, n_numeric: int = 15, n_text: int = 5, m
         name = ("code", "note")[j] if j < 2 else f"text{j}"
         maker = text_makers[j] if j < len(text_makers) else text_makers[2 + (j - 2) % (len(text_makers) - 2)]
         columns[name] = maker()
+    for j in range(n_binary):
+        columns[f"b{j}"] = np.where(rng.random(n_rows) < rng.uniform(0.05, 0.5), "yes", "no")
     frame = pd.DataFrame(columns)
     # a short hidden rule list decides the target
     score = np.zeros(n_rows)
