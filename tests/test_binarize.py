@@ -41,6 +41,15 @@ def test_categorical_bins_thresholds_and_zero_one(frame):
     assert groups["score<=2.5"] == -1
 
 
+def test_zero_one_columns_of_a_headerless_file_name_their_value(frame):
+    # columns 0, 1, 2, 3 as `--no-header` reads them: a rule "if (3)" would read as the number three
+    numbered = frame.set_axis([str(k) for k in range(frame.shape[1])], axis=1)
+    b = Binarizer(n_thresholds=1).fit(numbered)
+    assert "3=1" in b.feature_names_ and "3" not in b.feature_names_
+    np.testing.assert_array_equal(b.transform_frame(numbered)["3=1"], frame["flag"] == 1)
+    assert "flag" in Binarizer(n_thresholds=1).fit(frame).feature_names_  # a named column keeps its name
+
+
 def test_interval_labels_follow_the_paper():
     assert interval_labels([1, 2, 4], integer=True, lowest=0) == ["0", "1", "2-3", ">3"]
     assert interval_labels([18, 21], integer=True, lowest=18) == ["<18", "18-20", ">20"]

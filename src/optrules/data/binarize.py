@@ -109,6 +109,14 @@ def value_name(column: str, label: str) -> str:
     return f"{column}={label}"
 
 
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _format_number(x: float) -> str:
     if float(x).is_integer():
         return str(int(x))
@@ -431,7 +439,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _categorical_features(self, column: str, series: pd.Series, group: int) -> list[Feature]:
         if _is_zero_one(series) and column not in set(self.categorical or ()):
-            return [Feature(str(column), column, "binary", group=-1)]
+            # named by its column ("smoker"), but "7=1" for a headerless file's column 7: a rule "if (7)"
+            # reads as the number
+            name = value_name(column, 1) if _looks_numeric(str(column)) else str(column)
+            return [Feature(name, column, "binary", group=-1)]
         counts = series.value_counts(dropna=True)
         self.categories_[column] = sorted((_python_value(v) for v in counts.index), key=_sort_key)
         frequent = counts[counts >= int(self.min_category_count)]
