@@ -481,6 +481,118 @@ def test_column_generation_with_the_pricing_ip():
         column_generation(features, y, 6.0, 0.0, 2, exact="cp-sat")
 
 
+def planted_instance(seed):
+    rng = np.random.default_rng(seed)
+    n, j = int(rng.integers(10, 60)), int(rng.integers(2, 8))
+    features = rng.random((n, j)) < 0.5
+    planted = features[:, 0] & (features[:, 1] if j > 1 else True)
+    if j > 3:
+        planted |= features[:, 2] & features[:, 3]
+    y = np.where(rng.random(n) < 0.15, ~planted, planted)
+    if y.min() == y.max():
+        y[0] = ~y[0]
+    return features, y, float(rng.choice([2, 3, 4, 5, 6, 8, 30])), int(rng.integers(1, 4)), rng
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_solved_lp_ends_certified_at_the_enumerated_optimum(seed):
+    """Where the LP over every clause is above its ceiling (an integrality gap), the restricted MIP alone
+    proves nothing; the columns that could be in a better set, and the MIP over them, prove the set."""
+    features, y, complexity, max_degree, rng = planted_instance(1000 + seed)
+    weights = rng.uniform(0.5, 2.0, len(y)) if seed % 3 == 0 else None  # real weights: no rounding up
+    optimum = full_mip_optimum_weighted(features, y, complexity, max_degree, weights)
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=60, pricing_time_limit=20,
+                               sample_weight=weights)
+    cert = result.certificate
+    assert cert.counters["lp_solved"]
+    assert cert.is_optimal, (cert.status, result.objective, cert.lower_bound, optimum)
+    assert result.objective == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_poor_first_set_is_improved_to_the_proven_optimum(monkeypatch, seed):
+    """The first restricted MIP returns nothing (the greedy choice stands): the sets of value v = lower
+    bound, lower bound + 1, ... must still be found among the columns below v, and a bound claimed
+    only when no set of value <= v exists."""
+    features, y, complexity, max_degree, _ = planted_instance(2000 + seed)
+    optimum = full_mip_optimum_weighted(features, y, complexity, max_degree)
+    solve_mip, calls = MasterProblem.solve_mip, []
+
+    def first_finds_nothing(self, time_limit):
+        calls.append(time_limit)
+        return (np.inf, [], -np.inf, False) if len(calls) == 1 else solve_mip(self, time_limit)
+    monkeypatch.setattr(MasterProblem, "solve_mip", first_finds_nothing)
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=60, pricing_time_limit=20)
+    cert = result.certificate
+    assert cert.lower_bound <= optimum + 1e-9
+    if cert.counters["lp_solved"]:
+        assert cert.is_optimal and result.objective == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_bound_from_the_columns_below_holds_when_the_next_value_is_not_tried(monkeypatch, seed):
+    """Cut after one value v (time, memory): the bound is v + 1 at most, and only if no set is worth v."""
+    import optrules.rulesets.colgen as colgen
+
+    features, y, complexity, max_degree, _ = planted_instance(4000 + seed)
+    optimum = full_mip_optimum_weighted(features, y, complexity, max_degree)
+    solve_mip, columns_below, calls = MasterProblem.solve_mip, colgen._columns_below, []
+    monkeypatch.setattr(MasterProblem, "solve_mip", lambda self, t: (np.inf, [], -np.inf, False) if not calls
+                        else solve_mip(self, t))
+    monkeypatch.setattr(colgen, "_columns_below", lambda *a, **k: None if calls.append(1) or len(calls) > 1
+                        else columns_below(*a, **k))
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=60, pricing_time_limit=20)
+    cert = result.certificate
+    assert cert.lower_bound <= optimum + 1e-9 <= result.objective + 2e-9
+    assert cert.is_optimal == (result.objective == pytest.approx(cert.lower_bound))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_columns_below_a_value_are_every_clause_a_set_of_that_value_may_use(seed):
+    """Against every clause: each one priced at most v - (sum(mu) - lambda C) by the LP's duals is
+    collected, or one with as few conditions covering the same rows is."""
+    from optrules.rulesets.colgen import _columns_below
+
+    features, y, complexity, max_degree, rng = planted_instance(3000 + seed)
+    y = y.astype(bool)
+    positives = np.flatnonzero(y)
+    master = MasterProblem(len(positives), complexity)
+    clauses = [c for d in range(max_degree + 1) if 1 + d <= complexity
+               for c in itertools.combinations(range(features.shape[1]), d)]
+    covers = [features[:, list(c)].all(axis=1) if c else np.ones(len(y), bool) for c in clauses]
+    for clause, covered in zip(clauses, covers):
+        master.add_clause(int((covered & ~y).sum()), 1 + len(clause), np.flatnonzero(covered[positives]))
+    lp_value, mu, lam = master.solve_lp()
+    data = PricingData.from_features(features, y)
+    dual_value = float(np.clip(mu, 0, 1).sum()) - lam * complexity
+    for v in (np.ceil(lp_value - 1e-9), np.ceil(lp_value - 1e-9) + 1, np.ceil(lp_value - 1e-9) + 3):
+        pool = _columns_below(data, mu, lam, 0.0, complexity, 1.0, max_degree, len(positives), v, True, 30)
+        assert pool is not None
+        kept = {(cov.tobytes(), len(c)) for c, cov in zip(clauses, covers) if c in set(pool)}
+        for clause, covered in zip(clauses, covers):
+            reduced = int((covered & ~y).sum()) + lam * (1 + len(clause)) - np.clip(mu, 0, 1)[covered[positives]].sum()
+            if reduced <= v - dual_value + 1e-9:
+                assert any((covered.tobytes(), d) in kept for d in range(len(clause) + 1)), (clause, reduced, v)
+
+
+def full_mip_optimum_weighted(features, y, complexity, max_degree, weights=None):
+    """The enumerated master MIP's optimum with sample weights (a missed positive or a covered negative
+    costs its weight)."""
+    y = y.astype(bool)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
+    positives = np.flatnonzero(y)
+    master = MasterProblem(len(positives), complexity, w[positives])
+    for degree in range(0, max_degree + 1):
+        if 1 + degree > complexity:
+            break
+        for clause in itertools.combinations(range(features.shape[1]), degree):
+            covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
+            master.add_clause(float(w[covered & ~y].sum()), 1 + degree, np.flatnonzero(covered[positives]))
+    value, _, _, proven = master.solve_mip(60)
+    assert proven
+    return value
+
+
 def test_some_tiny_instances_are_certified():
     certified = 0
     for seed in range(10):

@@ -9,6 +9,9 @@
 3. Stop when the exact pricing proves no clause has negative reduced cost (the master LP is solved:
    ceil(z_MLP) bounds the optimum), or on the overall time limit.
 4. Solve the restricted MIP over the generated clauses: the rule set.
+5. When the LP is solved and the set is not proven optimal, for v = the lower bound, v + 1, ...: every
+   clause whose reduced cost could fit a set of value <= v (:func:`_columns_below`), and the MIP over
+   them too: it finds the optimum (and proves it) or proves the bound v + 1.
 
 Certificate: after each exact pricing, the dual objective of the restricted master's duals made feasible
 for every clause (:func:`~optrules.rulesets.master.weak_duality_bound`: sum(mu) - C (lambda + t), t from
@@ -144,6 +147,25 @@ def column_generation(
         # what no column covers yet with as few conditions: a column may come back from pricing when the
         # LP leaves it a hair below zero, within HiGHS's tolerances
         return [c for c in candidates if len(c) < shortest.get(coverage(c)[1], len(c) + 1)]
+
+    def add_columns(candidates) -> tuple[int, bool]:
+        """Adds the candidates that no column covers with as few conditions: ``(how many, all fitted in
+        memory)``."""
+        added = 0
+        for clause in candidates:
+            covered, key = coverage(clause)
+            if len(clause) >= shortest.get(key, len(clause) + 1):
+                continue
+            covered_positives = np.flatnonzero(covered[positives])
+            if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
+                return added, False
+            shortest[key] = len(clause)
+            master.add_clause(float(costs[covered & ~y].sum()) + penalty * (1 + len(clause)), 1 + len(clause),
+                              covered_positives)
+            budget.charge("master", master.nbytes + len(shortest) * len(key))
+            clauses.append(clause)
+            added += 1
+        return added, True
     trace = Trace()
     status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
     iterations = exact_calls = 0
@@ -208,21 +230,9 @@ def column_generation(
                 if method and work.exhausted:
                     stopped_by = NODE_BUDGET
                 break  # heuristic pricing only, or the exact pricing ran out of time with nothing better
-            added = 0
-            for clause in found:
-                covered, key = coverage(clause)
-                if len(clause) >= shortest.get(key, len(clause) + 1):
-                    continue
-                shortest[key] = len(clause)
-                covered_positives = np.flatnonzero(covered[positives])
-                if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
-                    stopped_by = MEMORY_BUDGET
-                    break
-                cost = float(costs[covered & ~y].sum()) + penalty * (1 + len(clause))
-                master.add_clause(cost, 1 + len(clause), covered_positives)
-                budget.charge("master", master.nbytes + len(shortest) * len(key))
-                clauses.append(clause)
-                added += 1
+            added, fitted = add_columns(found)
+            if not fitted:
+                stopped_by = MEMORY_BUDGET
             if not added or stopped_by:
                 break
         out_of_time = budget.expired() or time_left() <= 0
@@ -300,6 +310,51 @@ def column_generation(
             budget.interrupt()
     if budget.interrupted:  # before, during or after the MIP
         status = INTERRUPTED
+    gap_columns = None
+    if (lp_solved and method == "enumeration" and objective > proven_lower() + 1e-9 and not budget.stopped()
+            and last_duals is not None):
+        # the LP is solved and the set is not proven: for each value v from the lower bound up, the
+        # columns that could be in a set of value <= v, and the MIP over them (see _columns_below): a
+        # MIP optimum <= v is the optimum, one above v proves the bound v + 1
+        deadline = None if budget.remaining() is None else time.perf_counter() + budget.remaining()
+        value_below = proven_lower() if integral else objective
+        while objective > proven_lower() + 1e-9 and not budget.stopped():
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left < 0.1:
+                break
+            seconds = pricing_time_limit if left is None else min(pricing_time_limit, 0.5 * left)
+            try:
+                pool = _columns_below(full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
+                                      max_degree, n_pos, value_below, integral, seconds, budget.cancelled, work)
+            except KeyboardInterrupt:
+                budget.interrupt()
+                break
+            if pool is None or not add_columns(pool)[1]:
+                break
+            gap_columns = len(pool)
+            left = None if deadline is None else deadline - time.perf_counter()
+            try:
+                value, selected, _, proven = master.solve_mip(np.inf if left is None else max(left - 0.05, 0.05))
+            except KeyboardInterrupt:
+                budget.interrupt()
+                break
+            if selected:
+                better = [clauses[k] for k in selected]
+                better_objective = _objective(features, y, better, costs, penalty)
+                if better_objective < objective:
+                    chosen, objective = _without_redundant_clauses(features, y, better, better_objective, costs,
+                                                                   penalty)
+                    chosen, objective = _without_needless_conditions(features, y, chosen, objective, costs,
+                                                                     penalty)
+            if not proven:
+                break
+            # no set of value <= value_below but among these columns: the MIP's optimum is the optimum if it
+            # is one of them, else every set is worth more than value_below
+            lp_bound = max(lp_bound, min(value, objective) if value <= value_below + 1e-9 else
+                           value_below + (1.0 if integral else 0.0))
+            if not integral:
+                break
+            value_below = proven_lower()
     lower = proven_lower()
     lower = min(max(lower, 0.0), objective)
     if objective <= lower + 1e-9:
@@ -318,6 +373,8 @@ def column_generation(
         "lp_solved": lp_solved,
         "conflict_bound": conflicts,
         "restricted_mip_optimal": mip_proven,
+        # the LP solved, the set not proven: the clauses that could be in a set of the last value tried
+        "gap_columns": gap_columns,
         "restricted_mip_bound": mip_bound,
         "pricing_samples": len(y) if sample is None else len(sample),
         # what users count: training samples the set misclassifies (the objective counts a negative once
@@ -436,6 +493,38 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     empty = data.reduced_cost((), mu, price)
     return weak_duality_bound(mu, price - penalty, complexity, positive_costs, empty, lower, max_degree, n_pos,
                               ratio)
+
+
+#: clauses each part of the search below the gap collects at most; more, and the proof is given up
+GAP_COLUMNS = 20_000
+
+
+def _columns_below(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, value, integral,
+                   seconds, should_stop=None, work=None):
+    """Every clause that could be in a rule set of value at most ``value`` (integer weights; below it,
+    otherwise), given duals ``(mu, lam)`` that price every clause at reduced cost >= -tolerance (the master
+    LP solved); None when the search does not finish in ``seconds`` or finds more than ``GAP_COLUMNS``
+    (a part).
+
+    For any rule set S and duals with mu in [0, positive weight], lam >= 0, the master's objective is
+    z(S) >= sum(mu) - lam C + sum over S's clauses of rc(k) (the slack of each covering row and of the
+    complexity row only adds), so a set of value <= v keeps only clauses with rc(k) <= v - sum(mu) +
+    lam C: those the branch-and-bound collects. The MIP over them (and the columns generated) then
+    decides: its optimum, if <= v, is the optimum over every clause (a better set would be one of its
+    solutions); above v, no set is worth v or less. A clause covering the same rows as a shorter one is
+    left out (the shorter one does what it does, for less); so that "the same rows" counts every
+    positive, those the duals price 0 get a hair of mu, which only lowers reduced costs (more clauses
+    collected). This is branch-and-price's reduced-cost argument without the branching, and it pays
+    where the gap is small: a fold whose LP bound is a mistake or two below its set."""
+    mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
+    c = float(complexity) if complexity is not None and np.isfinite(complexity) else (1 + max_degree) * n_pos
+    gap = float(value) - (float(mu.sum()) - float(lam) * c)
+    # the LP's duals price each clause at -tolerance at worst, and a set holds at most C / 2 + 1 clauses
+    threshold = gap + (c / 2.0 + 1.0) * 1e-6 + (1e-9 if integral else 0.0)
+    search = PricingSearch(data, np.maximum(mu, 1e-9), penalty + lam, max_degree, below=threshold,
+                           max_collected=GAP_COLUMNS)
+    search.run(seconds, should_stop=should_stop, work=work)
+    return search.collected if search.finished else None
 
 
 def _shorter_improving_clauses(method, data, mu, unit_price, max_degree, seconds, seed, should_stop, work=None):

@@ -75,7 +75,9 @@ class Stack(NamedTuple):
     the clause covers (packed positives and negatives, and their counts), the position of its last
     feature (``chosen``), how far the pricing of its children got (``priced``), the children to extend
     (``tails``: positions, ``tail_mu``: the mu each covers, ``tail_len``) and how many were
-    (``cursor``); the depth to resume at (0: a new root), the ratio bound so far and the best clause."""
+    (``cursor``); the depth to resume at (0: a new root), the ratio bound so far and the best clause;
+    with :data:`COLLECT`, the clauses met below the threshold (``collected[k, :collected_len[k]]``, as many
+    as fit; ``n_collected[0]`` counts them all)."""
 
     positives: np.ndarray
     negatives: np.ndarray
@@ -89,6 +91,9 @@ class Stack(NamedTuple):
     depth: np.ndarray
     ratio_low: np.ndarray
     best_clause: np.ndarray
+    collected: np.ndarray
+    collected_len: np.ndarray
+    n_collected: np.ndarray
 
 
 class Siblings(NamedTuple):
@@ -100,6 +105,11 @@ class Siblings(NamedTuple):
     hash: np.ndarray
     position: np.ndarray
 
+
+# what a search does with a clause that prices below ``best``: keeps it as the new best (the minimum),
+# raises the unit price until it prices zero (the largest ratio), or collects it, ``best`` staying the
+# threshold (every clause below a reduced cost)
+MINIMUM, RAISE_PRICE, COLLECT = 0, 1, 2
 
 _NODES_PER_CALL = 200_000
 _WORDS_PER_CALL = 50_000_000  # about 50 ms of work between two looks at the clock
@@ -212,7 +222,7 @@ def _chain_taken(chain_of, chosen, depth, chain):
 
 
 @njit(inline="always", cache=True)
-def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price, best, ratio, raise_price):
+def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price, best, ratio, mode):
     """Prices every child of the clause at ``depth`` (itself and one more feature, taken from its
     candidates) and lists, in ``tails[depth]``, the children whose extensions may still win, with the mu
     they cover. Those are the only candidates of any child's children (tail pruning): a child of the
@@ -267,8 +277,10 @@ def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price,
         nodes += 1
         value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
         ratio = _lower_ratio(ratio, value, 1.0 + child)
-        if value < best:
-            if raise_price:
+        if value < best and mode == COLLECT:
+            _collect(stack, depth, j, order)
+        elif value < best:
+            if mode == RAISE_PRICE:
                 unit_price -= value / (1.0 + child)
             else:
                 best = value
@@ -290,6 +302,18 @@ def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price,
 
 
 @njit(inline="always", cache=True)
+def _collect(stack, depth, j, order):
+    """Records the clause of the features chosen down to ``depth`` and ``j`` (if the buffer has room)."""
+    n = stack.n_collected[0]
+    if n < stack.collected.shape[0]:
+        for level in range(1, depth + 1):
+            stack.collected[n, level - 1] = order[stack.chosen[level]]
+        stack.collected[n, depth] = j
+        stack.collected_len[n] = depth + 1
+    stack.n_collected[0] = n + 1
+
+
+@njit(inline="always", cache=True)
 def _sort_by_mu(positions, mus, n):
     """Sorts the first ``n`` entries by mu, smallest first (insertion sort: short lists, no allocation)."""
     for a in range(1, n):
@@ -306,7 +330,7 @@ def _sort_by_mu(positions, mus, n):
 # matrix, atomically, a few times per node; a wdbc fold's pricing (4 conditions) took 18.2 s with them,
 # 15.4 s without. Without the GIL too: a certificate's search runs beside the final MIP (rulesets/colgen.py)
 @njit(cache=True, _nrt=False, nogil=True)
-def search_root(root, problem, stack, siblings, unit_price, best, node_cap, raise_price):
+def search_root(root, problem, stack, siblings, unit_price, best, node_cap, mode):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
 
     ``problem`` (a :class:`Problem`) is read only; ``stack`` (a :class:`Stack`) holds the search from
@@ -323,11 +347,13 @@ def search_root(root, problem, stack, siblings, unit_price, best, node_cap, rais
     a bound b (clauses of complexity >= c: ratio >= min(b, 0) / c); a subtree left open when the caller
     stops is the caller's to bound.
 
-    ``raise_price`` (with ``best`` 0): instead of lowering ``best``, a clause pricing below zero raises the
-    unit price until it prices zero (Dinkelbach's step for the largest ratio); the price is returned last
-    (``unit_price`` unchanged otherwise). Every value and bound grows with the price, so what was proven
-    at a lower price (a clause >= 0, a subtree cut at a bound >= 0) holds at the higher one, and when the
-    search is finished every clause prices >= 0 at the price returned.
+    ``mode`` :data:`RAISE_PRICE` (with ``best`` 0): instead of lowering ``best``, a clause pricing below
+    zero raises the unit price until it prices zero (Dinkelbach's step for the largest ratio); the price
+    is returned last (``unit_price`` unchanged otherwise). Every value and bound grows with the price, so
+    what was proven at a lower price (a clause >= 0, a subtree cut at a bound >= 0) holds at the higher
+    one, and when the search is finished every clause prices >= 0 at the price returned. :data:`COLLECT`:
+    ``best`` stays, a threshold, and every clause below it is collected in ``stack`` (but those that cover
+    what their parent or a sibling covers: the same rows at a higher complexity).
     """
     order, mu, max_degree = problem.order, problem.mu, problem.max_degree
     z_weight, z_weights, z_planes = problem.z_weight, problem.z_weights, problem.z_planes
@@ -354,8 +380,10 @@ def search_root(root, problem, stack, siblings, unit_price, best, node_cap, rais
         value = _negative_cost(stack_z[1], z_weight, z_weights, z_planes) - covered_mu + unit_price * 2.0
         nodes = 1
         ratio = _lower_ratio(ratio, value, 2.0)
-        if value < best:
-            if raise_price:
+        if value < best and mode == COLLECT:
+            _collect(stack, 0, j, order)
+        elif value < best:
+            if mode == RAISE_PRICE:
                 unit_price -= value / 2.0
             else:
                 best = value
@@ -384,7 +412,7 @@ def search_root(root, problem, stack, siblings, unit_price, best, node_cap, rais
             return best, best_length, nodes, False, unexplored, unit_price
         if priced[depth] < last:
             best, unit_price, ratio, found, length, priced[depth] = _evaluate_children(
-                depth, priced[depth], last, node_cap - nodes, problem, stack, unit_price, best, ratio, raise_price)
+                depth, priced[depth], last, node_cap - nodes, problem, stack, unit_price, best, ratio, mode)
             nodes += found
             if length > 0:
                 best_length = length
@@ -463,12 +491,19 @@ class PricingSearch:
     cost) / complexity: the search prunes at 0 and raises ``unit_price`` whenever a clause prices below
     0 (see :func:`search_root`); finished, every clause but the empty one prices >= 0 at the final
     ``unit_price``, which is the largest ratio (or the starting price, if that is higher). Nothing goes
-    into ``found`` then."""
+    into ``found`` then.
+
+    ``below`` (a reduced cost): every clause that prices below it instead, in :attr:`collected` (the
+    empty clause too), at most ``max_collected`` (past that the search stops: :attr:`overflowed`). A
+    clause that covers the same rows as its parent or an earlier sibling (at a higher complexity) is left
+    out: positives with mu 0 count as rows here only if their mu is given as a small positive number.
+    Each of the ``parts`` keeps at most ``max_collected``."""
 
     def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False,
-                 parts: int = _PARTS):
+                 parts: int = _PARTS, below: float | None = None, max_collected: int = 0):
         mu = np.asarray(mu, dtype=np.float64)
         self.raise_price = bool(raise_price)
+        self.mode = RAISE_PRICE if raise_price else MINIMUM if below is None else COLLECT
         self._start_price = float(unit_price)
         active = mu > 1e-12
         self.n_features = n_features = data.positive.shape[1]
@@ -476,8 +511,10 @@ class PricingSearch:
                                  + unit_price)
         # raising the price, the search proves every clause >= 0 at the price it ends with (the empty
         # clause is the caller's: its complexity, 1, is not the others')
-        self._start_best = 0.0 if raise_price else self.empty_value
-        self._empty = [] if raise_price else [(self.empty_value, ())]
+        self._start_best = 0.0 if raise_price else self.empty_value if below is None else float(below)
+        self._empty = [] if raise_price or (below is not None and self.empty_value >= below) else [
+            (self.empty_value, ())]
+        self.max_collected = int(max_collected) if below is not None else 0
         self.trivial = max_degree < 1 or n_features == 0  # the empty clause only
         self._parts: list[_Part] = []
         if self.trivial:
@@ -499,12 +536,28 @@ class PricingSearch:
             mu_max=float(mu_padded.max(initial=0.0)) * (1.0 + 1e-12), z_weight=float(data.z_weight),
             z_weights=z_padded, z_planes=z_planes, max_degree=int(max_degree))
         parts = max(1, min(int(parts), n_features))
-        self._parts = [_Part(problem, first, parts, self._start_best, self._start_price, self.raise_price)
-                       for first in range(parts)]
+        self._parts = [_Part(problem, first, parts, self._start_best, self._start_price, self.mode,
+                             self.max_collected) for first in range(parts)]
 
     @property
     def finished(self) -> bool:
-        return all(part.finished for part in self._parts)
+        return all(part.finished for part in self._parts) and not self.overflowed
+
+    @property
+    def overflowed(self) -> bool:
+        """Collecting, more clauses priced below the threshold than ``max_collected``."""
+        return self.mode == COLLECT and any(part.stack.n_collected[0] > part.stack.collected.shape[0]
+                                            for part in self._parts)
+
+    @property
+    def collected(self) -> list[tuple[int, ...]]:
+        """Collecting: the clauses met so far that price below the threshold (feature indices, sorted)."""
+        clauses = [clause for _, clause in self._empty] if self.mode == COLLECT else []
+        for part in self._parts:
+            stack = part.stack
+            for k in range(min(int(stack.n_collected[0]), stack.collected.shape[0])):
+                clauses.append(tuple(sorted(int(j) for j in stack.collected[k, :stack.collected_len[k]])))
+        return clauses
 
     @property
     def best(self) -> float:
@@ -540,7 +593,7 @@ class PricingSearch:
         while True:
             active = [part for part in self._parts if not part.finished]
             left = None if work is None else work.left()
-            if not active or (not first_round and (
+            if not active or self.overflowed or (not first_round and (
                     left == 0 or time.perf_counter() > deadline or (should_stop is not None and should_stop()))):
                 break
             first_round = False
@@ -581,10 +634,10 @@ class _Part:
     """One part of a :class:`PricingSearch`: the roots ``first``, ``first + stride``, ... (in search order),
     with its own stack, best clause and price."""
 
-    def __init__(self, problem: Problem, first: int, stride: int, best: float, unit_price: float,
-                 raise_price: bool):
+    def __init__(self, problem: Problem, first: int, stride: int, best: float, unit_price: float, mode: int,
+                 max_collected: int = 0):
         self.problem, self.root, self.stride = problem, int(first), int(stride)
-        self.best, self.unit_price, self.raise_price = float(best), float(unit_price), bool(raise_price)
+        self.best, self.unit_price, self.mode = float(best), float(unit_price), int(mode)
         self.found: list = []
         self.ratio_low = np.full(1, np.inf)  # over the clauses searched or cut so far
         self.unexplored = np.inf  # when the last run stopped short: a bound on the clauses left
@@ -598,7 +651,9 @@ class _Part:
             priced=np.zeros(levels, np.int64), cursor=np.zeros(levels, np.int64),
             tails=np.zeros((levels, n_features), np.int64), tail_mu=np.zeros((levels, n_features)),
             tail_len=np.zeros(levels, np.int64), depth=np.zeros(1, np.int64), ratio_low=self.ratio_low,
-            best_clause=np.zeros(problem.max_degree, np.int64))
+            best_clause=np.zeros(problem.max_degree, np.int64),
+            collected=np.zeros((max_collected, problem.max_degree), np.int64),
+            collected_len=np.zeros(max_collected, np.int64), n_collected=np.zeros(1, np.int64))
         # open addressing, at most half full; a slot counts while its stamp is its level's, so a new node
         # starts with an empty table at no cost
         slots = 1 << int(2 * n_features).bit_length()
@@ -615,6 +670,8 @@ class _Part:
         self.unexplored = np.inf
         first_slice = True
         while not self.finished:
+            if self.stack.n_collected[0] > self.stack.collected.shape[0]:  # (collecting: no room left)
+                break
             left = None if budget is None else budget.left()
             if self.root >= n_features or self._root_bound() >= self.best:
                 # its roots are sorted by their bound: none of the rest can win (and they have complexity >= 2)
@@ -631,10 +688,10 @@ class _Part:
             node_cap = self.nodes_per_call if left is None else min(self.nodes_per_call, left)
             self.best, length, nodes, done, _, self.unit_price = search_root(
                 self.root, self.problem, self.stack, self.siblings, self.unit_price, self.best, node_cap,
-                self.raise_price)
+                np.int64(self.mode))
             if budget is not None:
                 budget.spend(nodes)
-            if length > 0 and not self.raise_price:
+            if length > 0 and self.mode == MINIMUM:
                 self.found.append((self.best, tuple(sorted(int(j) for j in self.stack.best_clause[:length]))))
             if done:
                 self.root += self.stride
