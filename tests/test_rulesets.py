@@ -593,6 +593,20 @@ def full_mip_optimum_weighted(features, y, complexity, max_degree, weights=None)
     return value
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
+    from optrules.rulesets.colgen import _distinct
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(0, 300)), int(rng.integers(1, 80))
+    rows = rng.random((n, m)) < rng.uniform(0.02, 0.5)
+    rows = rows[rng.integers(0, max(n, 1), n)] if n else rows  # repeated rows
+    first, inverse = _distinct(rows)
+    _, first_np, inverse_np = np.unique(np.packbits(rows, axis=1), axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(first, first_np)
+    np.testing.assert_array_equal(inverse, inverse_np.ravel())
+
+
 def test_some_tiny_instances_are_certified():
     certified = 0
     for seed in range(10):

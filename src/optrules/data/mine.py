@@ -452,12 +452,18 @@ def first_of_distinct_rows(bits: np.ndarray, extra: np.ndarray, order: np.ndarra
     """Positions in ``order`` (a permutation of the rows) of the first occurrence of each distinct row of
     ``bits`` joined with ``extra``, increasing; by hashes (:mod:`.distinct`), with ~24 bytes a row where
     sorting the rows would copy them."""
+    representative = row_representatives(bits, extra, order)
+    return np.flatnonzero(representative == np.arange(len(order)))
+
+
+def row_representatives(bits: np.ndarray, extra: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """For each position p of ``order``, the first position whose row (``bits`` joined with ``extra``,
+    uint64 words) equals row ``order[p]``."""
     if len(bits) == 0:
         return np.zeros(0, dtype=np.int64)
-    representative = representatives(
+    return representatives(
         _row_hashes(bits, extra)[order], lambda items, candidates: _rows_differ(bits, extra, order, items, candidates),
         lambda p: bits[order[p]].tobytes() + extra[order[p]].tobytes())
-    return np.flatnonzero(representative == np.arange(len(order)))
 
 
 @njit(cache=True)

@@ -48,6 +48,7 @@ from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL,
 from .master import MasterProblem, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
 from .pricing import PricingData, beam_search, exact_pricing
+from ..data.mine import row_representatives
 
 _TOLERANCE = 1e-7
 _CERTIFICATE_SHARE = 0.25  # of a time-limited fit, kept for proving the last duals' bound
@@ -409,12 +410,28 @@ def distinct_rows(features, y, sample_weight=None):
     weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
     if weights is not None and not (weights > 0).all():
         features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
-    keys = np.packbits(np.column_stack([features, y]), axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    first, inverse = _distinct(np.column_stack([features, y]))
     if weights is None and len(first) == len(y):
         return features, y, None
-    totals = np.bincount(inverse.ravel(), weights=weights, minlength=len(first))
+    totals = np.bincount(inverse, weights=weights, minlength=len(first))
     return features[first], y[first], totals
+
+
+def _distinct(rows) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
+    them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
+    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on."""
+    keys = np.packbits(np.asarray(rows, bool), axis=1)
+    words = np.zeros((len(keys), -(-keys.shape[1] // 8) * 8), np.uint8)
+    words[:, : keys.shape[1]] = keys
+    words = words.view(np.uint64)
+    representative = row_representatives(words, np.zeros((len(words), 0), np.uint64), np.arange(len(words)))
+    first = np.flatnonzero(representative == np.arange(len(words)))
+    # content order: by the packed bytes, first byte first (as np.unique's order of the packed rows)
+    order = np.lexsort(keys[first].T[::-1]) if len(first) else first
+    rank = np.empty(len(first), np.int64)
+    rank[order] = np.arange(len(first))
+    return first[order], rank[np.searchsorted(first, representative)]
 
 
 def conflict_bound(features, y, costs) -> float:
@@ -424,9 +441,7 @@ def conflict_bound(features, y, costs) -> float:
     but only once its pricing is proven; this needs no pricing, so it holds where generation ran out of
     time (transfusion: 114 of its 748 rows). ``features``, ``y``, ``costs``: distinct rows, as
     :func:`distinct_rows` returns them, with what each costs misclassified."""
-    keys = np.packbits(np.asarray(features, bool), axis=1)
-    _, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    inverse = _distinct(features)[1]
     positive = np.bincount(inverse, weights=np.where(y, costs, 0.0), minlength=inverse.max(initial=-1) + 1)
     negative = np.bincount(inverse, weights=np.where(y, 0.0, costs), minlength=inverse.max(initial=-1) + 1)
     return float(np.minimum(positive, negative).sum())
