@@ -353,6 +353,9 @@ def column_generation(
             # is one of them, else every set is worth more than value_below
             lp_bound = max(lp_bound, min(value, objective) if value <= value_below + 1e-9 else
                            value_below + (1.0 if integral else 0.0))
+            trace.append(time.perf_counter() - start, objective, proven_lower(), [len(clauses)], float("nan"))
+            if progress is not None:
+                progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
             if not integral:
                 break
             value_below = proven_lower()
