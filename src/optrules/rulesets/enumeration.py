@@ -32,6 +32,10 @@ parts searched in threads (:class:`PricingSearch`), for the two cores.
 
 On the data of the paper's experiments this proves the pricing problem where the HiGHS pricing IP
 runs out of time (see docs/rulesets.md), and it needs no solver.
+
+The same search serves two other questions: the largest ratio of a clause's gain to its complexity
+(:data:`RAISE_PRICE`: the certificate's bound) and every clause that prices below a threshold
+(:data:`COLLECT`: the columns that could be in a better rule set once the master LP is solved).
 """
 
 from __future__ import annotations
