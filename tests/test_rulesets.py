@@ -15,20 +15,21 @@ from optrules.rulesets.enumeration import enumeration_pricing
 from optrules.rulesets.pricing import PricingData, beam_search, exact_pricing
 
 
-def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0, fitting_only=True):
+def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0, fitting_only=True, weights=None):
     """The master MIP over every clause of up to max_degree features (enumerated) that fits within the
     complexity bound, solved by HiGHS; returns (MIP optimum, LP optimum). (The LP over the clauses that
     fit is the relaxation column generation solves: a longer clause is in no rule set; ``fitting_only``
-    False enumerates the longer ones too.)"""
+    False enumerates the longer ones too.) ``weights``: each sample's cost when misclassified."""
     y = y.astype(bool)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
     positives = np.flatnonzero(y)
-    master = MasterProblem(len(positives), complexity)
+    master = MasterProblem(len(positives), complexity, w[positives])
     for degree in range(0, max_degree + 1):
         if fitting_only and 1 + degree > complexity:
             break
         for clause in itertools.combinations(range(features.shape[1]), degree):
             covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
-            master.add_clause(int((covered & ~y).sum()) + penalty * (1 + degree), 1 + degree,
+            master.add_clause(float(w[covered & ~y].sum()) + penalty * (1 + degree), 1 + degree,
                               np.flatnonzero(covered[positives]))
     lp_value, _, _ = master.solve_lp()
     value, _, _, proven = master.solve_mip(60)
@@ -36,20 +37,25 @@ def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0, fitting_o
     return value, lp_value
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_column_generation_against_the_enumerated_mip(seed):
+def planted_instance(seed):
+    """Two planted clauses plus noise, so that a tight complexity bound has to trade them off: features,
+    labels, a complexity bound, a degree, and the generator to draw more from."""
     rng = np.random.default_rng(seed)
     n, j = int(rng.integers(10, 60)), int(rng.integers(2, 8))
     features = rng.random((n, j)) < 0.5
-    # two planted clauses plus noise, so that a tight complexity bound has to trade them off
     planted = features[:, 0] & (features[:, 1] if j > 1 else True)
     if j > 3:
         planted |= features[:, 2] & features[:, 3]
     y = np.where(rng.random(n) < 0.15, ~planted, planted)
     if y.min() == y.max():
         y[0] = ~y[0]
-    complexity = float(rng.choice([2, 3, 4, 5, 6, 8, 30]))
-    max_degree = int(rng.integers(1, 4))
+    return features, y, float(rng.choice([2, 3, 4, 5, 6, 8, 30])), int(rng.integers(1, 4)), rng
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_column_generation_against_the_enumerated_mip(seed):
+    features, y, complexity, max_degree, rng = planted_instance(seed)
+    n = len(y)
     penalty = float(rng.choice([0.0, 0.0, 0.5]))
     optimum, lp_optimum = full_mip_optimum(features, y, complexity, max_degree, penalty)
     result = column_generation(features, y, complexity, penalty, max_degree, time_limit=30, pricing_time_limit=10)
@@ -481,26 +487,13 @@ def test_column_generation_with_the_pricing_ip():
         column_generation(features, y, 6.0, 0.0, 2, exact="cp-sat")
 
 
-def planted_instance(seed):
-    rng = np.random.default_rng(seed)
-    n, j = int(rng.integers(10, 60)), int(rng.integers(2, 8))
-    features = rng.random((n, j)) < 0.5
-    planted = features[:, 0] & (features[:, 1] if j > 1 else True)
-    if j > 3:
-        planted |= features[:, 2] & features[:, 3]
-    y = np.where(rng.random(n) < 0.15, ~planted, planted)
-    if y.min() == y.max():
-        y[0] = ~y[0]
-    return features, y, float(rng.choice([2, 3, 4, 5, 6, 8, 30])), int(rng.integers(1, 4)), rng
-
-
 @pytest.mark.parametrize("seed", range(60))
 def test_a_solved_lp_ends_certified_at_the_enumerated_optimum(seed):
     """Where the LP over every clause is above its ceiling (an integrality gap), the restricted MIP alone
     proves nothing; the columns that could be in a better set, and the MIP over them, prove the set."""
     features, y, complexity, max_degree, rng = planted_instance(1000 + seed)
     weights = rng.uniform(0.5, 2.0, len(y)) if seed % 3 == 0 else None  # real weights: no rounding up
-    optimum = full_mip_optimum_weighted(features, y, complexity, max_degree, weights)
+    optimum = full_mip_optimum(features, y, complexity, max_degree, weights=weights)[0]
     result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=60, pricing_time_limit=20,
                                sample_weight=weights)
     cert = result.certificate
@@ -515,7 +508,7 @@ def test_a_poor_first_set_is_improved_to_the_proven_optimum(monkeypatch, seed):
     bound, lower bound + 1, ... must still be found among the columns below v, and a bound claimed
     only when no set of value <= v exists."""
     features, y, complexity, max_degree, _ = planted_instance(2000 + seed)
-    optimum = full_mip_optimum_weighted(features, y, complexity, max_degree)
+    optimum = full_mip_optimum(features, y, complexity, max_degree)[0]
     solve_mip, calls = MasterProblem.solve_mip, []
 
     def first_finds_nothing(self, time_limit):
@@ -535,7 +528,7 @@ def test_a_bound_from_the_columns_below_holds_when_the_next_value_is_not_tried(m
     import optrules.rulesets.colgen as colgen
 
     features, y, complexity, max_degree, _ = planted_instance(4000 + seed)
-    optimum = full_mip_optimum_weighted(features, y, complexity, max_degree)
+    optimum = full_mip_optimum(features, y, complexity, max_degree)[0]
     solve_mip, columns_below, calls = MasterProblem.solve_mip, colgen._columns_below, []
     monkeypatch.setattr(MasterProblem, "solve_mip", lambda self, t: (np.inf, [], -np.inf, False) if not calls
                         else solve_mip(self, t))
@@ -573,38 +566,6 @@ def test_the_columns_below_a_value_are_every_clause_a_set_of_that_value_may_use(
             reduced = int((covered & ~y).sum()) + lam * (1 + len(clause)) - np.clip(mu, 0, 1)[covered[positives]].sum()
             if reduced <= v - dual_value + 1e-9:
                 assert any((covered.tobytes(), d) in kept for d in range(len(clause) + 1)), (clause, reduced, v)
-
-
-def full_mip_optimum_weighted(features, y, complexity, max_degree, weights=None):
-    """The enumerated master MIP's optimum with sample weights (a missed positive or a covered negative
-    costs its weight)."""
-    y = y.astype(bool)
-    w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
-    positives = np.flatnonzero(y)
-    master = MasterProblem(len(positives), complexity, w[positives])
-    for degree in range(0, max_degree + 1):
-        if 1 + degree > complexity:
-            break
-        for clause in itertools.combinations(range(features.shape[1]), degree):
-            covered = features[:, list(clause)].all(axis=1) if clause else np.ones(len(y), bool)
-            master.add_clause(float(w[covered & ~y].sum()), 1 + degree, np.flatnonzero(covered[positives]))
-    value, _, _, proven = master.solve_mip(60)
-    assert proven
-    return value
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
-    from optrules.rulesets.colgen import _distinct
-
-    rng = np.random.default_rng(seed)
-    n, m = int(rng.integers(0, 300)), int(rng.integers(1, 80))
-    rows = rng.random((n, m)) < rng.uniform(0.02, 0.5)
-    rows = rows[rng.integers(0, max(n, 1), n)] if n else rows  # repeated rows
-    first, inverse = _distinct(rows)
-    _, first_np, inverse_np = np.unique(np.packbits(rows, axis=1), axis=0, return_index=True, return_inverse=True)
-    np.testing.assert_array_equal(first, first_np)
-    np.testing.assert_array_equal(inverse, inverse_np.ravel())
 
 
 def test_some_tiny_instances_are_certified():
