@@ -568,6 +568,31 @@ def test_the_columns_below_a_value_are_every_clause_a_set_of_that_value_may_use(
                 assert any((covered.tobytes(), d) in kept for d in range(len(clause) + 1)), (clause, reduced, v)
 
 
+def test_a_mip_stopped_at_its_deadline_leaves_the_next_solve_its_time():
+    # highspy keeps the callback's interrupt flag between solves: the next MIP stopped at its first look
+    rng = np.random.default_rng(1)
+    master = MasterProblem(60, 20.0)
+    for _ in range(300):
+        master.add_clause(float(rng.integers(0, 4)), int(rng.integers(2, 5)), np.flatnonzero(rng.random(60) < 0.08))
+    assert not master.solve_mip(0.0)[3]  # stopped at its deadline (0.05 s at least)
+    value, selected, _, proven = master.solve_mip(60)
+    assert proven and selected and value == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
+    from optrules.rulesets.colgen import _distinct
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(0, 300)), int(rng.integers(1, 80))
+    rows = rng.random((n, m)) < rng.uniform(0.02, 0.5)
+    rows = rows[rng.integers(0, max(n, 1), n)] if n else rows  # repeated rows
+    first, inverse = _distinct(rows)
+    _, first_np, inverse_np = np.unique(np.packbits(rows, axis=1), axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(first, first_np)
+    np.testing.assert_array_equal(inverse, inverse_np.ravel())
+
+
 def test_some_tiny_instances_are_certified():
     certified = 0
     for seed in range(10):

@@ -85,8 +85,9 @@ def interrupt_when(highs, should_stop) -> None:
         return
 
     def check(event):
-        if should_stop():
-            event.interrupt()
+        # set either way: HiGHS keeps the flag from one solve to the next, so a MIP stopped at its deadline
+        # left every later solve of the model "interrupted by user" at its first look (highspy 1.16.0)
+        event.interrupt(bool(should_stop()))
 
     for callback in (highs.cbSimplexInterrupt, highs.cbIpmInterrupt, highs.cbMipInterrupt):
         callback.subscribe(check)
@@ -111,6 +112,7 @@ class MasterProblem:
             self.highs.addCol(float(p_weights[i]), 0.0, INF, 1, np.array([i], np.int32), np.array([1.0]))
         self.clause_columns: list[int] = []
         self.n_columns = n_positive
+        self._cut_row = None  # the reduced-cost row, once added (limit_reduced_cost)
 
     def add_clause(self, cost: float, complexity: int, covered_positive_rows) -> int:
         rows = np.concatenate([np.asarray(covered_positive_rows, np.int32), [self.n_positive]]).astype(np.int32)
@@ -120,6 +122,22 @@ class MasterProblem:
         self.clause_columns.append(self.n_columns)
         self.n_columns += 1
         return len(self.clause_columns) - 1
+
+    def limit_reduced_cost(self, reduced_costs, upper: float) -> None:
+        """Adds (or updates) the row sum over every column (the xi first, then the clauses) of
+        ``reduced_costs`` x column <= ``upper``: each set of value <= v satisfies it when the reduced
+        costs are those of the LP's duals and ``upper`` is v less their dual objective (see
+        :func:`~optrules.rulesets.colgen._columns_below`), so the MIP searches those sets only."""
+        reduced_costs = np.asarray(reduced_costs, np.float64)
+        if self._cut_row is None:
+            self._cut_row = self.n_positive + 1
+            self.highs.addRow(-INF, float(upper), 0, np.zeros(0, np.int32), np.zeros(0))
+            self._cut_columns = 0
+        else:
+            self.highs.changeRowBounds(self._cut_row, -INF, float(upper))
+        for column in range(self._cut_columns, len(reduced_costs)):  # the columns added since
+            self.highs.changeCoeff(self._cut_row, column, float(reduced_costs[column]))
+        self._cut_columns = len(reduced_costs)
 
     @property
     def nbytes(self) -> int:
@@ -142,10 +160,14 @@ class MasterProblem:
         return self.highs.getInfo().objective_function_value, np.maximum(duals[: self.n_positive], 0.0), max(0.0, -duals[-1])
 
     def solve_mip(self, time_limit: float):
-        """``(objective, selected clause indices, dual bound, proven optimal)`` of the restricted MIP."""
+        """``(objective, selected clause indices, dual bound, proven optimal)`` of the restricted MIP;
+        ``(inf, [], inf, True)`` when it is proven infeasible (only a :meth:`limit_reduced_cost` row can
+        make it so)."""
         self._integrality(highspy.HighsVarType.kInteger)
         self._run(time_limit, 0.05)
         status = self.highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return np.inf, [], np.inf, True
         info = self.highs.getInfo()
         values = np.asarray(self.highs.getSolution().col_value)
         if info.primal_solution_status == 0 or len(values) == 0:  # no feasible solution in time
