@@ -540,6 +540,19 @@ def test_a_bound_from_the_columns_below_holds_when_the_next_value_is_not_tried(m
     assert cert.is_optimal == (result.objective == pytest.approx(cert.lower_bound))
 
 
+def test_ctrl_c_below_the_gap_returns_the_set_as_interrupted(monkeypatch):
+    import optrules.rulesets.colgen as colgen
+
+    features, y, complexity, max_degree, _ = planted_instance(4000)  # its first set is not proven
+    optimum = full_mip_optimum(features, y, complexity, max_degree)[0]
+    budget = Budget(60)
+    monkeypatch.setattr(MasterProblem, "solve_mip", lambda self, t: (np.inf, [], -np.inf, False))
+    monkeypatch.setattr(colgen, "_columns_below", lambda *a, **k: budget.interrupt())
+    result = column_generation(features, y, complexity, 0.0, max_degree, budget=budget, pricing_time_limit=20)
+    assert result.certificate.status == "interrupted"
+    assert result.certificate.lower_bound <= optimum + 1e-9 <= result.objective + 2e-9
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_the_columns_below_a_value_are_every_clause_a_set_of_that_value_may_use(seed):
     """Against every clause: each one priced at most v - (sum(mu) - lambda C) by the LP's duals is

@@ -377,6 +377,8 @@ def column_generation(
             if not integral:
                 break
             value_below = proven_lower()
+        if budget.interrupted:  # Ctrl-C or a cancel during it: the set and bound so far, said so
+            status = INTERRUPTED
     lower = proven_lower()
     lower = min(max(lower, 0.0), objective)
     if objective <= lower + 1e-9:
