@@ -45,7 +45,7 @@ import numpy as np
 
 from ..budget import Budget, StoppableThreads, as_budget
 from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
-from .master import MasterProblem, highs_version, weak_duality_bound
+from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
 from .pricing import PricingData, beam_search, exact_pricing
 from ..data.mine import row_representatives
@@ -343,8 +343,7 @@ def column_generation(
             # the sets of value <= v, and no other: sum of the columns' reduced costs <= v - dual objective
             master.limit_reduced_cost(
                 _column_reduced_costs(full, last_duals[0], last_duals[1], penalty, positive_costs, n_pos, clauses),
-                _gap(last_duals[0], last_duals[1], complexity, positive_costs, max_degree, n_pos, value_below)
-                + (complexity_or_implied(complexity, max_degree, n_pos) / 2.0 + 1.0) * 1e-6)
+                _room(last_duals[0], last_duals[1], complexity, positive_costs, max_degree, n_pos, value_below))
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and from_the_top:
                 left *= 2.0 / 3.0  # the rest for the values from the bound up, should this MIP not finish
@@ -533,15 +532,13 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
                               ratio)
 
 
-def complexity_or_implied(complexity, max_degree: int, n_pos: int) -> float:
-    """The complexity bound, or the one every optimal set meets without it (see weak_duality_bound)."""
-    return float(complexity) if complexity is not None and np.isfinite(complexity) else float((1 + max_degree) * n_pos)
-
-
-def _gap(mu, lam, complexity, positive_costs, max_degree, n_pos, value) -> float:
-    """``value`` less the dual objective sum(mu) - lambda C of the duals (mu clipped to its range)."""
+def _room(mu, lam, complexity, positive_costs, max_degree, n_pos, value) -> float:
+    """How much reduced cost a set of value ``value`` has room for: ``value`` less the dual objective
+    sum(mu) - lambda C (mu clipped to its range), plus the LP's tolerance, -1e-6 at worst a clause for
+    the C / 2 + 1 clauses a set holds at most."""
+    c = complexity_or_implied(complexity, max_degree, n_pos)
     mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
-    return float(value) - (float(mu.sum()) - float(lam) * complexity_or_implied(complexity, max_degree, n_pos))
+    return float(value) - (float(mu.sum()) - float(lam) * c) + (c / 2.0 + 1.0) * 1e-6
 
 
 def _column_reduced_costs(data, mu, lam, penalty, positive_costs, n_pos, clauses) -> np.ndarray:
@@ -574,10 +571,7 @@ def _columns_below(data, mu, lam, penalty, complexity, positive_costs, max_degre
     positive, those the duals price 0 get a hair of mu, which only lowers reduced costs (more clauses
     collected). This is branch-and-price's reduced-cost argument without the branching, and it pays
     where the gap is small: a fold whose LP bound is a mistake or two below its set."""
-    c = complexity_or_implied(complexity, max_degree, n_pos)
-    # the LP's duals price each clause at -tolerance at worst, and a set holds at most C / 2 + 1 clauses
-    threshold = (_gap(mu, lam, complexity, positive_costs, max_degree, n_pos, value) + (c / 2.0 + 1.0) * 1e-6
-                 + (1e-9 if integral else 0.0))
+    threshold = _room(mu, lam, complexity, positive_costs, max_degree, n_pos, value) + (1e-9 if integral else 0.0)
     mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
     search = PricingSearch(data, np.maximum(mu, 1e-9), penalty + lam, max_degree, below=threshold,
                            max_collected=GAP_COLUMNS)

@@ -50,9 +50,15 @@ def weak_duality_bound(mu, lam, complexity_bound, p_weight, empty_reduced_cost, 
     if not np.isfinite(t):
         return -np.inf
     dual_sum = float(np.clip(mu, 0.0, p_weight).sum())
-    if complexity_bound is None or not np.isfinite(complexity_bound):
-        complexity_bound = (1 + max_degree) * n_positive
-    return dual_sum - float(complexity_bound) * (lam + t)
+    return dual_sum - complexity_or_implied(complexity_bound, max_degree, n_positive) * (lam + t)
+
+
+def complexity_or_implied(complexity, max_degree: int, n_positive: int) -> float:
+    """The complexity bound, or, without one, the bound an optimal set meets anyway (see
+    :func:`weak_duality_bound`)."""
+    if complexity is None or not np.isfinite(complexity):
+        return float((1 + max_degree) * n_positive)
+    return float(complexity)
 
 
 class _SilentHighs(highspy.Highs):
