@@ -211,7 +211,7 @@ def test_mining_memory_stays_within_what_it_charges(unbounded):
     mask[[3, 77]] = unbounded
     mine_antecedents(features[:50, :20], names[:20], max_card=2, unbounded=mask[:20])  # compiled before tracing
     budget = _PeakBudget(1 << 30)
-    features_copies = 2 * features.nbytes  # the input, reordered, and its packed bits
+    features_copies = features.nbytes // 4  # its packed bits, and their reordered copy
     tracemalloc.start()
     try:
         mined = mine_antecedents(features, names, max_card=2, min_support=0.001, budget=budget, unbounded=mask)
@@ -220,6 +220,29 @@ def test_mining_memory_stays_within_what_it_charges(unbounded):
         tracemalloc.stop()
     assert len(mined) > 10_000 and mined.bits.nbytes > 4 << 20
     assert peak <= budget.peak + features_copies + (1 << 20), (peak, budget.peak)
+
+
+@pytest.mark.parametrize("unbounded", [False, True])
+def test_mining_does_not_copy_the_table(unbounded):
+    """The boolean table is packed as it is, 1 bit a cell: neither copied nor reordered at 1 byte a cell
+    (a 1,000,000-row table of 588 features: a reordered copy took the fit's peak from 1.4 to 2.1 GB)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(2)
+    features = np.asfortranarray(rng.random((100_000, 100)) < 0.3)  # as the binarizer returns it
+    names = [f"f{j}" for j in range(100)]
+    mask = np.zeros(100, bool)
+    mask[[5, 60]] = unbounded
+    mine_antecedents(features[:50], names, max_card=1, unbounded=mask)  # compiled before tracing
+    tracemalloc.start()
+    try:
+        mined = mine_antecedents(features, names, max_card=1, unbounded=mask)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(mined) == 100
+    packed = features.nbytes // 8
+    assert peak <= 4 * packed + (1 << 20) < features.nbytes, (peak, features.nbytes)
 
 
 def test_mining_stops_on_the_budget():
