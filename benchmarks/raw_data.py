@@ -1,5 +1,5 @@
 """Every family on raw tables, as a user meets them: the files in ``../shared/data`` read as they are (IDs,
-text, numbers with '?' markers, no headers) and a generated 5,000 x 20 mixed table.
+text, numbers with '?' markers, no headers) and generated mixed tables (5,000 x 20; a wide one; a million rows).
 
 For each table and family, two fits in fresh processes: the estimator's defaults, and ``time_limit=30``.
 Each reads the raw file with the command line's reader (its time counts against the budget, as in
@@ -51,6 +51,8 @@ TABLES = {
                                        frl=dict(max_antecedents=None, max_memory=200 << 20),
                                        ruleset=dict(max_memory=200 << 20))),
     "bank-full x5": dict(path="bank_marketing/bank-full.csv", sep=";", target="y", replicate=5),
+    # large N as a user's own export: a million rows of identifiers, notes, measurements and categories
+    "mixed 1000000x36": dict(generated=dict(n_rows=1_000_000, n_numeric=30, n_text=6, seed=7), target="outcome"),
 }
 FAMILIES = ("rulelist", "frl", "ruleset")
 

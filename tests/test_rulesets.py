@@ -602,6 +602,37 @@ def test_a_stopped_mip_leaves_the_next_solve_its_time():
     assert expected_proven and proven and selected and value == pytest.approx(expected)
 
 
+def _random_master(n_positive, n_clauses, seed=0):
+    rng = np.random.default_rng(seed)
+    master = MasterProblem(n_positive, 20.0)
+    for _ in range(n_clauses):
+        master.add_clause(float(rng.integers(0, 30)), int(rng.integers(2, 5)),
+                          np.flatnonzero(rng.random(n_positive) < 0.02))
+    return master, rng
+
+
+def test_each_solve_has_its_own_time_limit():
+    # HiGHS compares its time limit with its run time summed over the model's runs: a solve given less
+    # than the runs before it had stopped at once, and column generation ended there
+    master, rng = _random_master(5000, 400)
+    for _ in range(4):
+        master.highs.clearSolver()  # solved from scratch: run time adds up
+        assert master.solve_lp(None) is not None
+    limit = master.highs.getRunTime() / 3
+    master.add_clause(1.0, 2, np.flatnonzero(rng.random(5000) < 0.02))  # a quick re-solve from the basis
+    assert master.solve_lp(limit) is not None
+
+
+def test_a_mip_slower_than_its_time_is_not_started():
+    # HiGHS's MIP solves its first LP from scratch, deaf to its deadline: an LP that took longer than the
+    # MIP's time says the MIP would overrun it
+    master, _ = _random_master(2000, 200)
+    assert master.solve_lp(None) is not None and master.slowest_lp > 0
+    assert master.solve_mip(master.slowest_lp / 2) == (np.inf, [], -np.inf, False)
+    value, selected, _, proven = master.solve_mip(60)
+    assert proven and selected and np.isfinite(value)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
     from optrules.rulesets.colgen import _distinct
