@@ -611,6 +611,41 @@ def _random_master(n_positive, n_clauses, seed=0):
     return master, rng
 
 
+@pytest.mark.parametrize("seed", range(15))
+def test_grouped_master_is_the_master_with_a_row_a_positive(seed):
+    """Rows of positives every clause covers alike are merged (their xi weighing the members' weights):
+    the LP's and the MIP's values are those of the problem with one row a positive (scipy), the duals
+    come back one a positive and price every clause as the LP's do, and there are no more rows than
+    patterns."""
+    from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+    rng = np.random.default_rng(seed)
+    n, k, bound = int(rng.integers(5, 40)), int(rng.integers(1, 25)), float(rng.integers(3, 15))
+    weights = rng.uniform(0.5, 2.0, n) if seed % 3 == 0 else 1.0
+    master = MasterProblem(n, bound, weights)
+    covers = rng.random((k, n)) < rng.uniform(0.1, 0.6)
+    costs, complexity = rng.integers(0, 6, k).astype(float), rng.integers(2, 5, k)
+    for j in range(k):
+        master.add_clause(costs[j], int(complexity[j]), np.flatnonzero(covers[j]))
+    # x = (xi_1..xi_n, w_1..w_k): xi_i + sum_{j covers i} w_j >= 1, sum c_j w_j <= bound
+    c = np.concatenate([np.broadcast_to(weights, (n,)), costs])
+    A = np.vstack([np.hstack([-np.eye(n), -covers.T.astype(float)]),
+                   np.concatenate([np.zeros(n), complexity])[None, :]])
+    b = np.concatenate([-np.ones(n), [bound]])
+    lp = linprog(c, A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+    value, mu, lam = master.solve_lp(None)
+    assert value == pytest.approx(lp.fun, abs=1e-7)
+    assert master.n_groups <= len({tuple(col) for col in covers.T})
+    assert np.all(mu >= 0) and np.all(mu <= np.broadcast_to(weights, (n,)) + 1e-9)
+    assert mu.sum() - lam * bound == pytest.approx(lp.fun, abs=1e-6)  # the dual objective
+    assert np.all(costs + lam * complexity - covers.astype(float) @ mu >= -1e-7)  # every clause priced >= 0
+    integrality = np.concatenate([np.zeros(n), np.ones(k)])
+    exact = milp(c, constraints=LinearConstraint(A, -np.inf, b), integrality=integrality,
+                 bounds=Bounds(0, np.concatenate([np.full(n, np.inf), np.ones(k)])))
+    mip_value, _, _, proven = master.solve_mip(60)
+    assert proven and mip_value == pytest.approx(exact.fun, abs=1e-7)
+
+
 def test_each_solve_has_its_own_time_limit():
     # HiGHS compares its time limit with its run time summed over the model's runs: a solve given less
     # than the runs before it had stopped at once, and column generation ended there
