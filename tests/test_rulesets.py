@@ -680,6 +680,12 @@ def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
     _, first_np, inverse_np = np.unique(np.packbits(rows, axis=1), axis=0, return_index=True, return_inverse=True)
     np.testing.assert_array_equal(first, first_np)
     np.testing.assert_array_equal(inverse, inverse_np.ravel())
+    label = rng.random(n) < 0.5  # rows that differ in features or label, without a copy of the table
+    first, inverse = _distinct(rows, label)
+    keys = np.column_stack([np.packbits(rows, axis=1), label.astype(np.uint8)])
+    _, first_np, inverse_np = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(first, first_np)
+    np.testing.assert_array_equal(inverse, inverse_np.ravel())
 
 
 def test_some_tiny_instances_are_certified():

@@ -433,18 +433,22 @@ def distinct_rows(features, y, sample_weight=None):
     weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
     if weights is not None and not (weights > 0).all():
         features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
-    first, inverse = _distinct(np.column_stack([features, y]))
+    first, inverse = _distinct(features, y)  # (not a copy of the table with y beside: 448 MB on 700,000 rows)
     if weights is None and len(first) == len(y):
         return features, y, None
     totals = np.bincount(inverse, weights=weights, minlength=len(first))
     return features[first], y[first], totals
 
 
-def _distinct(rows) -> tuple[np.ndarray, np.ndarray]:
+def _distinct(rows, label=None) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
     them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
-    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on."""
+    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on.
+    With ``label`` (one value a row, 0/1) rows differ in features or label, ordered as the packed
+    features, then the label."""
     keys = np.packbits(np.asarray(rows, bool), axis=1)
+    if label is not None:
+        keys = np.column_stack([keys, np.asarray(label).astype(np.uint8)])
     words = np.zeros((len(keys), -(-keys.shape[1] // 8) * 8), np.uint8)
     words[:, : keys.shape[1]] = keys
     words = words.view(np.uint64)
