@@ -222,12 +222,10 @@ class MasterProblem:
         duals = np.asarray(self.highs.getSolution().row_dual)
         group_mu = np.maximum(duals[np.asarray(self._group_row, np.int64)], 0.0)
         # a group's dual to its first members, each up to its weight (a vertex of the split)
-        order = np.argsort(self._group_of, kind="stable")
-        weights = self._p_weight[order]
-        cumulative = np.cumsum(weights)
-        groups = self._group_of[order]
-        starts = np.searchsorted(groups, np.arange(self.n_groups))
-        before = cumulative - weights - np.where(starts[groups] > 0, cumulative[starts[groups] - 1], 0.0)
+        order = np.argsort(self._group_of, kind="stable")  # by group, members in their order
+        groups, weights = self._group_of[order], self._p_weight[order]
+        before = np.cumsum(weights) - weights  # the weight ahead of each member, from the first group on
+        before -= before[np.searchsorted(groups, groups)]  # ... within its own group
         mu = np.empty(self.n_positive)
         mu[order] = np.clip(group_mu[groups] - before, 0.0, weights)
         return self.highs.getInfo().objective_function_value, mu, max(0.0, -duals[0])
