@@ -76,7 +76,7 @@ def main() -> None:
     results = []
     for name, fold, complexity, max_nodes in PROBLEMS:
         data, mu, price, degree = last_duals(name, fold, complexity, max_nodes)
-        problem = f"{name} {fold}, C {complexity} ({data.positive.shape[1]}, {degree})"
+        problem = f"{name} {fold}, C {complexity} ({data.n_features}, {degree})"
         for raise_price in (False, True):
             for parts in (1, 2):
                 # the certificate's search starts where the minimum's is priced (the master's price of

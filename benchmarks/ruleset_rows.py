@@ -29,7 +29,8 @@ def fit(name: str, grouped: bool) -> dict:
     y = data.y if len(np.unique(data.y)) == 2 else (np.asarray(data.y) == np.asarray(data.y)[0])
     original = colgen.distinct_rows
     if not grouped:
-        colgen.distinct_rows = lambda features, labels, weights=None: (features, labels, weights)
+        colgen.distinct_rows = lambda features, labels, weights=None, feature_groups=False: (
+            features, labels, weights, *([colgen._distinct(features)[1]] if feature_groups else []))
     try:
         start = time.perf_counter()
         model = RuleSetClassifier(complexity=20, time_limit=60).fit(data.X, y)

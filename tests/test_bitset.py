@@ -104,3 +104,36 @@ def test_child_counts_on_dense_and_sparse_words(live_fraction, planes):
                 else:
                     got = tuple(int(x) for x in unpack_counts(out[a]))
                     assert got == expected(a, want_minority), (a, got)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("block_bytes", [1, 100, 16 << 20])  # many blocks (of 64 samples at least), one block
+def test_block_helpers_agree_with_their_dense_definitions(seed, block_bytes, monkeypatch):
+    monkeypatch.setattr(bitset, "BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(0, 400)), int(rng.integers(1, 40))
+    matrix = rng.random((n, m)) < rng.uniform(0.05, 0.95)
+    rows = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)) if n else np.zeros(0, np.int64)
+    np.testing.assert_array_equal(bitset.pack_columns(matrix), bitset.pack(matrix.T))
+    np.testing.assert_array_equal(bitset.pack_columns(matrix, rows), bitset.pack(matrix[rows].T))
+    words = bitset.pack(matrix.T)
+    keep = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)) if n else np.zeros(0, np.int64)
+    np.testing.assert_array_equal(bitset.select_bits(words, n, keep), bitset.pack(matrix.T[:, keep]))
+    weights = rng.random(n)
+    np.testing.assert_allclose(bitset.weighted_sums(words, n, weights), matrix.T.astype(float) @ weights, rtol=1e-12)
+
+
+def test_pack_columns_packs_without_a_copy_of_the_table(monkeypatch):
+    import tracemalloc
+
+    monkeypatch.setattr(bitset, "BLOCK_BYTES", 1 << 20)  # (16 MB: blocks the size of a large table's)
+    matrix = np.random.default_rng(0).random((200_000, 64)) < 0.3  # 12.8 MB of booleans, 1.6 MB of bits
+    rows = np.arange(0, 200_000, 2)
+    tracemalloc.start()
+    try:
+        packed = bitset.pack_columns(matrix, rows)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(packed, bitset.pack(matrix[rows].T))
+    assert peak < 0.6 * matrix[rows].nbytes, peak  # matrix[rows] alone is 6.4 MB

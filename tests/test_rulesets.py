@@ -76,6 +76,33 @@ def test_column_generation_against_the_enumerated_mip(seed):
         assert result.objective == pytest.approx(optimum)  # LP solved and integral: CG found the optimum
 
 
+@pytest.mark.parametrize("seed", range(15))
+def test_packed_pricing_data_is_the_boolean_one(seed):
+    """The exact searches' packed data (packed from the table without copying it) say what the boolean
+    matrices say: the same bits, reduced costs and negatives' costs, with and without sample weights."""
+    from optrules.rulesets.pricing import PricingBits
+
+    rng = np.random.default_rng(seed)
+    n, j = int(rng.integers(1, 300)), int(rng.integers(1, 30))
+    features = rng.random((n, j)) < rng.uniform(0.1, 0.9)
+    y = rng.random(n) < rng.uniform(0.0, 1.0)
+    weights = rng.uniform(0.1, 3.0, n) if seed % 2 else None
+    z_weight = float(rng.choice([1.0, 0.5]))
+    bits = PricingBits.from_features(features, y, z_weight, sample_weight=weights)
+    data = PricingData.from_features(features, y, z_weight, sample_weight=weights)
+    assert (bits.n_positive, bits.n_negative, bits.n_features) == (int(y.sum()), int((~y).sum()), j)
+    np.testing.assert_array_equal(bits.positive, data.packed().positive)
+    np.testing.assert_array_equal(bits.negative, data.packed().negative)
+    np.testing.assert_array_equal(bits.unpacked().positive, data.positive)
+    np.testing.assert_array_equal(bits.unpacked().negative, data.negative)
+    mu = rng.random(int(y.sum()))
+    for clause in [(), *((int(f),) for f in range(j)), tuple(sorted(rng.choice(j, min(j, 3), replace=False)))]:
+        assert bits.reduced_cost(clause, mu, 0.3) == data.reduced_cost(clause, mu, 0.3)
+        covered_p, covered_z = bits.covered(clause)
+        np.testing.assert_array_equal(covered_p, data.positive[:, list(clause)].all(axis=1))
+        np.testing.assert_array_equal(covered_z, data.negative[:, list(clause)].all(axis=1))
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_pricing_against_enumeration(seed):
     rng = np.random.default_rng(700 + seed)
@@ -670,7 +697,7 @@ def test_a_mip_slower_than_its_time_is_not_started():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
-    from optrules.rulesets.colgen import _distinct
+    from optrules.rulesets.colgen import _distinct, distinct_rows
 
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(0, 300)), int(rng.integers(1, 80))
@@ -680,12 +707,17 @@ def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed):
     _, first_np, inverse_np = np.unique(np.packbits(rows, axis=1), axis=0, return_index=True, return_inverse=True)
     np.testing.assert_array_equal(first, first_np)
     np.testing.assert_array_equal(inverse, inverse_np.ravel())
-    label = rng.random(n) < 0.5  # rows that differ in features or label, without a copy of the table
-    first, inverse = _distinct(rows, label)
+    label = rng.random(n) < 0.5  # rows that differ in features or label, ordered as numpy orders them
+    weights = rng.uniform(0.5, 2.0, n)
+    features, y, totals, groups = distinct_rows(rows, label, weights, feature_groups=True)
     keys = np.column_stack([np.packbits(rows, axis=1), label.astype(np.uint8)])
     _, first_np, inverse_np = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    np.testing.assert_array_equal(first, first_np)
-    np.testing.assert_array_equal(inverse, inverse_np.ravel())
+    np.testing.assert_array_equal(features, rows[first_np])
+    np.testing.assert_array_equal(y, label[first_np])
+    np.testing.assert_allclose(totals, np.bincount(inverse_np.ravel(), weights, minlength=len(first_np)))
+    np.testing.assert_array_equal(groups, _distinct(features)[1] if len(features) else groups)
+    assert [a.tolist() for a in distinct_rows(rows, label)[:2]] == (
+        [features.tolist(), y.tolist()] if len(first_np) < n else [rows.tolist(), label.tolist()])
 
 
 def test_some_tiny_instances_are_certified():

@@ -47,7 +47,7 @@ from ..budget import Budget, StoppableThreads, as_budget
 from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
-from .pricing import PricingData, beam_search, exact_pricing
+from .pricing import PricingBits, PricingData, beam_search, exact_pricing
 from ..data.mine import row_representatives
 
 _TOLERANCE = 1e-7
@@ -112,7 +112,7 @@ def column_generation(
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
     every_row = features, y
-    features, y, sample_weight = distinct_rows(features, y, sample_weight)
+    features, y, sample_weight, groups = distinct_rows(features, y, sample_weight, feature_groups=True)
     if features is not every_row[0]:  # a copy of the (distinct) rows beside the caller's table
         budget.require("distinct rows", features.nbytes, "the distinct rows (samples x features, 1 byte each)")
     # what each sample costs when misclassified: its class's weight, times its own
@@ -120,18 +120,18 @@ def column_generation(
     if sample_weight is not None:
         costs = costs * sample_weight
     # before generation, not after the MIP: on 700,000 rows it takes 1.6 s, which ran past the deadline
-    conflicts = conflict_bound(features, y, costs)
+    conflicts = conflict_bound(features, y, costs, groups)
     rng = np.random.default_rng(random_state)
     sample = _pricing_sample(y, max_pricing_samples, rng)
     n_priced = len(y) if sample is None else len(sample)
-    budget.require("pricing", features.shape[1] * (len(y) + 4 * n_priced),
-                   "the pricing matrices (samples x features: 1 byte each, 4 more for the beam's samples)")
-    full = PricingData.from_features(features, y, negative_weight, sample_weight=sample_weight, chains=chains)
+    budget.require("pricing", features.shape[1] * (len(y) // 8 + 4 * n_priced),
+                   "the pricing data (samples x features: a bit each, 4 bytes for the beam's samples)")
+    full = PricingBits.from_features(features, y, negative_weight, sample_weight=sample_weight, chains=chains)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
     positive_costs = costs[positives] if sample_weight is not None else positive_weight
     master = MasterProblem(n_pos, complexity, positive_costs, seed=random_state, should_stop=budget.cancelled)
-    priced = (full if sample is None else PricingData.from_features(
+    priced = (full.unpacked() if sample is None else PricingData.from_features(
         features[sample], y[sample], negative_weight,
         sample_weight=None if sample_weight is None else sample_weight[sample]))
     priced = priced.as_floats()
@@ -422,33 +422,37 @@ def feasible_degree(max_degree: int, complexity: float) -> int:
     return max(1, min(int(max_degree), int(math.floor(complexity + 1e-9)) - 1))
 
 
-def distinct_rows(features, y, sample_weight=None):
+def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False):
     """The rows that differ (in features or label) and their total weights, dropping rows of weight 0.
 
     Identical rows cost the same in every rule set, so the problem on distinct rows weighted by their
     multiplicity is the same problem, smaller (categorical tables repeat many rows), and the same
-    whether the data came repeated or weighted. Rows are ordered by content, not by input order, so a
-    shuffled table gives the same problem too. Without sample weights and without repeated rows the
-    data come back as they were (weights None: the unweighted counting is faster)."""
+    whether the data came repeated or weighted. Rows are ordered by content (features, then label),
+    not by input order, so a shuffled table gives the same problem too. Without sample weights and
+    without repeated rows the data come back as they were (weights None: the unweighted counting is
+    faster). With ``feature_groups``, also each row's group of rows alike in features (numbered in
+    content order), which :func:`conflict_bound` needs: the rows are hashed once (twice took 1.5 s more
+    on 700,000 rows)."""
     weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
     if weights is not None and not (weights > 0).all():
         features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
-    first, inverse = _distinct(features, y)  # (not a copy of the table with y beside: 448 MB on 700,000 rows)
+    groups = _distinct(features)[1]
+    # rows alike in features and label: within a group of rows alike in features, by label (content order)
+    _, first, inverse = np.unique(2 * groups + np.asarray(y).astype(np.int64), return_index=True,
+                                  return_inverse=True)
     if weights is None and len(first) == len(y):
-        return features, y, None
-    totals = np.bincount(inverse, weights=weights, minlength=len(first))
-    return features[first], y[first], totals
+        rows = features, y, None
+    else:
+        rows = features[first], y[first], np.bincount(inverse, weights=weights, minlength=len(first))
+        groups = groups[first]
+    return (*rows, groups) if feature_groups else rows
 
 
-def _distinct(rows, label=None) -> tuple[np.ndarray, np.ndarray]:
+def _distinct(rows) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
     them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
-    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on.
-    With ``label`` (one value a row, 0/1) rows differ in features or label, ordered as the packed
-    features, then the label."""
+    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on."""
     keys = np.packbits(np.asarray(rows, bool), axis=1)
-    if label is not None:
-        keys = np.column_stack([keys, np.asarray(label).astype(np.uint8)])
     words = np.zeros((len(keys), -(-keys.shape[1] // 8) * 8), np.uint8)
     words[:, : keys.shape[1]] = keys
     words = words.view(np.uint64)
@@ -461,14 +465,15 @@ def _distinct(rows, label=None) -> tuple[np.ndarray, np.ndarray]:
     return first[order], rank[np.searchsorted(first, representative)]
 
 
-def conflict_bound(features, y, costs) -> float:
+def conflict_bound(features, y, costs, groups=None) -> float:
     """A lower bound on every rule set's objective from rows that agree on every feature but not on the
     label: a clause covers both such rows or neither, so each such pair costs at least the cheaper of
     its two rows (the positive missed, or the negative covered at least once). The LP counts this too,
     but only once its pricing is proven; this needs no pricing, so it holds where generation ran out of
     time (transfusion: 114 of its 748 rows). ``features``, ``y``, ``costs``: distinct rows, as
-    :func:`distinct_rows` returns them, with what each costs misclassified."""
-    inverse = _distinct(features)[1]
+    :func:`distinct_rows` returns them, with what each costs misclassified; ``groups``: their groups of
+    rows alike in features, if known."""
+    inverse = _distinct(features)[1] if groups is None else groups
     positive = np.bincount(inverse, weights=np.where(y, costs, 0.0), minlength=inverse.max(initial=-1) + 1)
     negative = np.bincount(inverse, weights=np.where(y, 0.0, costs), minlength=inverse.max(initial=-1) + 1)
     return float(np.minimum(positive, negative).sum())

@@ -506,12 +506,13 @@ class PricingSearch:
     def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False,
                  parts: int = _PARTS, below: float | None = None, max_collected: int = 0):
         mu = np.asarray(mu, dtype=np.float64)
+        data = data.packed()
         self.raise_price = bool(raise_price)
         self.mode = RAISE_PRICE if raise_price else MINIMUM if below is None else COLLECT
         self._start_price = float(unit_price)
-        active = mu > 1e-12
-        self.n_features = n_features = data.positive.shape[1]
-        self.empty_value = float(data.negative_cost(np.ones(data.negative.shape[0], bool)) - mu[active].sum()
+        active = np.flatnonzero(mu > 1e-12)
+        self.n_features = n_features = data.n_features
+        self.empty_value = float(data.negative_cost(np.ones(data.n_negative, bool)) - mu[active].sum()
                                  + unit_price)
         # raising the price, the search proves every clause >= 0 at the price it ends with (the empty
         # clause is the caller's: its complexity, 1, is not the others')
@@ -523,14 +524,17 @@ class PricingSearch:
         self._parts: list[_Part] = []
         if self.trivial:
             return
-        pos_bits = bitset.pack((data.positive[active] > 0).T) if active.any() else np.zeros((n_features, 1), np.uint64)
-        neg_bits = (bitset.pack((data.negative > 0).T) if data.negative.shape[0]
-                    else np.zeros((n_features, 1), np.uint64))
+        # the positives the duals price (mu > 0), a block of features at a time: no boolean copy of them
+        pos_bits = (data.positive if len(active) == data.n_positive else
+                    bitset.select_bits(data.positive, data.n_positive, active))
+        if pos_bits.shape[1] == 0:
+            pos_bits = np.zeros((n_features, 1), np.uint64)
+        neg_bits = data.negative if data.negative.shape[1] else np.zeros((n_features, 1), np.uint64)
         mu_padded = np.zeros(64 * pos_bits.shape[1])
-        mu_padded[: int(active.sum())] = mu[active]
+        mu_padded[: len(active)] = mu[active]
         z_padded, z_planes = _negative_weights(data, neg_bits.shape[1])
         # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
-        feature_mu = (data.positive[active] > 0).T.astype(np.float64) @ mu[active]
+        feature_mu = bitset.weighted_sums(pos_bits, len(active), mu[active])
         order = np.argsort(-feature_mu, kind="stable").astype(np.int64)
         problem = Problem(
             # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
