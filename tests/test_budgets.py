@@ -256,3 +256,43 @@ def test_warm_start_is_charged_or_left_out():
     assert greedy_prefix(problem, budget=budget) == unbudgeted
     assert any(name == WARM_START and nbytes >= problem.bits.nbytes for name, nbytes in charged)
     assert WARM_START not in budget.charges()
+
+
+@pytest.mark.parametrize("family", ["rulelist", "frl"])
+@pytest.mark.parametrize("stop", ["time", "ctrl-c"])
+def test_a_kernel_still_compiling_does_not_hold_the_fit_past_its_budget(monkeypatch, family, stop):
+    """A first fit after install compiles its search kernel for seconds: the time budget (or Ctrl-C) ends
+    the fit while the compiler goes on in its thread; the fit returns its warm start with a valid bound."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from optrules import FallingRuleListClassifier, RuleListClassifier
+    from optrules.corels import search as corels_search
+    from optrules.frl import search as frl_search
+
+    released = threading.Event()
+    for module in (corels_search, frl_search):  # a compiler that takes 30 s (or until the test ends)
+        monkeypatch.setattr(module, "compile_for", lambda kernel, *args: released.wait(30))
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 6)) < 0.5
+    y = (X[:, 0] ^ (rng.random(300) < 0.2)).astype(int)
+    estimator = (RuleListClassifier(regularization=0.01, time_limit=1.0 if stop == "time" else 60)
+                 if family == "rulelist" else FallingRuleListClassifier(time_limit=1.0 if stop == "time" else 60))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    if stop == "ctrl-c":
+        timer.start()
+    start = time.perf_counter()
+    try:
+        model = estimator.fit(X, y)
+    finally:
+        timer.cancel()
+        released.set()
+    took = time.perf_counter() - start
+    certificate = model.certificate_
+    assert took < 3.0, took  # 30 s if the fit waited for the compiler
+    assert certificate.status == (TIME_BUDGET if stop == "time" else INTERRUPTED)
+    assert certificate.counters["nodes_expanded"] == 0
+    assert 0 <= certificate.lower_bound <= certificate.objective
+    assert model.predict(X).shape == (300,)

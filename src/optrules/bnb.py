@@ -241,8 +241,48 @@ def _charge_state(state: SearchState, budget: Budget) -> None:
         state.ints[MEMORY_TIGHT] = 1
 
 
+def compile_for(kernel, *args) -> None:
+    """Compile ``kernel`` (a numba dispatcher) for these arguments' types, or load it from numba's cache,
+    without running it."""
+    kernel.compile(tuple(kernel.typeof_pyval(arg) for arg in args))
+
+
+def compiled_in_time(compile_kernel, budget: Budget) -> bool:
+    """Run ``compile_kernel()`` in a thread while the budget lasts: True when it is done, False when the
+    time budget ran out or a stop came first (Ctrl-C included).
+
+    A first fit after install compiles its search kernel for seconds (the rule list's ~7 s, after ~5 s
+    of the data layer's kernels), which a time budget could not stop: a first fit on COMPAS with a 5 s
+    budget took 12.8 s. Given up on, the thread goes on (not a daemon: the process waits for it at exit)
+    so that the kernel reaches numba's cache and later fits start at once. numba compiles under one
+    lock for the whole process, so a search compiles every other kernel it needs after the search
+    kernel (e.g. the queue scan for its bound) before it starts this."""
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            compile_kernel()
+        except BaseException as error:  # noqa: BLE001 (raised in the fit's own thread below)
+            errors.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="optrules-compile").start()
+    try:
+        while not done.wait(0.02):
+            if budget.stopped():
+                return False
+    except KeyboardInterrupt:
+        budget.interrupt()
+        return False
+    if errors:
+        raise errors[0]
+    return True
+
+
 def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace_interval: float = 0.05,
-          trace=None, drop_when_full: bool = False) -> Outcome:
+          trace=None, drop_when_full: bool = False, compile_kernel=None) -> Outcome:
     """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
 
     ``budget`` holds the deadline (for the whole fit: time spent before the search counts), the stop
@@ -256,11 +296,19 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
 
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
+
+    ``compile_kernel()`` (:func:`compile_for` the kernel ``run`` calls) compiles it within the budget
+    (:func:`compiled_in_time`): when the budget ends first, the search ends before it began (status
+    ``time budget`` or ``interrupted``; the queue holds the root).
     """
     check_budget_values(max_nodes=max_nodes)
     _charge_state(state, budget)
     # compiling (or loading from numba's cache) is charged to the fit's clock, but not to the search time
     compile_start = time.perf_counter()
+    if compile_kernel is not None and not compiled_in_time(compile_kernel, budget):
+        status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+        record(0.0)
+        return Outcome(status, 0.0, 0.0, time.perf_counter() - compile_start)
     run(0)
     compile_time = time.perf_counter() - compile_start
     start = time.perf_counter()

@@ -14,8 +14,8 @@ import numpy as np
 from numba import get_num_threads
 
 from .._numba import workspace
-from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, drive, parallel_region,
-                   proven_status, unsearched_counters)
+from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, compile_for, drive,
+                   parallel_region, proven_status, unsearched_counters)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
@@ -244,12 +244,14 @@ def search(
 
     scratch = workspace(counting, chunks(get_num_threads()) if kernel is K.expand_parallel else 1)
 
+    def arguments(max_pops: int, threads: int) -> tuple:
+        return (max_pops, counting, settings, kernel_requirements, zobrist, state.tree(), state.node_mistakes,
+                state.node_b0, state.frontier(), state.progress(), scratch, chunks(threads))
+
     def run(max_pops: int) -> int:
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
-            code = (kernel if threads else K.expand)(max_pops, counting, settings, kernel_requirements, zobrist,
-                                                     state.tree(), state.node_mistakes, state.node_b0,
-                                                     state.frontier(), state.progress(), scratch, chunks(threads))
+            code = (kernel if threads else K.expand)(*arguments(max_pops, threads))
         if free_best[1]:
             # a good list the requirements forbid: its admissible completion may be a better incumbent
             _offer_completion(problem, state, requirements, free_prefix[:int(free_best[1])], max_length)
@@ -257,9 +259,11 @@ def search(
         return code
 
     trace = Trace()
+    _summary(state, lambda_n, keys_bound)  # its kernel compiled (or loaded) before the search's takes numba's lock
     outcome = drive(
         run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress, keys_bound),
         budget, max_nodes, trace_interval, trace, drop_when_full=True,
+        compile_kernel=lambda: compile_for(kernel, *arguments(0, 1)),
     )
     status = outcome.status
     if status != OPTIMAL:  # one scan of the queue, for the status and the bound

@@ -13,7 +13,7 @@ from dataclasses import InitVar, dataclass
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, drive, proven_status, unsearched_counters
+from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_status, unsearched_counters
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..corels.prefix import class_weight_matrix
@@ -160,13 +160,15 @@ def certified_search(
 
     scratch = workspace(counting)
 
-    def run(max_pops: int) -> int:
-        return K.expand(max_pops, counting, settings, state.tree(), state.node_value, state.node_ref_p,
-                        state.node_ref_count, state.frontier(), state.progress(), scratch)
+    def arguments(max_pops: int) -> tuple:
+        return (max_pops, counting, settings, state.tree(), state.node_value, state.node_ref_p,
+                state.node_ref_count, state.frontier(), state.progress(), scratch)
 
     trace = Trace()
-    outcome = drive(run, state, lambda elapsed: _record(trace, state, elapsed, n, progress),
-                    budget, max_nodes, trace_interval, trace, drop_when_full=True)
+    _queue_bound(state)  # its kernel compiled (or loaded) before the search's takes numba's lock
+    outcome = drive(lambda max_pops: K.expand(*arguments(max_pops)), state,
+                    lambda elapsed: _record(trace, state, elapsed, n, progress), budget, max_nodes, trace_interval,
+                    trace, drop_when_full=True, compile_kernel=lambda: compile_for(K.expand, *arguments(0)))
     prefix = state.best()
     best = problem.objective(prefix, soft)
     status = outcome.status
