@@ -1023,3 +1023,14 @@ def test_a_bound_below_two_is_the_base_rate(cnf):
     assert (model.predict(X) == predicted).all()
     assert model.certificate_.objective == model.certificate_.lower_bound == int((y != predicted).sum())
     assert model.certificate_.counters["training_mistakes"] == int((y != predicted).sum())
+
+
+@pytest.mark.parametrize("block_bytes", [50, 16 << 20])
+def test_covered_costs_in_blocks_are_the_product(block_bytes, monkeypatch):
+    from optrules.data import bitset
+    from optrules.rulesets.colgen import _covered_costs
+
+    monkeypatch.setattr(bitset, "BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(3)
+    covers, rows, costs = rng.random((7, 1000)) < 0.4, rng.random(1000) < 0.5, rng.uniform(0.5, 2.0, 1000)
+    np.testing.assert_allclose(_covered_costs(covers, rows, costs), (covers & rows) @ costs, rtol=1e-12)
