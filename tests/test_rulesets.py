@@ -1039,7 +1039,8 @@ def test_covered_costs_in_blocks_are_the_product(block_bytes, monkeypatch):
 def test_a_fit_left_little_time_by_its_preparation_still_prices_once(monkeypatch):
     """A million-row table's 30 s fit had ~1.6 s when its column generation began, less than the shares
     kept for the MIP and the certificate: it returned the empty set without pricing. Now, with no clause
-    yet, the certificate's share goes to a first pricing (the preparation is slowed here instead)."""
+    yet, the time kept for the MIP and the certificate goes to a first pricing (the preparation is slowed
+    here instead)."""
     import time
 
     from optrules import RuleSetClassifier

@@ -137,9 +137,13 @@ def column_generation(
         sample_weight=None if sample_weight is None else sample_weight[sample]))
     priced = priced.as_floats()
 
-    def time_left(certificate: bool = False) -> float:
+    def time_left(certificate: bool = False, everything: bool = False) -> float:
+        """What generation has left: the budget's time less the MIP's share and (unless ``certificate``)
+        the certificate's; ``everything``: all of it."""
         left = budget.remaining()
-        return np.inf if left is None else left - reserve - (0.0 if certificate else certificate_time)
+        if left is None or everything:
+            return np.inf if left is None else left
+        return left - reserve - (0.0 if certificate else certificate_time)
     clauses: list[tuple[int, ...]] = []
     shortest: dict[bytes, int] = {}  # the fewest conditions of a column covering these rows (packed)
 
@@ -195,9 +199,10 @@ def column_generation(
             trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
             if progress is not None:
                 progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
-            # a fit left little time by its preparation (a million rows on 30 s: ~1.6 s) prices at least once
-            # with the beam (0.1 s on its sample) while it has no clause: a rule set before a certificate
-            if time_left(certificate=not clauses) <= 0 or budget.stopped():
+            # a fit left little time by its preparation (a million rows read in a 30 s budget: ~1 s) prices
+            # once with the beam (0.1 s on its sample) while it has no clause, in the time kept for the MIP
+            # and the certificate: without a clause there is no MIP, and a rule set comes before a certificate
+            if time_left(everything=not clauses) <= 0 or budget.stopped():
                 break
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
