@@ -24,7 +24,8 @@ samples (``max_pricing_samples``) and of features (``max_pricing_features``), as
 data; clauses are always re-scored on all samples before they enter the master.
 
 Budgets (a :class:`~optrules.budget.Budget`, or ``time_limit`` alone): the loop stops early enough to
-leave the final MIP a share of the time (a twentieth, at least a second, at most a quarter); every HiGHS
+leave the final MIP a share of the time (a twentieth, at least a second, at most a quarter; before its first
+clause it may use that share and the certificate's); every HiGHS
 solve is interrupted at its own deadline (HiGHS's ``time_limit`` alone overran by 1.5 s on raw COMPAS)
 and, like the exact pricing, by Ctrl-C or a cancel; the master's columns and the pricing matrices are
 charged to the memory account (generation stops, status ``memory budget``, when more would not fit).
