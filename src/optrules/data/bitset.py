@@ -13,6 +13,11 @@ WORD_BITS = 64
 BLOCK_BYTES = 16 << 20  # rows packed at a time from a non-contiguous matrix
 
 
+def rows_per_block(bytes_per_row: int) -> int:
+    """How many rows of ``bytes_per_row`` bytes a block of :data:`BLOCK_BYTES` holds (at least one)."""
+    return max(1, BLOCK_BYTES // max(int(bytes_per_row), 1))
+
+
 def n_words(n_bits: int) -> int:
     """Number of uint64 words needed for ``n_bits`` bits."""
     return (n_bits + WORD_BITS - 1) // WORD_BITS
@@ -24,7 +29,7 @@ def pack(bits: np.ndarray) -> np.ndarray:
     if bits.ndim == 2 and not bits.flags.c_contiguous and bits.size > BLOCK_BYTES:
         # a transposed (samples x features) matrix: packing strided rows is ~4x slower than copying
         # them to a contiguous block first; blocks keep that copy small
-        step = max(1, BLOCK_BYTES // bits.shape[1])
+        step = rows_per_block(bits.shape[1])
         return np.concatenate([pack(np.ascontiguousarray(bits[start:start + step]))
                                for start in range(0, bits.shape[0], step)])
     n = bits.shape[-1]
@@ -80,17 +85,13 @@ def count_andnot(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return popcount(andnot(rows, vector))
 
 
-def _rows_per_block(bytes_per_row: int) -> int:
-    return max(1, BLOCK_BYTES // max(int(bytes_per_row), 1))
-
-
 def pack_columns(matrix: np.ndarray, rows=None) -> np.ndarray:
     """The columns of a (samples x features) boolean matrix packed, one row of words a feature, over the
     samples ``rows`` (indices; None: every sample): ``pack(matrix[rows].T)`` without a copy of
     ``matrix[rows]`` (700,000 x 640 features: 448 MB for 56 MB of bits), a block of samples at a time."""
     n = len(matrix) if rows is None else len(rows)
     out = np.zeros((matrix.shape[1], n_words(n)), np.uint64)
-    step = max(WORD_BITS, _rows_per_block(matrix.shape[1]) // WORD_BITS * WORD_BITS)  # whole words a block
+    step = max(WORD_BITS, rows_per_block(matrix.shape[1]) // WORD_BITS * WORD_BITS)  # whole words a block
     for start in range(0, n, step):
         taken = slice(start, min(start + step, n))
         block = np.asarray(matrix[taken] if rows is None else matrix[rows[taken]], dtype=bool)
@@ -104,7 +105,7 @@ def select_bits(words: np.ndarray, n_bits: int, keep) -> np.ndarray:
     of rows at a time."""
     keep = np.asarray(keep)
     out = np.zeros((words.shape[0], n_words(len(keep))), np.uint64)
-    step = _rows_per_block(n_bits)
+    step = rows_per_block(n_bits)
     for start in range(0, words.shape[0], step):
         out[start:start + step] = pack(unpack(words[start:start + step], n_bits)[:, keep])
     return out
@@ -115,7 +116,7 @@ def weighted_sums(words: np.ndarray, n_bits: int, weights: np.ndarray) -> np.nda
     a block of rows at a time (the product casts the bits to the weights' type: 8 bytes a bit)."""
     weights = np.asarray(weights)
     out = np.zeros(words.shape[0], np.result_type(weights.dtype, np.float64))
-    step = _rows_per_block(8 * n_bits)
+    step = rows_per_block(8 * n_bits)
     for start in range(0, words.shape[0], step):
         out[start:start + step] = unpack(words[start:start + step], n_bits) @ weights
     return out

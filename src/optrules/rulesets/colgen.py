@@ -142,9 +142,9 @@ def column_generation(
         """What generation has left: the budget's time less the MIP's share and (unless ``certificate``)
         the certificate's; ``everything``: all of it."""
         left = budget.remaining()
-        if left is None or everything:
-            return np.inf if left is None else left
-        return left - reserve - (0.0 if certificate else certificate_time)
+        if left is None:
+            return np.inf
+        return left if everything else left - reserve - (0.0 if certificate else certificate_time)
     clauses: list[tuple[int, ...]] = []
     shortest: dict[bytes, int] = {}  # the fewest conditions of a column covering these rows (packed)
 
@@ -466,7 +466,7 @@ def _distinct(rows) -> tuple[np.ndarray, np.ndarray]:
     words = np.zeros((len(rows), -(-n_bytes // 8) * 8), np.uint8)
     # packed a block of rows at a time: a binarized table comes column by column (Fortran order), where
     # packing along rows took 7x as long (1.3 s on 700,000 rows x 640 features)
-    step = max(1, bitset.BLOCK_BYTES // max(rows.shape[1], 1))
+    step = bitset.rows_per_block(rows.shape[1])
     for start in range(0, len(rows), step):
         words[start:start + step, :n_bytes] = np.packbits(np.ascontiguousarray(rows[start:start + step]), axis=1)
     representative = row_representatives(words.view(np.uint64), np.zeros((len(words), 0), np.uint64),
@@ -688,7 +688,7 @@ def _covered_costs(covers, rows, costs) -> np.ndarray:
     of rows at a time (the product casts the booleans to 8-byte floats: on 700,000 rows the whole
     matrix at once added 360 MB to a fit's peak)."""
     out = np.zeros(len(covers))
-    step = max(1, bitset.BLOCK_BYTES // (9 * max(len(covers), 1)))
+    step = bitset.rows_per_block(9 * len(covers))  # (a bool and a float a clause)
     for start in range(0, covers.shape[1], step):
         window = slice(start, start + step)
         out += (covers[:, window] & rows[window]) @ costs[window]

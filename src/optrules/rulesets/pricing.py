@@ -19,8 +19,22 @@ from ..data import bitset
 from .master import INF, highspy, interrupt_when, new_highs
 
 
+class _Prices:
+    """What a clause costs, from what it covers (``covered``, each class of pricing data's own)."""
+
+    def negative_cost(self, covered_z) -> float:
+        """Weight of the negatives a clause covers (a boolean vector over them)."""
+        if self.z_weights is None:
+            return float(self.z_weight * np.count_nonzero(covered_z))
+        return float(self.z_weights[covered_z].sum())
+
+    def reduced_cost(self, clause, mu, unit_price: float) -> float:
+        covered_p, covered_z = self.covered(clause)
+        return float(self.negative_cost(covered_z) - mu[covered_p].sum() + unit_price * (1 + len(clause)))
+
+
 @dataclass(frozen=True)
-class PricingData:
+class PricingData(_Prices):
     """Features of the positive and negative samples: boolean (one byte a cell) for exact pricing and
     re-scoring, or float32 0/1 (BLAS products) for the beam search."""
 
@@ -68,18 +82,14 @@ class PricingData:
     def nbytes(self) -> int:
         return self.positive.nbytes + self.negative.nbytes
 
-    def negative_cost(self, covered_z) -> float:
-        """Weight of the negatives a clause covers (a boolean vector over them)."""
-        return _negative_cost(self.z_weight, self.z_weights, covered_z)
-
-    def reduced_cost(self, clause, mu, unit_price: float) -> float:
-        covered_p = self.positive[:, list(clause)].all(axis=1) if clause else np.ones(len(self.positive), bool)
-        covered_z = self.negative[:, list(clause)].all(axis=1) if clause else np.ones(len(self.negative), bool)
-        return float(self.negative_cost(covered_z) - mu[covered_p].sum() + unit_price * (1 + len(clause)))
+    def covered(self, clause) -> tuple[np.ndarray, np.ndarray]:
+        """The positives and the negatives a clause covers (boolean vectors over them)."""
+        return tuple(rows[:, list(clause)].all(axis=1) if clause else np.ones(len(rows), bool)
+                     for rows in (self.positive, self.negative))
 
 
 @dataclass(frozen=True)
-class PricingBits:
+class PricingBits(_Prices):
     """The exact searches' pricing data: each feature's positives and its negatives as packed bitsets
     (:mod:`optrules.data.bitset`, one row of words a feature), an eighth of :class:`PricingData`'s
     bytes and packed from the table without a copy of it (700,000 rows x 640 features: 56 MB where the
@@ -124,13 +134,6 @@ class PricingBits:
                      else np.ones(n, bool) for words, n in ((self.positive, self.n_positive),
                                                             (self.negative, self.n_negative)))
 
-    def negative_cost(self, covered_z) -> float:
-        return _negative_cost(self.z_weight, self.z_weights, covered_z)
-
-    def reduced_cost(self, clause, mu, unit_price: float) -> float:
-        covered_p, covered_z = self.covered(clause)
-        return float(self.negative_cost(covered_z) - mu[covered_p].sum() + unit_price * (1 + len(clause)))
-
 
 def _weights_and_chains(n_features: int, y, z_weight: float, sample_weight, chains):
     """The negatives' own weights (None without sample weights) and the features' chains, checked."""
@@ -139,13 +142,6 @@ def _weights_and_chains(n_features: int, y, z_weight: float, sample_weight, chai
     if chains is not None and chains.shape != (n_features,):
         raise ValueError(f"chains needs one entry a feature ({n_features}), got shape {chains.shape}")
     return z_weights, chains
-
-
-def _negative_cost(z_weight: float, z_weights, covered_z) -> float:
-    """Weight of the negatives a clause covers (a boolean vector over them)."""
-    if z_weights is None:
-        return float(z_weight * np.count_nonzero(covered_z))
-    return float(z_weights[covered_z].sum())
 
 
 def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_width: int = 10,
