@@ -1,4 +1,5 @@
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -163,3 +164,56 @@ def test_zero_one_columns_are_recognised(values, expected):
     from optrules.data.binarize import _is_zero_one
 
     assert _is_zero_one(values) is expected
+
+
+def _pandas_truth(feature, column: pd.Series) -> np.ndarray:
+    """A feature's truth value the plain way, one pandas comparison per feature (what the shared
+    :class:`ColumnValues` must reproduce)."""
+    missing = column.isna().to_numpy()
+    if feature.kind == "missing":
+        truth = missing
+    elif feature.kind == "equals":
+        truth = (column == feature.value).to_numpy(dtype=bool, na_value=False)
+    elif feature.kind == "binary":
+        truth = (column.astype("float64") == 1.0).to_numpy(dtype=bool, na_value=False)
+    else:
+        values = column.to_numpy(dtype="float64", na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            truth = {"le": values <= feature.value, "gt": values > feature.value,
+                     "interval": (values >= feature.value) & (values < (feature.upper or 0))}[feature.kind]
+        truth = truth & ~missing
+    return ~truth if feature.negated else truth
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_shared_column_values_give_each_feature_what_pandas_compares(seed):
+    """Features of one column share its codes and numbers: equal values of other types (1, 1.0, True),
+    text with spaces, categoricals, nullable integers, missing values, and values unseen at fit time."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    pools = {
+        "objects": np.array([1, 1.0, True, "b", "a", "a ", 2.5, None], dtype=object),
+        "text": np.array(["x", "y", " y", "z", None], dtype=object),
+        "ints": np.arange(6),
+    }
+    frame = pd.DataFrame({
+        "objects": rng.choice(pools["objects"], n),
+        "text": pd.Series(rng.choice(pools["text"], n), dtype="string"),
+        "category": pd.Categorical(rng.choice(["p", "q", "r"], n)),
+        "ints": rng.choice(pools["ints"], n),
+        "nullable": pd.array(np.where(rng.random(n) < 0.2, None, rng.integers(0, 4, n)), dtype="Int64"),
+        "flag": rng.integers(0, 2, n).astype(bool),
+        "measure": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+    })
+    fitted = Binarizer(categorical=["objects", "ints"], missing="category", negations=True,
+                       bins={"nullable": [1, 2]}, identifiers="keep").fit(frame.iloc[: n // 2])
+    new = frame.iloc[n // 2:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # values unseen at fit time are warned about; tested elsewhere
+        out = fitted.transform(new)
+    for j, feature in enumerate(fitted.features_):
+        np.testing.assert_array_equal(out[:, j], _pandas_truth(feature, new[feature.column]), err_msg=feature.name)
+    # a chosen subset, out of the table's column order, gives the same columns
+    chosen = fitted.feature_names_[::-3]
+    np.testing.assert_array_equal(fitted.transform(new, chosen),
+                                  out[:, [fitted.feature_names_.index(name) for name in chosen]])
