@@ -115,7 +115,8 @@ def test_block_helpers_agree_with_their_dense_definitions(seed, block_bytes, mon
     matrix = rng.random((n, m)) < rng.uniform(0.05, 0.95)
     rows = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)) if n else np.zeros(0, np.int64)
     np.testing.assert_array_equal(bitset.pack_columns(matrix), bitset.pack(matrix.T))
-    np.testing.assert_array_equal(bitset.pack_columns(matrix, rows), bitset.pack(matrix[rows].T))
+    np.testing.assert_array_equal(bitset.pack_rows(np.asfortranarray(matrix)), bitset.pack(matrix))
+    np.testing.assert_array_equal(bitset.transpose(bitset.pack(matrix)[rows], m), bitset.pack(matrix[rows].T))
     words = bitset.pack(matrix.T)
     keep = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)) if n else np.zeros(0, np.int64)
     np.testing.assert_array_equal(bitset.select_bits(words, n, keep), bitset.pack(matrix.T[:, keep]))
@@ -123,17 +124,25 @@ def test_block_helpers_agree_with_their_dense_definitions(seed, block_bytes, mon
     np.testing.assert_allclose(bitset.weighted_sums(words, n, weights), matrix.T.astype(float) @ weights, rtol=1e-12)
 
 
-def test_pack_columns_packs_without_a_copy_of_the_table(monkeypatch):
+def test_pack_rows_packs_a_fortran_table_without_a_copy(monkeypatch):
     import tracemalloc
 
     monkeypatch.setattr(bitset, "BLOCK_BYTES", 1 << 20)  # (16 MB: blocks the size of a large table's)
-    matrix = np.random.default_rng(0).random((200_000, 64)) < 0.3  # 12.8 MB of booleans, 1.6 MB of bits
-    rows = np.arange(0, 200_000, 2)
+    matrix = np.asfortranarray(np.random.default_rng(0).random((200_000, 64)) < 0.3)  # 12.8 MB; 1.6 MB of bits
     tracemalloc.start()
     try:
-        packed = bitset.pack_columns(matrix, rows)
+        packed = bitset.pack_rows(matrix)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    np.testing.assert_array_equal(packed, bitset.pack(matrix[rows].T))
-    assert peak < 0.6 * matrix[rows].nbytes, peak  # matrix[rows] alone is 6.4 MB
+    np.testing.assert_array_equal(packed, bitset.pack(np.ascontiguousarray(matrix)))
+    assert peak < 0.4 * matrix.nbytes, peak  # a C-order copy would be 12.8 MB
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 1), (63, 65), (64, 64), (65, 129), (200, 7), (7, 200), (130, 300)])
+def test_transpose_is_the_packed_transpose_and_its_own_inverse(shape):
+    matrix = np.random.default_rng(shape[0] * 1000 + shape[1]).random(shape) < 0.4
+    words = bitset.pack(matrix)
+    transposed = bitset.transpose(words, shape[1])
+    np.testing.assert_array_equal(transposed, bitset.pack(matrix.T))
+    np.testing.assert_array_equal(bitset.transpose(transposed, shape[0]), words)

@@ -445,6 +445,9 @@ def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False)
     weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
     if weights is not None and not (weights > 0).all():
         features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
+    first, groups = _distinct(features, ordered=False)
+    if weights is None and len(first) == len(y):  # every row differs (a table of measurements): as it came
+        return (features, y, None, groups) if feature_groups else (features, y, None)
     groups = _distinct(features)[1]
     # rows alike in features and label: within a group of rows alike in features, by label (content order)
     _, first, inverse = np.unique(2 * groups + np.asarray(y).astype(np.int64), return_index=True,
@@ -457,24 +460,25 @@ def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False)
     return (*rows, groups) if feature_groups else rows
 
 
-def _distinct(rows) -> tuple[np.ndarray, np.ndarray]:
+#: each byte with its bits in reverse order
+_BITS_REVERSED = np.packbits(np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"),
+                             axis=1).ravel()
+
+
+def _distinct(rows, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
     them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
-    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on."""
-    rows = np.asarray(rows, bool)
-    n_bytes = -(-rows.shape[1] // 8)
-    words = np.zeros((len(rows), -(-n_bytes // 8) * 8), np.uint8)
-    # packed a block of rows at a time: a binarized table comes column by column (Fortran order), where
-    # packing along rows took 7x as long (1.3 s on 700,000 rows x 640 features)
-    step = bitset.rows_per_block(rows.shape[1])
-    for start in range(0, len(rows), step):
-        words[start:start + step, :n_bytes] = np.packbits(np.ascontiguousarray(rows[start:start + step]), axis=1)
-    representative = row_representatives(words.view(np.uint64), np.zeros((len(words), 0), np.uint64),
-                                         np.arange(len(words)))
+    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on.
+    ``ordered=False``: the distinct rows in input order instead (no sort: 0.4 s of 1.2 on 700,000 rows)."""
+    words = bitset.pack_rows(rows)
+    representative = row_representatives(words, np.zeros((len(words), 0), np.uint64), np.arange(len(words)))
     first = np.flatnonzero(representative == np.arange(len(words)))
-    # content order: by the packed bytes, first byte first (as np.unique's order of the packed rows): a
-    # sort of the rows as byte strings (0.24 s on 700,000 rows of 80 bytes, where a sort key a byte took 0.5 s)
-    order = np.argsort(words[first].view(f"V{words.shape[1]}").ravel(), kind="stable") if len(first) else first
+    if not ordered:
+        return first, np.searchsorted(first, representative)
+    # content order: by the rows as np.packbits packs them (first feature in the first byte's highest
+    # bit), compared as byte strings (0.24 s on 700,000 rows of 80 bytes, where a sort key a byte took 0.5 s)
+    as_bytes = _BITS_REVERSED[words[first].view(np.uint8)]
+    order = np.argsort(as_bytes.view(f"V{as_bytes.shape[1]}").ravel(), kind="stable") if len(first) else first
     rank = np.empty(len(first), np.int64)
     rank[order] = np.arange(len(first))
     return first[order], rank[np.searchsorted(first, representative)]
