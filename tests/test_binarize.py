@@ -217,3 +217,27 @@ def test_shared_column_values_give_each_feature_what_pandas_compares(seed):
     chosen = fitted.feature_names_[::-3]
     np.testing.assert_array_equal(fitted.transform(new, chosen),
                                   out[:, [fitted.feature_names_.index(name) for name in chosen]])
+
+
+def test_a_stop_leaves_the_columns_not_yet_read_without_features(frame):
+    asked = []
+
+    def should_stop():
+        asked.append(1)
+        return len(asked) >= 2  # heard before the third column
+
+    with pytest.warns(UserWarning, match="2 of 4 columns get no feature"):
+        fitted = Binarizer(n_thresholds=1).fit(frame, should_stop=should_stop)
+    assert fitted.unread_columns_ == ["score", "flag"]
+    assert {f.column for f in fitted.features_} == {"sex", "age"}
+    assert set(fitted.dropped_columns_) == {"score", "flag"}
+    assert fitted.columns_ == list(frame.columns)  # all still required at transform time
+    with pytest.raises(ValueError, match="missing columns"):
+        fitted.transform(frame.drop(columns="flag"))
+    restored = Binarizer.from_dict(json.loads(json.dumps(fitted.to_dict())))
+    assert restored.unread_columns_ == ["score", "flag"]
+    np.testing.assert_array_equal(restored.transform(frame), fitted.transform(frame))
+    # a stop asked at once is heard only once a column has given a feature
+    with pytest.warns(UserWarning, match="3 of 4 columns"):
+        at_once = Binarizer(n_thresholds=1).fit(frame, should_stop=lambda: True)
+    assert at_once.feature_names_ == ["sex=Female", "sex=Male"]

@@ -296,3 +296,42 @@ def test_a_kernel_still_compiling_does_not_hold_the_fit_past_its_budget(monkeypa
     assert certificate.counters["nodes_expanded"] == 0
     assert 0 <= certificate.lower_bound <= certificate.objective
     assert model.predict(X).shape == (300,)
+
+
+def _stop_on_call(n: int):
+    """A ``verbose`` callback (the web app's cancel) that asks the fit to stop the n-th time it is asked."""
+    calls = []
+
+    def progress(trace, counters):
+        calls.append(1)
+        if len(calls) >= n:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+@pytest.mark.parametrize("family", ["rulelist", "frl", "ruleset"])
+def test_a_fit_stopped_while_binarizing_keeps_a_valid_model_and_no_bound_from_the_columns_read(family):
+    """The binarizer hears a stop between columns; the model over the columns read is a model of the whole
+    problem, but its bound is not: here the first column alone leaves rows alike with either label (a bound
+    far above the optimum, which the second column makes 0 mistakes), so the bound must fall to 0."""
+    import pandas as pd
+
+    from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    X = pd.DataFrame({"noise": rng.integers(0, 2, 400), "signal": y, "more": rng.integers(0, 3, 400)})
+    estimator = {"rulelist": lambda **k: RuleListClassifier(regularization=0.01, **k),
+                 "frl": FallingRuleListClassifier, "ruleset": lambda **k: RuleSetClassifier(complexity=10, **k)}[family]
+    with pytest.warns(UserWarning, match="while binarizing: 2 of 3 columns"):
+        stopped = estimator(verbose=_stop_on_call(1)).fit(X, y)
+    assert stopped.binarizer_.unread_columns_ == ["signal", "more"]
+    assert "signal" in stopped.binarizer_.dropped_columns_
+    assert all(f.column == "noise" for f in stopped.binarizer_.features_)
+    certificate = stopped.certificate_
+    assert certificate.status == INTERRUPTED and certificate.lower_bound == 0.0
+    assert certificate.counters["unread_columns"] == 2
+    full = estimator().fit(X, y).certificate_
+    assert full.status == "optimal" and certificate.lower_bound <= full.objective
+    np.testing.assert_array_equal(stopped.predict(X), stopped.rule_list_.predict(X))  # every column still checked

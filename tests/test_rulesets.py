@@ -720,6 +720,10 @@ def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed, monkeypatch):
     np.testing.assert_array_equal(y, label[first_np])
     np.testing.assert_allclose(totals, np.bincount(inverse_np.ravel(), weights, minlength=len(first_np)))
     np.testing.assert_array_equal(groups, _distinct(features)[1] if len(features) else groups)
+    # a binarized table is stored by column: its rows are taken a column at a time, the same rows
+    for got, expected in zip(distinct_rows(np.asfortranarray(rows), label, weights, feature_groups=True),
+                             (features, y, totals, groups)):
+        np.testing.assert_array_equal(got, expected)
     assert [a.tolist() for a in distinct_rows(rows, label)[:2]] == (
         [features.tolist(), y.tolist()] if len(first_np) < n else [rows.tolist(), label.tolist()])
 

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .budget import Budget
-from .certificate import Trace
+from .certificate import INTERRUPTED, TIME_BUDGET, Trace
 from .data.binarize import Binarizer
 from .data.mine import mine_antecedents
 from .data.validation import as_frame, check_target
@@ -82,7 +82,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds at
         weighted quantiles) and return the boolean features of ``frame``."""
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
-                              self.identifiers, max(1, int(min_category_count))).fit(frame, sample_weight=sample_weight)
+                              self.identifiers, max(1, int(min_category_count))).fit(
+            frame, sample_weight=sample_weight, should_stop=None if budget is None else budget.stopped)
         self.binarizer_ = binarizer
         if budget is not None:
             budget.require("features", frame.shape[0] * len(binarizer.features_), "the binarized table")
@@ -153,9 +154,24 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         try:
             budget = self._budget(progress)
             with budget.catch_interrupt():
-                return work(budget, progress)
+                done = work(budget, progress)
+            self._unproven_if_unread(budget)
+            return done
         finally:
             self._close(progress)
+
+    def _unproven_if_unread(self, budget: Budget) -> None:
+        """A fit stopped while binarizing searched the features of the columns read: its model is a model
+        of the whole problem, but its lower bound is only one over fewer features (rows that differ in an
+        unread column look alike, and fewer rules are available), so it falls to 0, which every
+        objective here meets (each is a count of weighted mistakes plus penalties)."""
+        certificate = getattr(self, "certificate_", None)
+        if certificate is None or not getattr(getattr(self, "binarizer_", None), "unread_columns_", None):
+            return
+        certificate.counters["unread_columns"] = len(self.binarizer_.unread_columns_)
+        certificate.lower_bound = min(certificate.lower_bound, 0.0)
+        if certificate.objective > 0.0:
+            certificate.status = INTERRUPTED if budget.interrupted else TIME_BUDGET
 
     def _budget(self, progress, limits: tuple | None = None) -> Budget:
         """The fit's budget, or one of ``limits`` = (time_limit seconds, max_memory bytes) for work after

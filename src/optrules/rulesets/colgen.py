@@ -114,6 +114,15 @@ def column_generation(
     features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
     every_row = features, y
+    if budget.stopped():  # out of time (or asked to stop) before it began: the empty set, no bound
+        missed = positive_weight * (np.ones(int(y.sum())) if sample_weight is None else sample_weight[y])
+        objective = float(missed.sum())
+        trace = Trace()
+        trace.append(budget.elapsed(), objective, 0.0, [0], float("nan"))
+        return RuleSetResult([], objective, Certificate(
+            INTERRUPTED if budget.interrupted else TIME_BUDGET, objective, 0.0,
+            _counters(time.perf_counter() - start, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
+                      int(y.sum()), len(y)), trace))
     features, y, sample_weight, groups = distinct_rows(features, y, sample_weight, feature_groups=True)
     if features is not every_row[0]:  # a copy of the (distinct) rows beside the caller's table
         budget.require("distinct rows", features.nbytes, "the distinct rows (samples x features, 1 byte each)")
@@ -396,27 +405,34 @@ def column_generation(
         status = GAP if lp_solved or not out_of_time else TIME_BUDGET
     total = time.perf_counter() - start
     trace.append(total, objective, lower, [len(clauses)], float("nan"))
-    counters = {
-        "total_time": total,
+    counters = _counters(total, iterations, len(clauses), exact_calls, work.spent, lp_value, lp_solved, conflicts,
+                         mip_proven, gap_columns, mip_bound, len(y) if sample is None else len(sample),
+                         _mistakes(*every_row, chosen), len(y))
+    return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+
+
+def _counters(total_time, iterations, columns, exact_calls, pricing_nodes, lp_objective, lp_solved, conflicts,
+              mip_optimal, gap_columns, mip_bound, pricing_samples, training_mistakes, distinct_rows) -> dict:
+    return {
+        "total_time": total_time,
         "iterations": iterations,
-        "columns": len(clauses),
+        "columns": columns,
         "exact_pricing_calls": exact_calls,
-        "pricing_nodes": work.spent,  # clauses the exact pricing searched (its IP's nodes)
-        "lp_objective": lp_value,
+        "pricing_nodes": pricing_nodes,  # clauses the exact pricing searched (its IP's nodes)
+        "lp_objective": lp_objective,
         "lp_solved": lp_solved,
         "conflict_bound": conflicts,
-        "restricted_mip_optimal": mip_proven,
+        "restricted_mip_optimal": mip_optimal,
         # the LP solved, the set not proven: the clauses that could be in a set of the last value tried
         "gap_columns": gap_columns,
         "restricted_mip_bound": mip_bound,
-        "pricing_samples": len(y) if sample is None else len(sample),
+        "pricing_samples": pricing_samples,
         # what users count: training samples the set misclassifies (the objective counts a negative once
         # per clause covering it, and weighs the classes)
-        "training_mistakes": _mistakes(*every_row, chosen),
-        "distinct_rows": len(y),
+        "training_mistakes": training_mistakes,
+        "distinct_rows": distinct_rows,
         "solver": f"HiGHS {highs_version()}",
     }
-    return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
 
 
 def feasible_degree(max_degree: int, complexity: float) -> int:
@@ -455,9 +471,20 @@ def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False)
     if weights is None and len(first) == len(y):
         rows = features, y, None
     else:
-        rows = features[first], y[first], np.bincount(inverse, weights=weights, minlength=len(first))
+        rows = _take_rows(features, first), y[first], np.bincount(inverse, weights=weights, minlength=len(first))
         groups = groups[first]
     return (*rows, groups) if feature_groups else rows
+
+
+def _take_rows(features, rows) -> np.ndarray:
+    """``features[rows]``, a column at a time when the table is stored by column (a binarized table): rows
+    in content order are scattered, and numpy's row gather took 1.5 s on 700,000 x 199, this 0.1 s."""
+    if not features.flags.f_contiguous or features.flags.c_contiguous:
+        return features[rows]
+    out = np.empty((len(rows), features.shape[1]), features.dtype, order="F")
+    for j in range(features.shape[1]):
+        np.take(features[:, j], rows, out=out[:, j])
+    return out
 
 
 #: each byte with its bits in reverse order
