@@ -724,6 +724,8 @@ def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed, monkeypatch):
     for got, expected in zip(distinct_rows(np.asfortranarray(rows), label, weights, feature_groups=True),
                              (features, y, totals, groups)):
         np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(distinct_rows(np.asfortranarray(rows), label, weights, packed=True)[-1],
+                                  bitset.pack(features))  # the rows returned, packed
     assert [a.tolist() for a in distinct_rows(rows, label)[:2]] == (
         [features.tolist(), y.tolist()] if len(first_np) < n else [rows.tolist(), label.tolist()])
 

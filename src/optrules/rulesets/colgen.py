@@ -123,7 +123,8 @@ def column_generation(
             INTERRUPTED if budget.interrupted else TIME_BUDGET, objective, 0.0,
             _counters(time.perf_counter() - start, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
                       int(y.sum()), len(y)), trace))
-    features, y, sample_weight, groups = distinct_rows(features, y, sample_weight, feature_groups=True)
+    features, y, sample_weight, groups, packed_rows = distinct_rows(features, y, sample_weight, feature_groups=True,
+                                                                    packed=True)
     if features is not every_row[0]:  # a copy of the (distinct) rows beside the caller's table
         budget.require("distinct rows", features.nbytes, "the distinct rows (samples x features, 1 byte each)")
     # what each sample costs when misclassified: its class's weight, times its own
@@ -137,7 +138,8 @@ def column_generation(
     n_priced = len(y) if sample is None else len(sample)
     budget.require("pricing", features.shape[1] * (len(y) // 8 + 4 * n_priced),
                    "the pricing data (samples x features: a bit each, 4 bytes for the beam's samples)")
-    full = PricingBits.from_features(features, y, negative_weight, sample_weight=sample_weight, chains=chains)
+    full = PricingBits.from_features(features, y, negative_weight, sample_weight=sample_weight, chains=chains,
+                                     packed_rows=packed_rows)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
     positive_costs = costs[positives] if sample_weight is not None else positive_weight
@@ -447,7 +449,7 @@ def feasible_degree(max_degree: int, complexity: float) -> int:
     return max(1, min(int(max_degree), int(math.floor(complexity + 1e-9)) - 1))
 
 
-def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False):
+def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False, packed: bool = False):
     """The rows that differ (in features or label) and their total weights, dropping rows of weight 0.
 
     Identical rows cost the same in every rule set, so the problem on distinct rows weighted by their
@@ -456,24 +458,28 @@ def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False)
     not by input order, so a shuffled table gives the same problem too. Without sample weights and
     without repeated rows the data come back as they were (weights None: the unweighted counting is
     faster). With ``feature_groups``, also each row's group of rows alike in features (numbered in
-    content order), which :func:`conflict_bound` needs: the rows are hashed once (twice took 1.5 s more
-    on 700,000 rows)."""
+    content order; when every row differs, each its own), which :func:`conflict_bound` needs: the rows
+    are hashed once (twice took 1.5 s more on 700,000 rows). With ``packed``, also the rows returned,
+    packed (:func:`~optrules.data.bitset.pack_rows`: the pricing bits are made from them)."""
     weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
     if weights is not None and not (weights > 0).all():
         features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
-    first, groups = _distinct(features, ordered=False)
+    words = bitset.pack_rows(features)
+    first, groups = _distinct(features, ordered=False, words=words)
     if weights is None and len(first) == len(y):  # every row differs (a table of measurements): as it came
-        return (features, y, None, groups) if feature_groups else (features, y, None)
-    groups = _distinct(features)[1]
-    # rows alike in features and label: within a group of rows alike in features, by label (content order)
-    _, first, inverse = np.unique(2 * groups + np.asarray(y).astype(np.int64), return_index=True,
-                                  return_inverse=True)
-    if weights is None and len(first) == len(y):
         rows = features, y, None
     else:
-        rows = _take_rows(features, first), y[first], np.bincount(inverse, weights=weights, minlength=len(first))
-        groups = groups[first]
-    return (*rows, groups) if feature_groups else rows
+        groups = _distinct(features, words=words)[1]
+        # rows alike in features and label: within a group of rows alike in features, by label (content order)
+        _, first, inverse = np.unique(2 * groups + np.asarray(y).astype(np.int64), return_index=True,
+                                      return_inverse=True)
+        if weights is None and len(first) == len(y):
+            rows = features, y, None
+        else:
+            rows = (_take_rows(features, first), y[first],
+                    np.bincount(inverse, weights=weights, minlength=len(first)))
+            groups, words = groups[first], words[first]
+    return rows + ((groups,) if feature_groups else ()) + ((words,) if packed else ())
 
 
 def _take_rows(features, rows) -> np.ndarray:
@@ -492,12 +498,13 @@ _BITS_REVERSED = np.packbits(np.unpackbits(np.arange(256, dtype=np.uint8)[:, Non
                              axis=1).ravel()
 
 
-def _distinct(rows, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _distinct(rows, ordered: bool = True, words=None) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
     them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
     2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on.
-    ``ordered=False``: the distinct rows in input order instead (no sort: 0.4 s of 1.2 on 700,000 rows)."""
-    words = bitset.pack_rows(rows)
+    ``ordered=False``: the distinct rows in input order instead (no sort: 0.4 s of 1.2 on 700,000 rows);
+    ``words``: the rows packed already."""
+    words = bitset.pack_rows(rows) if words is None else words
     representative = row_representatives(words, np.zeros((len(words), 0), np.uint64), np.arange(len(words)))
     first = np.flatnonzero(representative == np.arange(len(words)))
     if not ordered:

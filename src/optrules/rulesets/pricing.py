@@ -104,13 +104,15 @@ class PricingBits(_Prices):
     chains: np.ndarray | None = None
 
     @classmethod
-    def from_features(cls, features, y, z_weight: float = 1.0, sample_weight=None, chains=None) -> "PricingBits":
+    def from_features(cls, features, y, z_weight: float = 1.0, sample_weight=None, chains=None,
+                      packed_rows=None) -> "PricingBits":
+        """``packed_rows``: the rows of ``features`` packed already (:func:`~optrules.data.bitset.pack_rows`)."""
         y = np.asarray(y).astype(bool)
         z_weights, chains = _weights_and_chains(features.shape[1], y, z_weight, sample_weight, chains)
         positives, negatives = np.flatnonzero(y), np.flatnonzero(~y)
         # each class's rows taken from the rows packed, then transposed as bits: gathering each class's rows
         # of the (Fortran-order) table to pack them took 1.2 s on 700,000 x 748, this 0.35 s
-        rows = bitset.pack_rows(features)
+        rows = bitset.pack_rows(features) if packed_rows is None else packed_rows
         return cls(bitset.transpose(rows[positives], features.shape[1]),
                    bitset.transpose(rows[negatives], features.shape[1]),
                    len(positives), len(negatives), z_weight, z_weights, chains)
