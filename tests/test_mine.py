@@ -253,3 +253,33 @@ def test_mining_stops_on_the_budget():
     budget.interrupt()
     mined = mine_antecedents(features, [f"f{j}" for j in range(30)], max_card=2, budget=budget)
     assert mined.items == [(j,) for j in range(30)] and mined.report.stopped  # single features only
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mining_packed_features_is_mining_the_table(seed):
+    """The list families binarize straight into packed features (no boolean table): the same
+    antecedents, bits and names, required features and class supports included."""
+    import pandas as pd
+
+    from optrules.data import bitset
+    from optrules.data.binarize import Binarizer
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 400))
+    frame = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.normal(size=n), "c": rng.choice(["x", "y", "z"], n),
+                          "d": rng.integers(0, 2, n)})
+    binarizer = Binarizer(negations=bool(seed % 2)).fit(frame)
+    dense, packed = binarizer.transform(frame), binarizer.transform(frame, packed=True)
+    np.testing.assert_array_equal(packed, bitset.pack(dense.T))
+    y = rng.integers(0, 2, n)
+    unbounded = np.zeros(dense.shape[1], bool)
+    unbounded[int(rng.integers(0, dense.shape[1]))] = seed % 3 == 0
+    options = dict(groups=binarizer.groups_, max_card=2, min_support=0.03, y=y,
+                   min_class_support=0.05 * (seed % 2), unbounded=unbounded, max_antecedents=None if seed % 2 else 40)
+    from_table = mine_antecedents(dense, binarizer.feature_names_, **options)
+    from_bits = mine_antecedents(packed, binarizer.feature_names_, n_samples=n, **options)
+    np.testing.assert_array_equal(from_bits.bits, from_table.bits)
+    assert list(from_bits.condition_names) == list(from_table.condition_names)
+    with pytest.raises(ValueError, match="words a feature"):
+        mine_antecedents(packed[:, :-1] if packed.shape[1] > 1 else packed, binarizer.feature_names_,
+                         n_samples=n + 64, **options)

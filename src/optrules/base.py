@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .budget import Budget
 from .certificate import INTERRUPTED, TIME_BUDGET, Trace
+from .data import bitset
 from .data.binarize import Binarizer
 from .data.mine import mine_antecedents
 from .data.validation import as_frame, check_target
@@ -78,16 +79,18 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         return frame, codes
 
     def _binarize(self, frame, min_category_count: int = 1, budget: Budget | None = None,
-                  sample_weight=None) -> np.ndarray:
+                  sample_weight=None, packed: bool = False) -> np.ndarray:
         """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds at
-        weighted quantiles) and return the boolean features of ``frame``."""
+        weighted quantiles) and return the boolean features of ``frame`` (``packed``: packed, one row of
+        words a feature, what mining reads)."""
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
                               self.identifiers, max(1, int(min_category_count))).fit(
             frame, sample_weight=sample_weight, should_stop=None if budget is None else budget.stopped)
         self.binarizer_ = binarizer
         if budget is not None:
-            budget.require("features", frame.shape[0] * len(binarizer.features_), "the binarized table")
-        return binarizer.transform(frame)
+            budget.require("features", (bitset.n_words(frame.shape[0]) * 8 if packed else frame.shape[0])
+                           * len(binarizer.features_), "the binarized table")
+        return binarizer.transform(frame, packed=packed)
 
     def _class_weights(self, y_codes) -> np.ndarray:
         """Weight of each class (``class_weight``: None, "balanced" or {label: weight})."""
@@ -128,14 +131,16 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             if not (mask & allowed).any():
                 raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
+        packed = features.dtype == np.uint64  # (from _binarize(packed=True): a row of words a feature)
         if not allowed.all():
-            features = features[:, allowed]
+            features = features[allowed] if packed else features[:, allowed]
             names = [name for name, keep in zip(names, allowed) if keep]
             groups = groups[allowed]
         antecedents = mine_antecedents(
             features, names, groups, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
             max_antecedents=self.max_antecedents, budget=budget, unbounded=required_masks.any(axis=0)[allowed],
+            n_samples=len(y01) if packed else None,
         )
         if budget is not None:
             budget.release("features")

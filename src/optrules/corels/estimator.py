@@ -160,7 +160,7 @@ class RuleListClassifier(RuleModelEstimator):
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         # (but a required one may be, so with requirements every category gets its feature)
         rarest = 1 if as_names(self.required) else math.ceil(min_support * len(codes) - 1e-9)
-        features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes)))
+        features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes)), packed=True)
         self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required)
         return codes, weights
 

@@ -116,7 +116,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
         # a conjunction must hold for min_class_support of the positives or of the negatives: rarer
         # categories can be in none
         smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
-        features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights)
+        features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights,
+                                  packed=True)
         self._mine(features, y01, 0.0, self.min_class_support, budget)
         problem = FRLProblem(None, y01, self.w, self.C, self.C1, self._conditions(), weights, bits=self.antecedents_.bits)
         # the warm start of the certified search gets at most a tenth of the time left
