@@ -118,8 +118,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
 
     def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
               budget: Budget | None = None, forbidden=None, required=None) -> None:
-        """Mine the antecedents of the binarized ``features`` (but the ``forbidden`` ones; conjunctions
-        of a ``required`` one whatever their support); set ``antecedents_``."""
+        """Mine the antecedents of the packed features (``_binarize(packed=True)``), but the ``forbidden``
+        ones (conjunctions of a ``required`` one whatever their support); set ``antecedents_``."""
         binarizer = self.binarizer_
         allowed = ~self._named_features(forbidden, "forbidden")[1].any(axis=0)
         required_names, required_masks = self._named_features(required, "required")
@@ -131,16 +131,15 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             if not (mask & allowed).any():
                 raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
-        packed = features.dtype == np.uint64  # (from _binarize(packed=True): a row of words a feature)
         if not allowed.all():
-            features = features[allowed] if packed else features[:, allowed]
+            features = features[allowed]
             names = [name for name, keep in zip(names, allowed) if keep]
             groups = groups[allowed]
         antecedents = mine_antecedents(
             features, names, groups, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
             max_antecedents=self.max_antecedents, budget=budget, unbounded=required_masks.any(axis=0)[allowed],
-            n_samples=len(y01) if packed else None,
+            n_samples=len(y01),
         )
         if budget is not None:
             budget.release("features")

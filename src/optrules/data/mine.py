@@ -183,8 +183,8 @@ def mine_antecedents(
     """
     if n_samples is None:
         features = np.asarray(features, dtype=bool)
-        n, f = features.shape if features.ndim == 2 else (0, 0)
         _check_mining_args(features.shape, feature_names, max_card, min_support)
+        n, f = features.shape
     else:
         features = np.asarray(features, dtype=np.uint64)
         n, f = int(n_samples), features.shape[0]
