@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_md import stamp, write_block  # noqa: E402
 
 import optrules.rulesets.colgen as colgen  # noqa: E402
+from optrules.data import bitset  # noqa: E402
 from optrules import RuleSetClassifier, load_dataset  # noqa: E402
 
 DATASETS = ["compas", "car", "bank"]
@@ -29,8 +30,11 @@ def fit(name: str, grouped: bool) -> dict:
     y = data.y if len(np.unique(data.y)) == 2 else (np.asarray(data.y) == np.asarray(data.y)[0])
     original = colgen.distinct_rows
     if not grouped:
-        colgen.distinct_rows = lambda features, labels, weights=None, feature_groups=False: (
-            features, labels, weights, *([colgen._distinct(features)[1]] if feature_groups else []))
+        def every_row(columns, labels, weights=None, feature_groups=False, packed=False):
+            rows = bitset.transpose(columns, len(labels))
+            return (columns, labels, weights, *([colgen._distinct(rows)[1]] if feature_groups else []),
+                    *([rows] if packed else []))
+        colgen.distinct_rows = every_row
     try:
         start = time.perf_counter()
         model = RuleSetClassifier(complexity=20, time_limit=60).fit(data.X, y)

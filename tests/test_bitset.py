@@ -122,6 +122,10 @@ def test_block_helpers_agree_with_their_dense_definitions(seed, block_bytes, mon
     np.testing.assert_array_equal(bitset.select_bits(words, n, keep), bitset.pack(matrix.T[:, keep]))
     weights = rng.random(n)
     np.testing.assert_allclose(bitset.weighted_sums(words, n, weights), matrix.T.astype(float) @ weights, rtol=1e-12)
+    np.testing.assert_array_equal(bitset.complement(words, n), bitset.pack(~matrix.T))  # padding stays zero
+    clause = rng.choice(m, size=int(rng.integers(0, min(m, 4) + 1)), replace=False)
+    np.testing.assert_array_equal(bitset.unpack(bitset.intersection(words, clause, n), n),
+                                  matrix[:, clause].all(axis=1))  # no feature: every sample
 
 
 def test_pack_rows_packs_a_fortran_table_without_a_copy(monkeypatch):

@@ -8,6 +8,7 @@ import pytest
 from conftest import shared_path
 from optrules import RuleSetClassifier, load_model
 from optrules.budget import Budget
+from optrules.data import bitset
 from optrules.models import RuleSet
 from optrules.rulesets.colgen import column_generation, largest_ratio_bound
 from optrules.rulesets.master import MasterProblem
@@ -74,6 +75,26 @@ def test_column_generation_against_the_enumerated_mip(seed):
         assert cert.counters["lp_objective"] == pytest.approx(lp_optimum, abs=1e-6)
     if cert.counters["lp_solved"] and cert.counters["lp_objective"] == pytest.approx(result.objective):
         assert result.objective == pytest.approx(optimum)  # LP solved and integral: CG found the optimum
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_packed_features_fit_as_the_boolean_table(seed):
+    """A table given packed by feature (as the estimator's binarizer gives it) is the same problem: the same
+    set and certificate, repeated rows and weights included (deterministic: a node budget, no clock)."""
+    features, y, complexity, max_degree, rng = planted_instance(seed)
+    features, y = np.vstack([features, features[:5]]), np.concatenate([y, y[:5]])  # repeated rows
+    weights = rng.choice([0.0, 1.0, 2.5], size=len(y)) if seed % 2 else None
+    runs = [column_generation(table, y, complexity, 0.0, max_degree, time_limit=None, pricing_time_limit=None,
+                              max_nodes=20_000, sample_weight=weights, packed=packed)
+            for table, packed in ((features, False), (bitset.pack_columns(features), True))]
+    assert runs[0].clauses == runs[1].clauses
+    for a, b in zip(runs[0].certificate.counters.items(), runs[1].certificate.counters.items()):
+        assert a == b or "time" in a[0]
+    assert (runs[0].objective, runs[0].certificate.lower_bound) == (runs[1].objective, runs[1].certificate.lower_bound)
+    with pytest.raises(ValueError, match="packed features"):
+        column_generation(bitset.pack_columns(features)[:, :-1] if len(y) > 64 else features, y, packed=True)
+    with pytest.raises(ValueError, match="rows"):
+        column_generation(features[:-1], y)
 
 
 @pytest.mark.parametrize("seed", range(15))
@@ -697,7 +718,6 @@ def test_a_mip_slower_than_its_time_is_not_started():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed, monkeypatch):
-    from optrules.data import bitset
     from optrules.rulesets.colgen import _distinct, distinct_rows
 
     if seed % 2:  # rows packed in many blocks
@@ -707,27 +727,28 @@ def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed, monkeypatch):
     n, m = int(rng.integers(0, 300)), int(rng.integers(1, 80))
     rows = rng.random((n, m)) < rng.uniform(0.02, 0.5)
     rows = rows[rng.integers(0, max(n, 1), n)] if n else rows  # repeated rows
-    first, inverse = _distinct(rows if seed % 3 else np.asfortranarray(rows))  # (a binarized table's order)
+    first, inverse = _distinct(bitset.pack(rows))
     _, first_np, inverse_np = np.unique(np.packbits(rows, axis=1), axis=0, return_index=True, return_inverse=True)
     np.testing.assert_array_equal(first, first_np)
     np.testing.assert_array_equal(inverse, inverse_np.ravel())
     label = rng.random(n) < 0.5  # rows that differ in features or label, ordered as numpy orders them
     weights = rng.uniform(0.5, 2.0, n)
-    features, y, totals, groups = distinct_rows(rows, label, weights, feature_groups=True)
-    keys = np.column_stack([np.packbits(rows, axis=1), label.astype(np.uint8)])
+    if seed % 4 == 3:  # rows of weight 0 are dropped
+        weights[rng.random(n) < 0.3] = 0.0
+    columns = bitset.pack_columns(rows)
+    features, y, totals, groups, packed = distinct_rows(columns, label, weights, feature_groups=True, packed=True)
+    kept = weights > 0
+    keys = np.column_stack([np.packbits(rows[kept], axis=1), label[kept].astype(np.uint8)])
     _, first_np, inverse_np = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    np.testing.assert_array_equal(features, rows[first_np])
-    np.testing.assert_array_equal(y, label[first_np])
-    np.testing.assert_allclose(totals, np.bincount(inverse_np.ravel(), weights, minlength=len(first_np)))
-    np.testing.assert_array_equal(groups, _distinct(features)[1] if len(features) else groups)
-    # a binarized table is stored by column: its rows are taken a column at a time, the same rows
-    for got, expected in zip(distinct_rows(np.asfortranarray(rows), label, weights, feature_groups=True),
-                             (features, y, totals, groups)):
-        np.testing.assert_array_equal(got, expected)
-    np.testing.assert_array_equal(distinct_rows(np.asfortranarray(rows), label, weights, packed=True)[-1],
-                                  bitset.pack(features))  # the rows returned, packed
-    assert [a.tolist() for a in distinct_rows(rows, label)[:2]] == (
-        [features.tolist(), y.tolist()] if len(first_np) < n else [rows.tolist(), label.tolist()])
+    expected = rows[kept][first_np]
+    np.testing.assert_array_equal(bitset.unpack(features, len(y)).T, expected)  # packed by feature
+    np.testing.assert_array_equal(packed, bitset.pack(expected))  # and by sample
+    np.testing.assert_array_equal(y, label[kept][first_np])
+    np.testing.assert_allclose(totals, np.bincount(inverse_np.ravel(), weights[kept], minlength=len(first_np)))
+    np.testing.assert_array_equal(groups, _distinct(packed)[1] if len(y) else groups)
+    distinct_features, distinct_y = distinct_rows(columns, label)[:2]
+    every_row_differs = len(np.unique(np.column_stack([np.packbits(rows, axis=1), label]), axis=0)) == n
+    assert distinct_features is columns if every_row_differs else len(distinct_y) < n  # as it came, or fewer
 
 
 def test_some_tiny_instances_are_certified():
@@ -812,7 +833,7 @@ def test_greedy_selection_stays_within_the_bound_and_only_improves():
 
     rng = np.random.default_rng(12)
     for _ in range(30):
-        features = rng.random((60, 6)) < 0.5
+        features = bitset.pack_columns(rng.random((60, 6)) < 0.5)
         y = rng.random(60) < 0.4
         clauses = [tuple(sorted(rng.choice(6, size=rng.integers(1, 3), replace=False).tolist())) for _ in range(8)]
         clauses = list(dict.fromkeys(clauses))
@@ -933,7 +954,8 @@ def test_redundant_clauses_are_dropped_at_no_cost(seed):
 
     rng = np.random.default_rng(6200 + seed)
     n, j = int(rng.integers(10, 40)), int(rng.integers(2, 6))
-    features = rng.random((n, j)) < 0.6
+    table = rng.random((n, j)) < 0.6
+    features = bitset.pack_columns(table)
     y = rng.random(n) < 0.5
     every = [c for d in range(0, 3) for c in itertools.combinations(range(j), d)]
     clauses = [every[i] for i in rng.choice(len(every), size=min(len(every), int(rng.integers(1, 6))), replace=False)]
@@ -946,7 +968,7 @@ def test_redundant_clauses_are_dropped_at_no_cost(seed):
     assert after == pytest.approx(_objective(features, y, kept, *weights))
 
     def covered(cs):
-        return np.logical_or.reduce([features[:, list(c)].all(axis=1) for c in cs] + [np.zeros(n, bool)])
+        return np.logical_or.reduce([table[:, list(c)].all(axis=1) for c in cs] + [np.zeros(n, bool)])
 
     assert (covered(kept) & y).sum() == (covered(clauses) & y).sum()  # no positive is lost
     for k in range(len(kept)):
@@ -974,7 +996,8 @@ def test_pos_label_chooses_the_class_the_set_describes():
         names = list(model.binarizer_.feature_names_)
         chosen = [tuple(names.index(c) for c in clause) for clause in rule_set.clauses]
         cert = model.certificate_  # the objective is the set's own cost as a description of `label`
-        assert cert.objective == pytest.approx(_objective(features, y == label, chosen, np.ones(len(y)), 0.0))
+        assert cert.objective == pytest.approx(_objective(bitset.pack_columns(features), y == label, chosen,
+                                                          np.ones(len(y)), 0.0))
         assert cert.lower_bound <= optimum + 1e-6 <= cert.objective + 1e-6
         if cert.is_optimal:
             assert cert.objective == pytest.approx(optimum)

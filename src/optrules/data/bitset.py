@@ -56,6 +56,18 @@ def ones(n_bits: int) -> np.ndarray:
     return pack(np.ones(n_bits, dtype=bool))
 
 
+def complement(words: np.ndarray, n_bits: int) -> np.ndarray:
+    """Each row's bits not set, among the first ``n_bits`` (the padding stays zero)."""
+    return np.bitwise_and(np.bitwise_not(words), ones(n_bits))
+
+
+def intersection(words: np.ndarray, rows, n_bits: int) -> np.ndarray:
+    """The bits set in every one of ``words[rows]`` (a clause's samples, from its features' rows); no row:
+    all ``n_bits``."""
+    rows = list(rows)
+    return np.bitwise_and.reduce(words[rows], axis=0) if rows else ones(n_bits)
+
+
 def popcount(words: np.ndarray) -> np.ndarray:
     """Number of set bits per row (a scalar for a single vector)."""
     return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)

@@ -87,8 +87,11 @@ def column_generation(
     sample_weight=None,
     chains=None,
     max_nodes: int | None = None,
+    packed: bool = False,
 ) -> RuleSetResult:
-    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``.
+    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``;
+    ``packed``: the features come packed, one row of words a feature (``Binarizer.transform(packed=True)``,
+    :func:`~optrules.data.bitset.pack_columns`), an eighth of the table's bytes, which the fit reads as they are.
 
     ``exact``: the exact pricing run when the beam search finds nothing: ``True``/``"enumeration"``
     (branch-and-bound over conjunctions), ``"ip"`` (the pricing IP on HiGHS) or ``False`` (none: no
@@ -111,8 +114,9 @@ def column_generation(
     reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.05 * limit))  # for the final MIP
     # and for proving the last duals' bound when generation runs out of time (see below)
     certificate_time = 0.0 if limit is None or not method else _CERTIFICATE_SHARE * limit
-    features = np.asarray(features, dtype=bool)
     y = np.asarray(y).astype(bool)
+    features = _packed_columns(features, len(y), packed)
+    n_features = len(features)
     every_row = features, y
     if budget.stopped():  # out of time (or asked to stop) before it began: the empty set, no bound
         objective = float(positive_weight * (y.sum() if sample_weight is None else sample_weight[y].sum()))
@@ -124,28 +128,29 @@ def column_generation(
                       int(y.sum()), len(y)), trace))
     features, y, sample_weight, groups, packed_rows = distinct_rows(features, y, sample_weight, feature_groups=True,
                                                                     packed=True)
-    if features is not every_row[0]:  # a copy of the (distinct) rows beside the caller's table
-        budget.require("distinct rows", features.nbytes, "the distinct rows (samples x features, 1 byte each)")
+    budget.require("distinct rows", packed_rows.nbytes + (0 if features is every_row[0] else features.nbytes),
+                   "the distinct rows (samples x features, a bit each, by sample and by feature)")
     # what each sample costs when misclassified: its class's weight, times its own
     costs = np.where(y, float(positive_weight), float(negative_weight))
     if sample_weight is not None:
         costs = costs * sample_weight
     # before generation, not after the MIP: on 700,000 rows it takes 1.6 s, which ran past the deadline
-    conflicts = conflict_bound(features, y, costs, groups)
+    conflicts = conflict_bound(groups, y, costs)
     rng = np.random.default_rng(random_state)
     sample = _pricing_sample(y, max_pricing_samples, rng)
     n_priced = len(y) if sample is None else len(sample)
-    budget.require("pricing", features.shape[1] * (len(y) // 8 + 4 * n_priced),
+    budget.require("pricing", n_features * (len(y) // 8 + 4 * n_priced),
                    "the pricing data (samples x features: a bit each, 4 bytes for the beam's samples)")
-    full = PricingBits.from_features(features, y, negative_weight, sample_weight=sample_weight, chains=chains,
-                                     packed_rows=packed_rows)
+    full = PricingBits.from_rows(packed_rows, n_features, y, negative_weight, sample_weight=sample_weight,
+                                 chains=chains)
     positives = np.flatnonzero(y)
     n_pos = len(positives)
     positive_costs = costs[positives] if sample_weight is not None else positive_weight
     master = MasterProblem(n_pos, complexity, positive_costs, seed=random_state, should_stop=budget.cancelled)
     priced = (full.unpacked() if sample is None else PricingData.from_features(
-        features[sample], y[sample], negative_weight,
+        bitset.unpack(packed_rows[sample], n_features), y[sample], negative_weight,
         sample_weight=None if sample_weight is None else sample_weight[sample]))
+    del packed_rows
     priced = priced.as_floats()
 
     def time_left(certificate: bool = False, everything: bool = False) -> float:
@@ -159,8 +164,8 @@ def column_generation(
     shortest: dict[bytes, int] = {}  # the fewest conditions of a column covering these rows (packed)
 
     def coverage(clause):
-        covered = _covers(features, [clause], len(y))[0]
-        return covered, np.packbits(covered).tobytes()
+        covered = bitset.intersection(features, clause, len(y))
+        return bitset.unpack(covered, len(y)), covered.tobytes()
 
     def fresh(candidates):
         # what no column covers yet with as few conditions: a column may come back from pricing when the
@@ -448,48 +453,56 @@ def feasible_degree(max_degree: int, complexity: float) -> int:
     return max(1, min(int(max_degree), int(math.floor(complexity + 1e-9)) - 1))
 
 
-def distinct_rows(features, y, sample_weight=None, feature_groups: bool = False, packed: bool = False):
+def _packed_columns(features, n_samples: int, packed: bool) -> np.ndarray:
+    """The features as packed columns (one row of words a feature), checked against the samples."""
+    if not packed:
+        features = np.asarray(features, dtype=bool)
+        if features.ndim != 2 or len(features) != n_samples:
+            raise ValueError(f"features must be a (samples x features) table of {n_samples} rows, "
+                             f"got shape {features.shape}")
+        return bitset.pack_columns(features)
+    features = np.asarray(features)
+    if features.dtype != np.uint64 or features.ndim != 2 or features.shape[1] != bitset.n_words(n_samples):
+        raise ValueError(f"packed features must be uint64 words, {bitset.n_words(n_samples)} a feature for "
+                         f"{n_samples} samples, got {features.dtype} of shape {features.shape}")
+    return features
+
+
+def distinct_rows(columns, y, sample_weight=None, feature_groups: bool = False, packed: bool = False):
     """The rows that differ (in features or label) and their total weights, dropping rows of weight 0.
 
     Identical rows cost the same in every rule set, so the problem on distinct rows weighted by their
     multiplicity is the same problem, smaller (categorical tables repeat many rows), and the same
-    whether the data came repeated or weighted. Rows are ordered by content (features, then label),
-    not by input order, so a shuffled table gives the same problem too. Without sample weights and
-    without repeated rows the data come back as they were (weights None: the unweighted counting is
-    faster). With ``feature_groups``, also each row's group of rows alike in features (numbered in
-    content order; when every row differs, each its own), which :func:`conflict_bound` needs: the rows
-    are hashed once (twice took 1.5 s more on 700,000 rows). With ``packed``, also the rows returned,
-    packed (:func:`~optrules.data.bitset.pack_rows`: the pricing bits are made from them)."""
+    whether the data came repeated or weighted. ``columns``: the features packed, one row of words a
+    feature (:func:`~optrules.data.bitset.pack_columns`), and so are those returned. Rows are ordered by
+    content (features, then label), not by input order, so a shuffled table gives the same problem too.
+    Without sample weights and without repeated rows the data come back as they were (weights None: the
+    unweighted counting is faster). With ``feature_groups``, also each row's group of rows alike in
+    features (numbered in content order; when every row differs, each its own), which
+    :func:`conflict_bound` needs: the rows are hashed once (twice took 1.5 s more on 700,000 rows). With
+    ``packed``, also the rows returned packed, one row of words a sample (the pricing bits are made from
+    them)."""
+    y = np.asarray(y)
+    n_features = len(columns)
+    words = bitset.transpose(columns, len(y))  # the rows, packed
     weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
     if weights is not None and not (weights > 0).all():
-        features, y, weights = features[weights > 0], y[weights > 0], weights[weights > 0]
-    words = bitset.pack_rows(features)
-    first, groups = _distinct(features, ordered=False, words=words)
+        words, y, weights = words[weights > 0], y[weights > 0], weights[weights > 0]
+        columns = bitset.transpose(words, n_features)
+    first, groups = _distinct(words, ordered=False)
     if weights is None and len(first) == len(y):  # every row differs (a table of measurements): as it came
-        rows = features, y, None
+        rows = columns, y, None
     else:
         groups = _in_content_order(words, first, groups)[1]
         # rows alike in features and label: within a group of rows alike in features, by label (content order)
-        _, first, inverse = np.unique(2 * groups + np.asarray(y).astype(np.int64), return_index=True,
-                                      return_inverse=True)
+        _, first, inverse = np.unique(2 * groups + y.astype(np.int64), return_index=True, return_inverse=True)
         if weights is None and len(first) == len(y):
-            rows = features, y, None
+            rows = columns, y, None
         else:
-            rows = (_take_rows(features, first), y[first],
-                    np.bincount(inverse, weights=weights, minlength=len(first)))
             groups, words = groups[first], words[first]
+            rows = (bitset.transpose(words, n_features), y[first],
+                    np.bincount(inverse, weights=weights, minlength=len(first)))
     return rows + ((groups,) if feature_groups else ()) + ((words,) if packed else ())
-
-
-def _take_rows(features, rows) -> np.ndarray:
-    """``features[rows]``, a column at a time when the table is stored by column (a binarized table): rows
-    in content order are scattered, and numpy's row gather took 1.5 s on 700,000 x 199, this 0.1 s."""
-    if not features.flags.f_contiguous or features.flags.c_contiguous:
-        return features[rows]
-    out = np.empty((len(rows), features.shape[1]), features.dtype, order="F")
-    for j in range(features.shape[1]):
-        np.take(features[:, j], rows, out=out[:, j])
-    return out
 
 
 #: each byte with its bits in reverse order
@@ -497,13 +510,12 @@ _BITS_REVERSED = np.packbits(np.unpackbits(np.arange(256, dtype=np.uint8)[:, Non
                              axis=1).ravel()
 
 
-def _distinct(rows, ordered: bool = True, words=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, inverse)`` as ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` gives
-    them (distinct rows in content order), by hashing the packed rows: numpy's row-wise unique took
-    2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a stretch Ctrl-C waited on.
-    ``ordered=False``: the distinct rows in input order instead (no sort: 0.4 s of 1.2 on 700,000 rows);
-    ``words``: the rows packed already."""
-    words = bitset.pack_rows(rows) if words is None else words
+def _distinct(words, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` of the packed rows ``words`` as ``np.unique(rows, axis=0, return_index=True,
+    return_inverse=True)`` gives them for the rows unpacked (distinct rows in content order), by hashing:
+    numpy's row-wise unique took 2.3 s on bank marketing replicated 5 times (158k rows x 177 columns), a
+    stretch Ctrl-C waited on. ``ordered=False``: the distinct rows in input order instead (no sort: 0.4 s
+    of 1.2 on 700,000 rows)."""
     representative = row_representatives(words, np.zeros((len(words), 0), np.uint64), np.arange(len(words)))
     first = np.flatnonzero(representative == np.arange(len(words)))
     inverse = np.searchsorted(first, representative)
@@ -521,15 +533,14 @@ def _in_content_order(words, first, inverse) -> tuple[np.ndarray, np.ndarray]:
     return first[order], rank[inverse]
 
 
-def conflict_bound(features, y, costs, groups=None) -> float:
+def conflict_bound(groups, y, costs) -> float:
     """A lower bound on every rule set's objective from rows that agree on every feature but not on the
     label: a clause covers both such rows or neither, so each such pair costs at least the cheaper of
     its two rows (the positive missed, or the negative covered at least once). The LP counts this too,
     but only once its pricing is proven; this needs no pricing, so it holds where generation ran out of
-    time (transfusion: 114 of its 748 rows). ``features``, ``y``, ``costs``: distinct rows, as
-    :func:`distinct_rows` returns them, with what each costs misclassified; ``groups``: their groups of
-    rows alike in features, if known."""
-    inverse = _distinct(features)[1] if groups is None else groups
+    time (transfusion: 114 of its 748 rows). ``groups``, ``y``, ``costs``: each distinct row's group of
+    rows alike in features (:func:`distinct_rows`), its label and what it costs misclassified."""
+    inverse = np.asarray(groups)
     positive = np.bincount(inverse, weights=np.where(y, costs, 0.0), minlength=inverse.max(initial=-1) + 1)
     negative = np.bincount(inverse, weights=np.where(y, 0.0, costs), minlength=inverse.max(initial=-1) + 1)
     return float(np.minimum(positive, negative).sum())
@@ -736,9 +747,9 @@ def _covered_costs(covers, rows, costs) -> np.ndarray:
     return out
 
 
-def _covers(features, clauses, n):
-    """What each clause covers (the empty clause: everything)."""
-    return [features[:, list(c)].all(axis=1) if c else np.ones(n, bool) for c in clauses]
+def _covers(columns, clauses, n):
+    """What each clause covers (the empty clause: everything), from the packed feature columns."""
+    return [bitset.unpack(bitset.intersection(columns, c, n), n) for c in clauses]
 
 
 def _mistakes(features, y, clauses) -> int:

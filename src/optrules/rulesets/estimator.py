@@ -9,6 +9,7 @@ import numpy as np
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..budget import check_budget_values
 from ..corels.problem import check_sample_weight
+from ..data import bitset
 
 
 class RuleSetClassifier(RuleModelEstimator):
@@ -135,14 +136,14 @@ class RuleSetClassifier(RuleModelEstimator):
         frame, y01 = self._target(X, y)
         sample_weight = check_sample_weight(sample_weight, len(y01))
         features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget,
-                                  sample_weight)
+                                  sample_weight, packed=True)
         names = list(self.binarizer_.feature_names_)
         describes = self._described_class()
         weights = self._class_weights(y01)
         negative_weight, positive_weight = weights[1 - describes], weights[describes]
         target = y01 == describes
         if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
-            features, target = ~features, ~target
+            features, target = bitset.complement(features, len(y01)), ~target
             positive_weight, negative_weight = negative_weight, positive_weight
         result = column_generation(
             features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
@@ -150,7 +151,7 @@ class RuleSetClassifier(RuleModelEstimator):
             self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
             self.random_state, progress, budget=budget, sample_weight=sample_weight,
             chains=self.binarizer_.chains_,  # negated for a CNF, still nested
-            max_nodes=self.max_nodes,
+            max_nodes=self.max_nodes, packed=True,
         )
         result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
