@@ -201,6 +201,52 @@ def check_enumeration_pricing(data, mu, price, degree, j):
     assert proven == (lower >= value)
 
 
+@pytest.mark.parametrize("seed", range(48))
+def test_enumeration_pricing_on_thousands_of_rows_against_enumeration(seed):
+    """Past a block of 32 words (2,048 negatives) the search stops counting a child's negatives once they
+    cost more than it could win, and duals of few values are summed a word at a time (positives sorted by
+    mu): the minimum, the ratio bound and the largest ratio still match brute force, with plain, whole
+    (bit planes) and real negative weights."""
+    from optrules.rulesets.enumeration import PricingSearch
+
+    rng = np.random.default_rng(8800 + seed)
+    n, j, degree = int(rng.integers(2_500, 6_000)), int(rng.integers(4, 8)), int(rng.integers(1, 4))
+    features = rng.random((n, j)) < rng.uniform(0.3, 0.8, j)
+    planted = features[:, 0] & features[:, 1]
+    y = np.where(rng.random(n) < rng.uniform(0.05, 0.3), ~planted, planted)
+    weights = [None, rng.integers(1, 4, n).astype(float), rng.uniform(0.2, 2.0, n)][seed % 3]
+    data = PricingData.from_features(features, y, z_weight=float(rng.choice([0.05, 0.2, 1.0])), sample_weight=weights)
+    n_pos = int(y.sum())
+    mu = rng.choice([0.0, 0.5, 1.0, 1.0, 1.0], n_pos)  # runs of one value, as a master's duals come
+    mu[rng.random(n_pos) < 0.05] = rng.random()  # and a few others
+    price = float(rng.choice([0.0, 1.0, 10.0]))
+    check_enumeration_pricing(data, mu, price, degree, j)
+    for parts in (1, 2):  # every clause reported prices what it is reported at (no count cut short)
+        search = PricingSearch(data, mu, price, degree, parts=parts)
+        search.nodes_per_call = 3
+        while not search.finished:
+            search.run(30.0)
+        for value, clause in search.found:
+            assert value == pytest.approx(data.reduced_cost(clause, mu, price), abs=1e-9)
+    # a child's negatives are counted whole, or the count stops at the limit and says so (+inf), never a
+    # part of the cost passed off as the cost
+    from optrules.rulesets.enumeration import _negative_cost, _negative_cost_of
+    problem = search._parts[0].problem
+    words = problem.negatives
+    for _ in range(20):
+        parent, feature = words[rng.integers(len(words))], words[rng.integers(len(words))]
+        whole = _negative_cost(parent & feature, problem.z_weight, problem.z_weights, problem.z_planes)
+        limit = float(rng.choice([whole, whole + 1.0, rng.uniform(0, 2 * whole + 1), -1.0]))
+        got = _negative_cost_of(parent, feature, np.zeros_like(parent), problem.z_weight, problem.z_weights,
+                                problem.z_planes, limit)
+        assert got == pytest.approx(whole, rel=1e-12) or (got == np.inf and whole >= limit - 1e-9)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    largest = max([price] + [data.reduced_cost(c, mu, 0.0) / -(1 + len(c)) for c in every])
+    search = PricingSearch(data, mu, price, degree, raise_price=True)
+    search.run(30.0)
+    assert search.finished and search.unit_price == pytest.approx(largest, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_a_pricing_search_given_time_in_slices_ends_where_one_run_ends(seed):
     """More time on the same duals continues the search (a retry, the certificate's pricing): run in

@@ -30,6 +30,12 @@ conditions) the search proves its minimum in 4.6 s instead of 10.5 s; on ionosph
 features) it prices 15-20 million clauses a second instead of 5-7 million. The roots are dealt to two
 parts searched in threads (:class:`PricingSearch`), for the two cores.
 
+On many rows, a child's cost is counted only as far as it matters: its negatives a block of words at a
+time until they cost more than its mu could win back (:func:`_negative_cost_of`), and its mu a word at a
+time where the word's positives share one value (positives sorted by mu, :func:`_covered_mu`): on the
+last duals of bank marketing (4,180 positives priced, 36,000 negatives) 2.4 -> 5.1 million clauses a
+second, on 700,000 rows of a generated table 0.4 -> 1.1 million.
+
 On the data of the paper's experiments this proves the pricing problem where the HiGHS pricing IP
 runs out of time (see docs/rulesets.md), and it needs no solver.
 
@@ -57,7 +63,8 @@ drop_stale_cache(__file__, ["../_numba.py"])
 class Problem(NamedTuple):
     """The pricing problem as the search reads it: features in search order (``order``, the mu each
     covers, ``order_mu``, and its nesting chain or -1), what each feature covers (packed: the positives
-    with mu > 0, the negatives), the positives' mu (padded to whole words) and its largest value, and the
+    with mu > 0, in decreasing mu, the negatives), the positives' mu (padded to whole words), each word's
+    one mu when its positives share it (``word_mu``, else -1: see :func:`_covered_mu`) and the largest, and the
     negatives' cost (``z_weight`` each, or their own weights: packed, or as bit planes of whole
     multiples; see :func:`_negative_weights`); clauses of at most ``max_degree`` features."""
 
@@ -67,6 +74,7 @@ class Problem(NamedTuple):
     positives: np.ndarray
     negatives: np.ndarray
     mu: np.ndarray
+    word_mu: np.ndarray
     mu_max: float
     z_weight: float
     z_weights: np.ndarray
@@ -132,6 +140,28 @@ def _mu_sum(words, mu):
 
 
 @njit(inline="always", cache=True)
+def _covered_mu(words, mu, word_mu):
+    """The mu of the positives set in ``words``: by popcount in a word whose positives share one mu
+    (``word_mu[w] >= 0``), bit by bit in the others. The positives come in decreasing mu, and the duals
+    take few values (most positives a set misses have mu 1), so most words share one: on bank marketing's
+    last duals (4,180 positives priced, 4,161 of them at 1) a clause's mu cost a step per positive it
+    covers, now one a word."""
+    total = 0.0
+    for w in range(words.shape[0]):
+        x = words[w]
+        if x == 0:
+            continue
+        if word_mu[w] >= 0.0:
+            total += word_mu[w] * np.float64(popcount(x))
+            continue
+        base = w * 64
+        while x != 0:
+            total += mu[base + np.int64(trailing_zeros(x))]
+            x &= x - np.uint64(1)
+    return total
+
+
+@njit(inline="always", cache=True)
 def _count(words):
     total = 0
     for w in range(words.shape[0]):
@@ -149,6 +179,40 @@ def _negative_cost(words, z_weight, z_weights, z_planes):
     if z_weights.shape[0] > 0:
         return _mu_sum(words, z_weights)
     return z_weight * _count(words)
+
+
+@njit(inline="always", cache=True)
+def _negative_cost_of(parent, feature, out, z_weight, z_weights, z_planes, limit):
+    """What the negatives set in both ``parent`` and ``feature`` cost (see :func:`_negative_cost`), or
+    +inf once the count, a block of words at a time (``out`` takes them), reaches ``limit``: past it the
+    child neither wins nor lowers the ratio bound (a partial count returned instead could tie the best
+    but for rounding, and pass for an improvement). A child of a node that covers many negatives usually
+    covers more than its mu is worth (bank marketing: 36,000 negatives, 559 words)."""
+    n = parent.shape[0]
+    if n <= _BLOCK_WORDS:  # one block: counted whole, as in the search's inner loop of small tables
+        for w in range(n):
+            out[w] = parent[w] & feature[w]
+        return _negative_cost(out, z_weight, z_weights, z_planes)
+    units = limit / z_weight if z_weight > 0.0 else np.inf  # (the plain and whole weights count units)
+    count = 0
+    total = 0.0
+    for start in range(0, n, _BLOCK_WORDS):
+        end = min(start + _BLOCK_WORDS, n)
+        for w in range(start, end):
+            out[w] = parent[w] & feature[w]
+        if z_weights.shape[0] > 0:
+            total += _mu_sum(out[start:end], z_weights[start * 64:])
+            if total >= limit and end < n:
+                return np.inf
+        else:
+            count += (weighted_count(out[start:end], z_planes[:, start:end]) if z_planes.shape[0] > 0
+                      else _count(out[start:end]))
+            if count >= units and end < n:
+                return np.inf
+    return total if z_weights.shape[0] > 0 else z_weight * count
+
+
+_BLOCK_WORDS = 32  # words counted between two looks at the limit
 
 
 @njit(inline="always", cache=True)
@@ -187,11 +251,12 @@ def _covers_as_another(depth, child, p, problem, stack, siblings):
     sibling_hash, sibling_pos = siblings.hash, siblings.position
     if stack_counts[child, 0] == stack_counts[depth, 0] and stack_counts[child, 1] == stack_counts[depth, 1]:
         return True
-    h = _GOLDEN
-    for w in range(stack_p.shape[1]):
-        h = _mix(h ^ stack_p[child, w])
-    for w in range(stack_z.shape[1]):
-        h = _mix(h ^ stack_z[child, w])
+    # hashed by what it covers in counts and first words (hashing every word took 15% of a bank marketing
+    # search's time, 700 words a node): the words confirm any clause that hashes alike
+    h = _mix(_GOLDEN ^ np.uint64(stack_counts[child, 0]))
+    h = _mix(h ^ np.uint64(stack_counts[child, 1]))
+    h = _mix(h ^ stack_p[child, 0])
+    h = _mix(h ^ stack_z[child, 0])
     mask = sibling_stamp.shape[1] - 1
     stamp = level_stamp[depth]
     slot = np.int64(h & np.uint64(mask))
@@ -238,7 +303,7 @@ def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price,
     Returns ``(best, unit_price, ratio, nodes, best_length, next)``: ``best_length`` -1 when no child
     improved, ``next`` the first candidate not priced (``last`` when every one is done)."""
     order, order_mu, chain_of = problem.order, problem.order_mu, problem.chain_of
-    mu, mu_max = problem.mu, problem.mu_max
+    mu, word_mu, mu_max = problem.mu, problem.word_mu, problem.mu_max
     pos_bits, neg_bits, max_degree = problem.positives, problem.negatives, problem.max_degree
     z_weight, z_weights, z_planes = problem.z_weight, problem.z_weights, problem.z_planes
     stack_p, stack_z, chosen, best_clause = stack.positives, stack.negatives, stack.chosen, stack.best_clause
@@ -271,15 +336,17 @@ def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price,
         if bound >= best:  # the test below on a cheaper upper bound of the mu covered
             ratio = _lower_ratio(ratio, bound, 1.0 + child)
             continue
-        covered_mu = _mu_sum(stack_p[child], mu)
+        covered_mu = _covered_mu(stack_p[child], mu, word_mu)
         bound = -covered_mu + unit_price * (1.0 + child)
         if bound >= best:  # not even a free pass on the negatives would make it win
             ratio = _lower_ratio(ratio, bound, 1.0 + child)
             continue
-        for w in range(stack_z.shape[1]):
-            stack_z[child, w] = stack_z[depth, w] & neg_bits[j, w]
         nodes += 1
-        value = _negative_cost(stack_z[child], z_weight, z_weights, z_planes) - covered_mu + unit_price * (1.0 + child)
+        # the value matters only below the best and below what lowers the ratio: counting stops past that
+        base = -covered_mu + unit_price * (1.0 + child)
+        matters = max(best, min(0.0, ratio * (1.0 + child)))
+        value = _negative_cost_of(stack_z[depth], neg_bits[j], stack_z[child], z_weight, z_weights, z_planes,
+                                  matters - base) + base
         ratio = _lower_ratio(ratio, value, 1.0 + child)
         if value < best and mode == COLLECT:
             _collect(stack, depth, j, order)
@@ -359,7 +426,7 @@ def search_root(root, problem, stack, siblings, unit_price, best, node_cap, mode
     ``best`` stays, a threshold, and every clause below it is collected in ``stack`` (but those that cover
     what their parent or a sibling covers: the same rows at a higher complexity).
     """
-    order, mu, max_degree = problem.order, problem.mu, problem.max_degree
+    order, mu, word_mu, max_degree = problem.order, problem.mu, problem.word_mu, problem.max_degree
     z_weight, z_weights, z_planes = problem.z_weight, problem.z_weights, problem.z_planes
     pos_bits, neg_bits = problem.positives, problem.negatives
     stack_p, stack_z, stack_counts, chosen = stack.positives, stack.negatives, stack.counts, stack.chosen
@@ -380,7 +447,7 @@ def search_root(root, problem, stack, siblings, unit_price, best, node_cap, mode
         stack_counts[1, 1] = _count(stack_z[1])
         level_stamp[1] += 1
         chosen[1] = root
-        covered_mu = _mu_sum(stack_p[1], mu)
+        covered_mu = _covered_mu(stack_p[1], mu, word_mu)
         value = _negative_cost(stack_z[1], z_weight, z_weights, z_planes) - covered_mu + unit_price * 2.0
         nodes = 1
         ratio = _lower_ratio(ratio, value, 2.0)
@@ -410,7 +477,7 @@ def search_root(root, problem, stack, siblings, unit_price, best, node_cap, mode
             for level in range(1, depth + 1):
                 end = n_features if level == 1 else tail_len[level - 1]
                 if priced[level] < end or cursor[level] < tail_len[level]:
-                    bound = -_mu_sum(stack_p[level], mu) + unit_price * (2.0 + level)
+                    bound = -_covered_mu(stack_p[level], mu, word_mu) + unit_price * (2.0 + level)
                     unexplored = min(unexplored, bound)
             ratio_low[0] = ratio
             return best, best_length, nodes, False, unexplored, unit_price
@@ -511,6 +578,7 @@ class PricingSearch:
         self.mode = RAISE_PRICE if raise_price else MINIMUM if below is None else COLLECT
         self._start_price = float(unit_price)
         active = np.flatnonzero(mu > 1e-12)
+        active = active[np.argsort(-mu[active], kind="stable")]  # in decreasing mu (see _covered_mu)
         self.n_features = n_features = data.n_features
         self.empty_value = float(data.negative_cost(np.ones(data.n_negative, bool)) - mu[active].sum()
                                  + unit_price)
@@ -525,8 +593,8 @@ class PricingSearch:
         if self.trivial:
             return
         # the positives the duals price (mu > 0), a block of features at a time: no boolean copy of them
-        pos_bits = (data.positive if len(active) == data.n_positive else
-                    bitset.select_bits(data.positive, data.n_positive, active))
+        in_place = len(active) == data.n_positive and np.array_equal(active, np.arange(data.n_positive))
+        pos_bits = data.positive if in_place else bitset.select_bits(data.positive, data.n_positive, active)
         if pos_bits.shape[1] == 0:
             pos_bits = np.zeros((n_features, 1), np.uint64)
         neg_bits = data.negative if data.negative.shape[1] else np.zeros((n_features, 1), np.uint64)
@@ -540,7 +608,7 @@ class PricingSearch:
             # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
             order=order, order_mu=feature_mu[order] * (1.0 + 1e-12) + 1e-12,
             chain_of=np.full(n_features, -1, np.int64) if data.chains is None else data.chains[order],
-            positives=pos_bits, negatives=neg_bits, mu=mu_padded,
+            positives=pos_bits, negatives=neg_bits, mu=mu_padded, word_mu=_word_mu(mu_padded, len(active)),
             mu_max=float(mu_padded.max(initial=0.0)) * (1.0 + 1e-12), z_weight=float(data.z_weight),
             z_weights=z_padded, z_planes=z_planes, max_degree=int(max_degree))
         parts = max(1, min(int(parts), n_features))
@@ -728,6 +796,15 @@ class NodeBudget:
     @property
     def exhausted(self) -> bool:
         return self.limit is not None and self.spent >= self.limit
+
+
+def _word_mu(mu_padded, n_active: int) -> np.ndarray:
+    """Each word's mu when all its positives (of the first ``n_active``) share it, else -1."""
+    words = mu_padded.reshape(-1, 64)
+    valid = (np.arange(words.size) < n_active).reshape(words.shape)
+    first = words[:, 0:1]
+    shared = ((words == first) | ~valid).all(axis=1) & valid[:, 0]
+    return np.where(shared, first[:, 0], -1.0)
 
 
 def _negative_weights(data, n_words: int):
