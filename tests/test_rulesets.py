@@ -1130,3 +1130,34 @@ def test_a_fit_left_little_time_by_its_preparation_still_prices_once(monkeypatch
     model = RuleSetClassifier(time_limit=4.0, complexity=10).fit(X, y)
     assert time.perf_counter() - start < 5.0
     assert len(model.rule_set_.clauses) >= 1 and model.score(X, y) == 1.0
+
+
+def test_tailing_off_is_a_flat_lp_over_time_and_solves():
+    from optrules.rulesets.colgen import _tailing_off
+
+    flat = [(0.0, 10.0), (1.0, 9.0)] + [(1.0 + 0.5 * k, 8.5) for k in range(1, 12)]  # 8.5 from 1.5 s to 6.5 s
+    assert _tailing_off(flat, 60.0)  # (window 3 s: 8.5 at 3.0 s and at 6.5 s, 7 solves apart)
+    assert not _tailing_off(flat, 200.0)  # window 10 s: not that long flat yet
+    assert not _tailing_off(flat[:-1] + [(6.5, 8.4)], 60.0)  # the last solve moved it
+    assert not _tailing_off([(0.0, 5.0), (10.0, 5.0), (20.0, 5.0)], 60.0)  # flat long, but two solves only
+    assert not _tailing_off([(0.0, 5.0)], 60.0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_fit_whose_lp_tails_off_spends_the_rest_on_the_bound(seed, monkeypatch):
+    """Generation ended on a flat LP: the last duals' bound is proven with the rest of the time (here at
+    once, on small problems), it holds against the enumerated optimum, and a finished proof is a gap,
+    not a time budget."""
+    from optrules.certificate import GAP, OPTIMAL
+    from optrules.rulesets import colgen
+
+    monkeypatch.setattr(colgen, "_tailing_off", lambda history, limit: len(history) >= 2)
+    features, y, complexity, max_degree, _ = planted_instance(100 + seed)
+    optimum, _ = full_mip_optimum(features, y, complexity, max_degree)
+    start = time.perf_counter()
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=20, pricing_time_limit=5)
+    cert = result.certificate
+    assert time.perf_counter() - start < 15
+    assert cert.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
+    assert cert.status in (GAP, OPTIMAL) or cert.counters["lp_solved"]
+    assert cert.counters["iterations"] <= 2 or cert.counters["lp_solved"]

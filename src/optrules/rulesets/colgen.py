@@ -198,6 +198,8 @@ def column_generation(
     certify, certificate_seconds = False, 0.0
     priced_last_duals = 0.0  # the time an exact pricing of the last duals already had (the IP's)
     out_of_time = False
+    stalled = False  # generation ended as the LP tailed off (see _tailing_off)
+    lp_history: list[tuple[float, float]] = []  # (seconds, restricted LP value) of each solve
     try:
         while True:
             if complexity < 2:  # no clause fits (each has complexity >= 2): the empty set is the only one
@@ -212,6 +214,7 @@ def column_generation(
             unit_price = penalty + lam
             last_duals, priced_last_duals, last_search = (mu, lam, unit_price), 0.0, None
             elapsed = time.perf_counter() - start
+            lp_history.append((elapsed, lp_value))
             trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
             if progress is not None:
                 progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
@@ -219,6 +222,9 @@ def column_generation(
             # once with the beam (0.1 s on its sample) while it has no clause, in the time kept for the MIP
             # and the certificate: without a clause there is no MIP, and a rule set comes before a certificate
             if time_left(everything=not clauses) <= 0 or budget.stopped():
+                break
+            if method and limit is not None and _tailing_off(lp_history, limit):
+                stalled = True  # the rest of the time proves these duals' bound (beside the MIP)
                 break
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             found = _beam_on_features(priced, mu_priced, unit_price, max_degree, beam_width, max_pricing_features, rng)
@@ -278,17 +284,18 @@ def column_generation(
     # the branch-and-bound certificate of the last duals runs beside the MIP, on the other core (HiGHS and
     # the search's kernel both release the GIL)
     beside = None
+    certificate_finished: list[bool] = []
     if certify and method == "enumeration" and certificate_seconds > 0 and left is not None and not budget.stopped():
         # it has the MIP's time and at least its share; all that is left when generation ended near the
         # time kept for the MIP and the certificate (out of time, or its last pricing used the time up: an
         # ilpd fold left 11.5 s of 30 so), not when it ended early (a memory budget: the share alone)
-        kept = out_of_time or left <= reserve + 2.0 * certificate_time
+        kept = out_of_time or stalled or left <= reserve + 2.0 * certificate_time
         beside_seconds = left - 0.05 if kept else certificate_seconds
         beside_end = time.perf_counter() + beside_seconds
         beside = StoppableThreads([lambda stop_asked: largest_ratio_bound(
             full, last_duals[0], last_duals[1], penalty, complexity, positive_costs, max_degree, n_pos,
-            beside_seconds, work=work, search=last_search, should_stop=lambda: stop_asked() or budget.interrupted)],
-            "optrules-certificate")
+            beside_seconds, work=work, search=last_search, should_stop=lambda: stop_asked() or budget.interrupted,
+            finished=certificate_finished)], "optrules-certificate")
     try:
         if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
             mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
@@ -408,7 +415,9 @@ def column_generation(
     if objective <= lower + 1e-9:
         status = OPTIMAL
     elif status not in (INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET):
-        status = GAP if lp_solved or not out_of_time else TIME_BUDGET
+        # tailing off, the time went to the certificate: "time budget" unless its proof finished
+        used_up = out_of_time or (stalled and certificate_finished != [True])
+        status = GAP if lp_solved or not used_up else TIME_BUDGET
     total = time.perf_counter() - start
     trace.append(total, objective, lower, [len(clauses)], float("nan"))
     counters = _counters(total, iterations, len(clauses), exact_calls, work.spent, lp_value, lp_solved, conflicts,
@@ -583,7 +592,7 @@ def _bound_beside(threads: StoppableThreads, until: float, should_stop) -> float
 
 
 def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, seconds,
-                        should_stop=None, work=None, search=None) -> float:
+                        should_stop=None, work=None, search=None, finished: list | None = None) -> float:
     """The strongest bound the duals ``mu`` give on the master LP over every clause: the Lagrangian
     sum(mu) - C theta with theta the largest (mu covered - negatives' cost) / complexity - penalty of a
     clause, found by branch-and-bound with Dinkelbach's step (:class:`~optrules.rulesets.enumeration.
@@ -596,17 +605,39 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     and -2276 in the fit. The search starts at the price the restricted master puts on complexity,
     ``lam`` (its basic clauses have that ratio), raised to the best ratio of the clauses ``search`` (a
     search on these duals at ``penalty + lam``) met; cut short, the part left is bounded as
-    :func:`~optrules.rulesets.master.weak_duality_bound` does."""
+    :func:`~optrules.rulesets.master.weak_duality_bound` does. ``finished``: a list the search's end is
+    appended to (True: proven to the end)."""
     theta = float(lam)
     for value, clause in ([] if search is None else search.found):
         if clause and value < 0:
             theta = max(theta, lam - value / (1 + len(clause)))
     ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
     _, _, lower, _, ratio = ratio_search.run(seconds, should_stop=should_stop, work=work)
+    if finished is not None:
+        finished.append(ratio_search.finished)
     price = ratio_search.unit_price
     empty = data.reduced_cost((), mu, price)
     return weak_duality_bound(mu, price - penalty, complexity, positive_costs, empty, lower, max_degree, n_pos,
                               ratio)
+
+
+#: generation tails off when the restricted LP has not moved for this share of the time limit (at least
+#: _STALL_SECONDS) and _STALL_SOLVES solves
+_STALL_SHARE, _STALL_SECONDS, _STALL_SOLVES = 0.05, 2.0, 4
+
+
+def _tailing_off(history, time_limit: float) -> bool:
+    """Whether column generation has tailed off: the restricted master's LP value (``history``: seconds
+    and value of each solve, never increasing as columns come) has not moved in the last
+    max(_STALL_SECONDS, _STALL_SHARE x ``time_limit``) seconds and _STALL_SOLVES solves. Degenerate
+    pivots can add columns for a long time without moving it: bank marketing's LP stood at 3,873.25 from
+    2 s to the end of a 60 s fit, its exact pricing finding clause after clause, while the bound of its
+    duals needs ~57 s of proof, which the quarter kept for the certificate never gave (lower bound 12).
+    Then the rest of the time proves that bound instead."""
+    now, value = history[-1]
+    window = max(_STALL_SECONDS, _STALL_SHARE * time_limit)
+    before = [v for t, v in history[:-_STALL_SOLVES] if t <= now - window]
+    return bool(before) and before[-1] - value <= 1e-9 * max(1.0, abs(value))
 
 
 def _room(mu, lam, complexity, positive_costs, max_degree, n_pos, value) -> float:
