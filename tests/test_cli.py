@@ -71,7 +71,7 @@ def test_fit_falling_rule_list(tmp_path, capsys):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--pos-label", "0"])
 
 
-def test_fit_rule_set_within_a_node_budget(tmp_path):
+def test_fit_rule_set_within_a_node_budget(tmp_path, capsys):
     """--max-nodes bounds a rule set's exact pricing (it was ignored for rule sets): with none allowed,
     the beam's clauses make the set and the certificate says the node budget stopped it."""
     import numpy as np
@@ -86,6 +86,10 @@ def test_fit_rule_set_within_a_node_budget(tmp_path):
     certificate = json.loads(out.read_text())["certificate"]
     assert certificate["status"] == "node budget" and certificate["counters"]["pricing_nodes"] == 0
     assert certificate["counters"]["exact_pricing_calls"] == 0
+    # the gap beside the mistakes, in the objective's units and in accuracy points of the 300 rows
+    gap = certificate["objective"] - certificate["lower_bound"]
+    assert gap > 0
+    assert f"objective at most {gap:,.6g} ({100 * gap / 300:.2f} accuracy points)" in capsys.readouterr().out
 
 
 def test_fit_rule_set(tmp_path, capsys):

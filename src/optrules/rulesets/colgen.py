@@ -284,7 +284,7 @@ def column_generation(
     # the branch-and-bound certificate of the last duals runs beside the MIP, on the other core (HiGHS and
     # the search's kernel both release the GIL)
     beside = None
-    certificate_finished: list[bool] = []
+    certificate_outcome: list[tuple[bool, float]] = []  # the certificate's search: (finished, its price)
     if certify and method == "enumeration" and certificate_seconds > 0 and left is not None and not budget.stopped():
         # it has the MIP's time and at least its share; all that is left when generation ended near the
         # time kept for the MIP and the certificate (out of time, or its last pricing used the time up: an
@@ -295,7 +295,7 @@ def column_generation(
         beside = StoppableThreads([lambda stop_asked: largest_ratio_bound(
             full, last_duals[0], last_duals[1], penalty, complexity, positive_costs, max_degree, n_pos,
             beside_seconds, work=work, search=last_search, should_stop=lambda: stop_asked() or budget.interrupted,
-            finished=certificate_finished)], "optrules-certificate")
+            outcome=certificate_outcome)], "optrules-certificate")
     try:
         if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
             mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
@@ -330,6 +330,11 @@ def column_generation(
             if objective <= proven_lower() + 1e-9:  # proven already: the certificate has nothing to add
                 beside.stop()
             lp_bound = max(lp_bound, _bound_beside(beside, beside_end, budget.cancelled))
+            if certificate_outcome and certificate_outcome[0][0] and (
+                    certificate_outcome[0][1] - last_duals[2] <= _TOLERANCE / (1 + max_degree)):
+                # proven at the restricted master's own price: no clause prices below it (within the
+                # tolerance), so these duals solve the LP over every clause, and the gap can be closed below
+                lp_solved = True
         except KeyboardInterrupt:
             beside.stop()
             budget.interrupt()
@@ -416,7 +421,7 @@ def column_generation(
         status = OPTIMAL
     elif status not in (INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET):
         # tailing off, the time went to the certificate: "time budget" unless its proof finished
-        used_up = out_of_time or (stalled and certificate_finished != [True])
+        used_up = out_of_time or (stalled and not (certificate_outcome and certificate_outcome[0][0]))
         status = GAP if lp_solved or not used_up else TIME_BUDGET
     total = time.perf_counter() - start
     trace.append(total, objective, lower, [len(clauses)], float("nan"))
@@ -592,7 +597,7 @@ def _bound_beside(threads: StoppableThreads, until: float, should_stop) -> float
 
 
 def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, seconds,
-                        should_stop=None, work=None, search=None, finished: list | None = None) -> float:
+                        should_stop=None, work=None, search=None, outcome: list | None = None) -> float:
     """The strongest bound the duals ``mu`` give on the master LP over every clause: the Lagrangian
     sum(mu) - C theta with theta the largest (mu covered - negatives' cost) / complexity - penalty of a
     clause, found by branch-and-bound with Dinkelbach's step (:class:`~optrules.rulesets.enumeration.
@@ -605,16 +610,16 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     and -2276 in the fit. The search starts at the price the restricted master puts on complexity,
     ``lam`` (its basic clauses have that ratio), raised to the best ratio of the clauses ``search`` (a
     search on these duals at ``penalty + lam``) met; cut short, the part left is bounded as
-    :func:`~optrules.rulesets.master.weak_duality_bound` does. ``finished``: a list the search's end is
-    appended to (True: proven to the end)."""
+    :func:`~optrules.rulesets.master.weak_duality_bound` does. ``outcome``: a list the search's end is
+    appended to, ``(finished, the unit price proven)``."""
     theta = float(lam)
     for value, clause in ([] if search is None else search.found):
         if clause and value < 0:
             theta = max(theta, lam - value / (1 + len(clause)))
     ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
     _, _, lower, _, ratio = ratio_search.run(seconds, should_stop=should_stop, work=work)
-    if finished is not None:
-        finished.append(ratio_search.finished)
+    if outcome is not None:
+        outcome.append((ratio_search.finished, ratio_search.unit_price))
     price = ratio_search.unit_price
     empty = data.reduced_cost((), mu, price)
     return weak_duality_bound(mu, price - penalty, complexity, positive_costs, empty, lower, max_degree, n_pos,

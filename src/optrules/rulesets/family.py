@@ -31,9 +31,16 @@ def _cv_from_cli(args, estimator):
 
 
 def _fit_text(model) -> str:
-    # the objective is a weighted Hamming loss (a negative counts once per clause covering it)
-    return (f"{model.certificate_.counters['training_mistakes']:,} training mistakes, complexity "
-            f"{model.rule_set_.complexity}")
+    # the objective is a weighted Hamming loss (a negative counts once per clause covering it): the
+    # mistakes beside it, and its gap as a share of the training rows (their weight)
+    certificate = model.certificate_
+    text = f"{certificate.counters['training_mistakes']:,} training mistakes, complexity {model.rule_set_.complexity}"
+    gap = certificate.gap
+    if gap > 0:
+        rows = sum(sum(totals) for totals in model.rule_set_.branch_totals or ())
+        points = f" ({100 * gap / rows:.2f} accuracy points)" if rows > 0 else ""
+        text += f"; objective at most {gap:,.6g}{points} above the best rule set's"
+    return text
 
 
 FAMILY = Family(

@@ -458,8 +458,12 @@ class RunManager:
         if run.cancel_requested:
             run.message = "cancelled: the best model found so far is shown with its certified gap"
         elif certificate is not None:
+            from ..families import family
+
+            fitted = family(run.model).fit_text(estimator)  # (rule sets: mistakes, and the gap in accuracy points)
             run.message = ("certified optimal" if certificate.is_optimal
-                           else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible")
+                           else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible") + (
+                               f"; {fitted}" if fitted else "")
 
 
 def describe_rashomon(rashomon, X, y, group: str | None) -> dict:
