@@ -1103,14 +1103,19 @@ def test_a_bound_below_two_is_the_base_rate(cnf):
 
 
 @pytest.mark.parametrize("block_bytes", [50, 16 << 20])
-def test_covered_costs_in_blocks_are_the_product(block_bytes, monkeypatch):
-    from optrules.data import bitset
-    from optrules.rulesets.colgen import _covered_costs
+@pytest.mark.parametrize("weighted", [False, True])
+def test_packed_rows_cost_is_the_product(block_bytes, weighted, monkeypatch):
+    """What packed sets of rows of one class cost: a popcount when that class's rows cost alike, a
+    block-wise sum otherwise; the product of the boolean sets with the costs either way."""
+    from optrules.rulesets.colgen import _rows_cost
 
     monkeypatch.setattr(bitset, "BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(3)
-    covers, rows, costs = rng.random((7, 1000)) < 0.4, rng.random(1000) < 0.5, rng.uniform(0.5, 2.0, 1000)
-    np.testing.assert_allclose(_covered_costs(covers, rows, costs), (covers & rows) @ costs, rtol=1e-12)
+    y = rng.random(1000) < 0.5
+    costs = np.where(y, 2.0, 0.5) * (rng.uniform(0.5, 2.0, 1000) if weighted else 1.0)
+    for within in (y, ~y):
+        covers = (rng.random((7, 1000)) < 0.4) & within
+        np.testing.assert_allclose(_rows_cost(bitset.pack(covers), 1000, costs, within), covers @ costs, rtol=1e-12)
 
 
 def test_a_fit_left_little_time_by_its_preparation_still_prices_once(monkeypatch):
@@ -1166,3 +1171,20 @@ def test_a_fit_whose_lp_tails_off_spends_the_rest_on_the_bound(seed, monkeypatch
     assert cert.counters["iterations"] <= 2
     if cert.counters["lp_solved"]:  # the certificate proved the duals at their own price: the LP is solved
         assert cert.counters["lp_objective"] == pytest.approx(lp_optimum, abs=1e-6)
+
+
+@pytest.mark.parametrize("cnf", [False, True])
+def test_branch_totals_from_the_packed_features_are_the_rule_sets_own(cnf):
+    """The training totals of each branch come from the packed features the fit read (a CNF's negated),
+    not from binarizing the table again: they are what the rule set itself says of the rows."""
+    rng = np.random.default_rng(31 if cnf else 30)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.choice(["x", "y", "z"], n), "c": rng.integers(0, 5, n)})
+    y = (((X["a"] > 0) & (X["b"] != "z")) | (X["c"] == 3)) ^ (rng.random(n) < 0.1)
+    weights = rng.uniform(0.5, 2.0, n)
+    model = RuleSetClassifier(complexity=12, cnf=cnf, time_limit=20).fit(X, y.astype(int), sample_weight=weights)
+    fired = model.rule_set_.rule_index(X)
+    expected = np.zeros((len(model.rule_set_.clauses) + 1, 2))
+    np.add.at(expected, (fired, y.astype(int).to_numpy()), weights)
+    np.testing.assert_allclose(np.array(model.rule_set_.branch_totals), expected, rtol=1e-12)
+    assert len(model.rule_set_.clauses) >= 1

@@ -750,17 +750,21 @@ def _pricing_sample(y, max_samples: int, rng):
     return np.sort(np.concatenate(picked))
 
 
-def _greedy_selection(features, y, clauses, complexity, costs, penalty):
+def _greedy_selection(columns, y, clauses, complexity, costs, penalty):
     """Clauses added one at a time, each the one that lowers the objective most within the complexity
-    bound: a rule set when the restricted MIP found none in its time."""
-    covers = np.vstack(_covers(features, clauses, len(y)))
+    bound: a rule set when the restricted MIP found none in its time. On packed covers (on 700,000 rows
+    the boolean covers and their products with the costs took 1 s after a MIP that had used its time)."""
+    n = len(y)
+    covers = _packed_covers(columns, clauses, n)
+    positives = bitset.pack(np.asarray(y, bool))
     sizes = np.array([1 + len(c) for c in clauses])
-    own_cost = _covered_costs(covers, ~y, costs) + penalty * sizes
-    covered = np.zeros(len(y), bool)
+    y = np.asarray(y, bool)
+    own_cost = _rows_cost(covers & bitset.complement(positives, n), n, costs, ~y) + penalty * sizes
+    uncovered = positives
     available = np.ones(len(clauses), bool)
     chosen, used = [], 0
     while True:
-        gain = _covered_costs(covers, y & ~covered, costs) - own_cost
+        gain = _rows_cost(covers & uncovered, n, costs, y) - own_cost
         gain[~available | (used + sizes > complexity)] = -np.inf
         k = int(np.argmax(gain))
         if not gain[k] > 0:
@@ -768,54 +772,67 @@ def _greedy_selection(features, y, clauses, complexity, costs, penalty):
         chosen.append(clauses[k])
         available[k] = False
         used += int(sizes[k])
-        covered |= covers[k]
+        uncovered = uncovered & ~covers[k]
 
 
-def _covered_costs(covers, rows, costs) -> np.ndarray:
-    """What the ``rows`` (a boolean mask) each clause covers cost: ``(covers & rows) @ costs``, a block
-    of rows at a time (the product casts the booleans to 8-byte floats: on 700,000 rows the whole
-    matrix at once added 360 MB to a fit's peak)."""
-    out = np.zeros(len(covers))
-    step = bitset.rows_per_block(9 * len(covers))  # (a bool and a float a clause)
-    for start in range(0, covers.shape[1], step):
-        window = slice(start, start + step)
-        out += (covers[:, window] & rows[window]) @ costs[window]
-    return out
+def _rows_cost(words, n: int, costs, within) -> np.ndarray:
+    """What the rows set in each row of ``words`` (packed sets of rows, all among the rows ``within``, a
+    boolean mask: one class) cost: by popcount when those rows all cost the same (no sample weights),
+    else summed a block of rows at a time."""
+    words = np.atleast_2d(words)
+    among = costs[within]
+    if len(among) and np.all(among == among[0]):
+        return float(among[0]) * bitset.popcount(words)
+    return bitset.weighted_sums(words, n, costs)
 
 
-def _covers(columns, clauses, n):
-    """What each clause covers (the empty clause: everything), from the packed feature columns."""
-    return [bitset.unpack(bitset.intersection(columns, c, n), n) for c in clauses]
+def _packed_covers(columns, clauses, n) -> np.ndarray:
+    """What each clause covers, packed (clauses x words; the empty clause: every row)."""
+    return np.vstack([bitset.intersection(columns, c, n) for c in clauses]) if clauses else np.zeros(
+        (0, bitset.n_words(n)), np.uint64)
 
 
-def _mistakes(features, y, clauses) -> int:
-    covered = np.logical_or.reduce(_covers(features, clauses, len(y))) if clauses else np.zeros(len(y), bool)
-    return int((covered != y).sum())
+def first_covering(columns, clauses, n) -> np.ndarray:
+    """Each row's first clause that covers it (``len(clauses)``: none), from the packed feature columns:
+    the branch of the rule set that decides it (a CNF's clauses over the negated features)."""
+    fired = np.full(n, len(clauses), np.int64)
+    for k in range(len(clauses) - 1, -1, -1):
+        fired[bitset.unpack(bitset.intersection(columns, clauses[k], n), n)] = k
+    return fired
 
 
-def _without_redundant_clauses(features, y, clauses, objective, costs, penalty):
+def _mistakes(columns, y, clauses) -> int:
+    n = len(y)
+    covered = np.bitwise_or.reduce(_packed_covers(columns, clauses, n), axis=0) if clauses else np.zeros(
+        bitset.n_words(n), np.uint64)
+    return int(bitset.popcount(covered ^ bitset.pack(np.asarray(y, bool))))
+
+
+def _without_redundant_clauses(columns, y, clauses, objective, costs, penalty):
     """Drop, largest first, every clause that covers no positive the others miss: the objective cannot
     grow (its negatives and complexity go, no positive is lost) and the set reads shorter. A MIP keeps
     such a clause only when it costs nothing (no negatives, no penalty), a tie."""
+    n = len(y)
     kept = sorted(clauses, key=len, reverse=True)
-    covers = _covers(features, kept, len(y))
+    covers = list(_packed_covers(columns, kept, n))
+    positives = bitset.pack(np.asarray(y, bool))
     k = 0
     while k < len(kept):
         others = covers[:k] + covers[k + 1:]
-        covered_by_others = np.logical_or.reduce(others) if others else np.zeros(len(y), bool)
-        if not (covers[k] & y & ~covered_by_others).any():
+        covered_by_others = np.bitwise_or.reduce(others, axis=0) if others else np.zeros_like(positives)
+        if not (covers[k] & positives & ~covered_by_others).any():
             del kept[k], covers[k]
         else:
             k += 1
     if len(kept) == len(clauses):
         return clauses, objective
-    smaller = _objective(features, y, kept, costs, penalty)
+    smaller = _objective(columns, y, kept, costs, penalty)
     if smaller > objective:  # cannot happen (weights and penalty are >= 0); keep the solver's set if it did
         return clauses, objective
     return [c for c in clauses if c in kept], smaller
 
 
-def _without_needless_conditions(features, y, clauses, objective, costs, penalty):
+def _without_needless_conditions(columns, y, clauses, objective, costs, penalty):
     """Drop, one at a time, every condition whose removal leaves the objective no larger (a clause then
     covers more rows, but no costlier ones): among equally good sets the shorter reads better, and
     equally good sets found from weighted and from repeated rows agree."""
@@ -829,7 +846,7 @@ def _without_needless_conditions(features, y, clauses, objective, costs, penalty
                 if shorter in clauses:
                     continue
                 trial = clauses[:k] + [shorter] + clauses[k + 1:]
-                value = _objective(features, y, trial, costs, penalty)
+                value = _objective(columns, y, trial, costs, penalty)
                 if value <= objective + 1e-12:
                     clauses, objective, changed = trial, value, True
                     break
@@ -838,12 +855,13 @@ def _without_needless_conditions(features, y, clauses, objective, costs, penalty
     return clauses, objective
 
 
-def _objective(features, y, clauses, costs, penalty) -> float:
+def _objective(columns, y, clauses, costs, penalty) -> float:
     """Weighted Hamming loss of the rule set (missed positives, covered negatives per clause; ``costs``:
     each sample's weight) + penalty."""
-    covered_any = np.zeros(len(y), bool)
-    loss = 0.0
-    for clause, covered in zip(clauses, _covers(features, clauses, len(y))):
-        loss += float(costs[covered & ~y].sum()) + penalty * (1 + len(clause))
-        covered_any |= covered
-    return loss + float(costs[y & ~covered_any].sum())
+    n = len(y)
+    covers = _packed_covers(columns, clauses, n)
+    positives = bitset.pack(np.asarray(y, bool))
+    y = np.asarray(y, bool)
+    missed = positives & ~np.bitwise_or.reduce(covers, axis=0) if clauses else positives
+    loss = float(_rows_cost(covers & bitset.complement(positives, n), n, costs, ~y).sum()) if clauses else 0.0
+    return loss + penalty * sum(1 + len(c) for c in clauses) + float(_rows_cost(missed, n, costs, y)[0])

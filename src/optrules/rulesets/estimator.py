@@ -131,7 +131,7 @@ class RuleSetClassifier(RuleModelEstimator):
 
     def _fit(self, X, y, sample_weight, budget, progress) -> None:
         from ..models import RuleSet
-        from .colgen import column_generation
+        from .colgen import column_generation, first_covering
 
         frame, y01 = self._target(X, y)
         sample_weight = check_sample_weight(sample_weight, len(y01))
@@ -156,7 +156,9 @@ class RuleSetClassifier(RuleModelEstimator):
         result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
-        fired = rule_set.rule_index(X)
+        # each row's branch from the packed features (a CNF's negated): re-binarizing the table to ask the
+        # rule set took 0.5-0.9 s of a 10 s fit on 700,000 rows, after its budget
+        fired = first_covering(features, result.clauses, len(y01))
         accepted = np.array([b.prediction == describes for b in rule_set.branches()])[fired]
         # the described class's (weighted) training rate among the rows the set rejects, and among those
         # it accepts
