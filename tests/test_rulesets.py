@@ -1139,15 +1139,18 @@ def test_a_fit_left_little_time_by_its_preparation_still_prices_once(monkeypatch
     assert len(model.rule_set_.clauses) >= 1 and model.score(X, y) == 1.0
 
 
-def test_tailing_off_is_a_flat_lp_over_time_and_solves():
+def test_tailing_off_is_a_flat_lp_over_time_solves_and_exact_calls():
     from optrules.rulesets.colgen import _tailing_off
 
-    flat = [(0.0, 10.0), (1.0, 9.0)] + [(1.0 + 0.5 * k, 8.5) for k in range(1, 12)]  # 8.5 from 1.5 s to 6.5 s
-    assert _tailing_off(flat, 60.0)  # (window 3 s: 8.5 at 3.0 s and at 6.5 s, 7 solves apart)
-    assert not _tailing_off(flat, 200.0)  # window 10 s: not that long flat yet
-    assert not _tailing_off(flat[:-1] + [(6.5, 8.4)], 60.0)  # the last solve moved it
-    assert not _tailing_off([(0.0, 5.0), (10.0, 5.0), (20.0, 5.0)], 60.0)  # flat long, but two solves only
-    assert not _tailing_off([(0.0, 5.0)], 60.0)
+    # 8.5 from 1.5 s to 11.5 s, an exact pricing call every other solve
+    flat = [(0.0, 10.0, 0), (1.0, 9.0, 0)] + [(1.0 + 0.5 * k, 8.5, k // 2) for k in range(1, 22)]
+    assert _tailing_off(flat, 60.0)  # window 6 s: 8.5 at 5.5 s and at 11.5 s, 12 solves, 6 exact calls apart
+    assert not _tailing_off(flat, 200.0)  # window 20 s: not that long flat yet
+    assert not _tailing_off(flat[:-1] + [(11.5, 8.4, 10)], 60.0)  # the last solve moved it
+    assert not _tailing_off([(0.0, 5.0, 0), (10.0, 5.0, 5), (20.0, 5.0, 10)], 60.0)  # two solves only
+    beam_only = [(t, v, 3) for t, v, _ in flat]  # flat as long, but no exact pricing call in between
+    assert not _tailing_off(beam_only, 60.0)
+    assert not _tailing_off([(0.0, 5.0, 0)], 60.0)
 
 
 @pytest.mark.parametrize("seed", range(8))
