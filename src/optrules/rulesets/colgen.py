@@ -758,11 +758,11 @@ def _greedy_selection(columns, y, clauses, complexity, costs, penalty):
     """Clauses added one at a time, each the one that lowers the objective most within the complexity
     bound: a rule set when the restricted MIP found none in its time. On packed covers (on 700,000 rows
     the boolean covers and their products with the costs took 1 s after a MIP that had used its time)."""
+    y = np.asarray(y, bool)
     n = len(y)
     covers = _packed_covers(columns, clauses, n)
-    positives = bitset.pack(np.asarray(y, bool))
+    positives = bitset.pack(y)
     sizes = np.array([1 + len(c) for c in clauses])
-    y = np.asarray(y, bool)
     own_cost = _rows_cost(covers & bitset.complement(positives, n), n, costs, ~y) + penalty * sizes
     uncovered = positives
     available = np.ones(len(clauses), bool)
@@ -862,10 +862,10 @@ def _without_needless_conditions(columns, y, clauses, objective, costs, penalty)
 def _objective(columns, y, clauses, costs, penalty) -> float:
     """Weighted Hamming loss of the rule set (missed positives, covered negatives per clause; ``costs``:
     each sample's weight) + penalty."""
+    y = np.asarray(y, bool)
     n = len(y)
     covers = _packed_covers(columns, clauses, n)
-    positives = bitset.pack(np.asarray(y, bool))
-    y = np.asarray(y, bool)
+    positives = bitset.pack(y)
     missed = positives & ~np.bitwise_or.reduce(covers, axis=0) if clauses else positives
     loss = float(_rows_cost(covers & bitset.complement(positives, n), n, costs, ~y).sum()) if clauses else 0.0
     return loss + penalty * sum(1 + len(c) for c in clauses) + float(_rows_cost(missed, n, costs, y)[0])
