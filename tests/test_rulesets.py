@@ -1191,3 +1191,59 @@ def test_branch_totals_from_the_packed_features_are_the_rule_sets_own(cnf):
     np.add.at(expected, (fired, y.astype(int).to_numpy()), weights)
     np.testing.assert_allclose(np.array(model.rule_set_.branch_totals), expected, rtol=1e-12)
     assert len(model.rule_set_.clauses) >= 1
+
+
+def test_the_certificate_proves_a_cheaper_price_first():
+    """largest_ratio_bound first proves the price where the bound is a quarter of the restricted
+    master's (a proof at a higher price prunes more), then the largest ratio: with work enough for the
+    first proof only, the bound is that quarter (where the largest ratio's search cut short bounds
+    less), never above the bound at the largest ratio (brute force)."""
+    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.rulesets.master import weak_duality_bound
+
+    checked = 0
+    for seed in range(6):
+        rng = np.random.default_rng(7100 + seed)
+        n, j, max_degree, complexity = 400, 40, 3, 10.0
+        features = rng.random((n, j)) < rng.uniform(0.2, 0.8, j)
+        y = (features[:, 0] & ~features[:, 1]) | (features[:, 2] & features[:, 3]) | (rng.random(n) < 0.3)
+        data = PricingData.from_features(features, y)
+        positives, n_pos = np.flatnonzero(y), int(y.sum())
+        master = MasterProblem(n_pos, complexity)  # singletons only: duals a search has more to prove for
+        for f in range(j):
+            master.add_clause(int((features[:, f] & ~y).sum()), 2, np.flatnonzero(features[positives, f]))
+        _, mu, lam = master.solve_lp()
+
+        def bound_at(theta):
+            return weak_duality_bound(mu, theta, complexity, 1.0, data.reduced_cost((), mu, theta), 0.0, max_degree,
+                                      n_pos)
+        at_master = bound_at(lam)
+        assert at_master > 0
+        largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
+        exact = bound_at(max(lam, largest))
+        # with the time to finish: the largest ratio itself
+        outcome = []
+        assert largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
+                                   outcome=outcome) == pytest.approx(exact)
+        assert outcome == [(True, pytest.approx(max(lam, largest)))]
+        rung = lam + 0.75 * at_master / complexity
+        if largest >= rung:
+            continue  # the first proof finds the largest ratio itself
+        spent = []  # the work each proof takes alone
+        for price in (rung, lam):
+            work = NodeBudget()
+            PricingSearch(data, mu, price, max_degree, raise_price=True).run(60.0, work=work)
+            spent.append(work.spent)
+        if spent[1] < 3 * spent[0]:
+            continue
+        work = int(1.5 * spent[0])
+        outcome = []
+        bound = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
+                                    work=NodeBudget(work), outcome=outcome)
+        assert 0.25 * at_master - 1e-7 <= bound <= exact + 1e-7
+        assert len(outcome) == 1 and not outcome[0][0]  # the largest ratio's search, cut short
+        alone = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
+                                    work=NodeBudget(work - spent[0]))
+        assert alone < 0.25 * at_master  # what the same work bounds without the cheaper proof
+        checked += 1
+    assert checked >= 2
