@@ -175,7 +175,8 @@ class SearchState:
 
         self.node_parent[0] = -1
         self.ints[N_NODES] = 1
-        heap_push(self.heap_key, self.heap_node, 0, key, 0)
+        # typed as the kernels' own calls, so that numba compiles the push once
+        heap_push(self.heap_key, self.heap_node, np.int64(0), float(key), np.int64(0))
         self.ints[HEAP_SIZE] = 1
         self.ints[MAX_QUEUE] = 1
 
