@@ -625,10 +625,10 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
             largest_at_least = max(largest_at_least, lam - value / (1 + len(clause)))
     rung = _first_rung_price(data, mu, lam, complexity, positive_costs, max_degree, n_pos, penalty)
     proven, ended = -np.inf, (False, penalty + largest_at_least)
-    for theta in ([rung] if rung > largest_at_least else []) + [largest_at_least]:
+    for attempt, theta in enumerate(([rung] if rung > largest_at_least else []) + [largest_at_least]):
         left = deadline - time.perf_counter()
-        if proven > -np.inf and (left <= 0 or (should_stop is not None and should_stop())):
-            break
+        if attempt > 0 and (left <= 0 or (should_stop is not None and should_stop())):
+            break  # (the first search runs a slice at least, as any pricing does)
         ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
         _, _, lower, _, ratio = ratio_search.run(max(left, 0.0), should_stop=should_stop, work=work)
         price = ratio_search.unit_price
