@@ -492,6 +492,39 @@ def test_exact_pricing_that_finds_nothing_in_time_is_retried_longer(monkeypatch)
     assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
 
 
+def test_exact_pricing_retried_longer_leaves_the_certificate_its_share(monkeypatch):
+    """Retried longer, an exact pricing that never finishes stops at the generation's time (the budget
+    less the final MIP's share and the certificate's quarter): the certificate then has its quarter to
+    prove a cheaper price (bank marketing at the CLI's defaults: a 30 s pricing call, doubled into the
+    certificate's time, left it none and the lower bound was the conflict bound, 17 of 4,290)."""
+    import optrules.rulesets.colgen as colgen
+
+    features, y, optimum = certificate_instance()
+    limits, ratio_seconds = [], []
+    real_ratio = colgen.largest_ratio_bound
+    budget = VirtualClockBudget(40.0)
+
+    def exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_stop=None, search=None, work=None):
+        if max_degree == 2:  # not the searches over shorter clauses first
+            limits.append(time_limit)
+        budget.advance(time_limit)  # these duals are too hard: out of time, nothing found, nothing proven
+        return [], -np.inf, False, None
+
+    def largest_ratio_bound(*args, **kwargs):
+        ratio_seconds.append(args[8])
+        return real_ratio(*args, **kwargs)
+
+    monkeypatch.setattr(colgen, "_exact", exact)
+    monkeypatch.setattr(colgen, "largest_ratio_bound", largest_ratio_bound)
+    monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])
+    result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
+    # 0.5 + 1 + 2 + 4 + 8 s (and 0.25 s over one-condition clauses first), then what is left of
+    # 40 - 2 (the MIP) - 10 (the certificate)
+    assert limits == pytest.approx([0.5, 1.0, 2.0, 4.0, 8.0, 12.25], rel=1e-2)
+    assert ratio_seconds and ratio_seconds[0] >= 10.0
+    assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
+
+
 def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypatch):
     """Generation cut by its time leaves duals nobody priced: the certificate's search proves their
     bound beside the final MIP, until the fit's deadline (the quarter of the budget kept for it, and
@@ -696,6 +729,30 @@ def test_a_stopped_mip_leaves_the_next_solve_its_time():
     value, selected, _, proven = master.solve_mip(60)
     expected, _, _, expected_proven = model().solve_mip(60)
     assert expected_proven and proven and selected and value == pytest.approx(expected)
+
+
+def test_the_mip_is_held_to_its_own_seconds_whatever_the_lps_took(monkeypatch):
+    """HiGHS holds a MIP to its own run's time but an LP to the model's summed run time: the MIP must
+    not be given the LPs' time on top of its own (its presolve, which looks at no interrupt, probed an
+    ilpd fold's MIP for 28 s of 2.8), and it still solves the LP's model."""
+    import optrules.rulesets.master as master_module
+
+    master, _ = _random_master(80, 300, seed=2)
+    lp_value = master.solve_lp()[0]
+    master.highs.getRunTime = lambda: 100.0  # the LPs of a long fit ran 100 s
+    solvers = []
+    real_new_highs = master_module.new_highs
+    monkeypatch.setattr(master_module, "new_highs", lambda seed=0: solvers.append(real_new_highs(seed)) or solvers[-1])
+    value, selected, bound, proven = master.solve_mip(2.0)
+    mip_solver = solvers[-1] if solvers else master.highs
+    limit = mip_solver.getOptionValue("time_limit")
+    limit = limit[-1] if isinstance(limit, tuple) else limit  # (status, value) in some highspy versions
+    assert limit <= 2.0 + 1e-9
+    expected = _random_master(80, 300, seed=2)[0].solve_mip(60)
+    assert proven and value == pytest.approx(expected[0]) and selected == expected[1]
+    assert value >= lp_value - 1e-9
+    # the LP's solver is left continuous: the next LP solves the same relaxation
+    assert master.solve_lp()[0] == pytest.approx(lp_value)
 
 
 def _random_master(n_positive, n_clauses, seed=0):

@@ -246,12 +246,13 @@ def column_generation(
                     exact_calls += 1
                     priced_last_duals = seconds
                     lp_bound = max(lp_bound, dual_bound)
-                    longer = min(2.0 * seconds, time_left(certificate=True))
+                    longer = min(2.0 * seconds, time_left())
                     if improving or proven or longer <= seconds or budget.stopped() or work.exhausted:
                         break
                     # nothing found and nothing proven in time: without a new clause the generation is
-                    # over, so the search on the same duals goes on for twice the time while the fit has
-                    # it (the time kept for the certificate included: these are the duals it would price)
+                    # over, so the search on the same duals goes on for twice the time while generation
+                    # has it; not into the certificate's quarter, which proves a cheaper price first (a
+                    # search at the master's own price that never finished left it nothing on bank marketing)
                     seconds = longer
                 found = fresh(improving)
                 if not found and proven:

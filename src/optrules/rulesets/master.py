@@ -114,10 +114,11 @@ class MasterProblem:
     def __init__(self, n_positive: int, complexity_bound: float, p_weight: float = 1.0, seed: int = 0,
                  should_stop=None):
         self.highs = new_highs(seed)
+        self._seed = seed
         self._stop_at = None  # a solve's own deadline: HiGHS's time_limit alone can overrun by seconds
-        self._kind = highspy.HighsVarType.kContinuous
-        interrupt_when(self.highs, lambda: (self._stop_at is not None and time.perf_counter() >= self._stop_at)
-                       or (should_stop is not None and should_stop()))
+        self._should_interrupt = lambda: ((self._stop_at is not None and time.perf_counter() >= self._stop_at)
+                                          or (should_stop is not None and should_stop()))
+        interrupt_when(self.highs, self._should_interrupt)
         self.n_positive = n_positive
         # one, or one a positive
         self._p_weight = np.broadcast_to(np.asarray(p_weight, np.float64), (n_positive,)).copy()
@@ -210,9 +211,8 @@ class MasterProblem:
     def solve_lp(self, time_limit: float | None = None):
         """``(objective, mu, lambda)`` of the restricted master LP; None when the time limit or an
         interrupt stopped the solve first."""
-        self._integrality(highspy.HighsVarType.kContinuous)
         started = time.perf_counter()
-        self._run(time_limit, 0.01)
+        self._run(self.highs, time_limit, 0.01)
         self.slowest_lp = max(self.slowest_lp, time.perf_counter() - started)
         status = self.highs.getModelStatus()
         if status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt):
@@ -236,41 +236,43 @@ class MasterProblem:
         make it so). Not run, as if it found nothing in time, when an LP of this model took longer than
         ``time_limit``: HiGHS's MIP solves its first LP from scratch and looks at its deadline and at
         interrupts only between LP solves (a 200,000-row table's MIP, 5 s allowed after LPs of 6.7 and
-        9.9 s, returned after 19.7 s)."""
+        9.9 s, returned after 19.7 s).
+
+        The MIP is solved on a copy of the model in a HiGHS of its own, whose clock starts at 0: HiGHS
+        1.16 holds an LP to its run time summed over the model's runs but a MIP to this run's alone, and
+        its presolve's probing looks at that time limit and not at interrupts, so a MIP given the summed
+        time (24 s of LPs and MIPs before it on an ilpd fold) probed for 28 s where 2.8 s were left: the
+        30 s fit took 55 s. The LP's instance is never switched to integers, so it keeps its basis."""
         if self._cut_stale:
             raise RuntimeError("clauses were added since limit_reduced_cost: call it again first")
         if time_limit is not None and np.isfinite(time_limit) and self.slowest_lp > time_limit:
             return np.inf, [], -np.inf, False
-        self._integrality(highspy.HighsVarType.kInteger)
-        self._run(time_limit, 0.05)
-        status = self.highs.getModelStatus()
+        mip = new_highs(self._seed)
+        mip.passModel(self.highs.getModel())
+        if self.clause_columns:
+            columns = np.asarray(self.clause_columns, np.int32)
+            mip.changeColsIntegrality(len(columns), columns,
+                                      np.array([highspy.HighsVarType.kInteger] * len(columns)))
+        interrupt_when(mip, self._should_interrupt)
+        self._run(mip, time_limit, 0.05)
+        status = mip.getModelStatus()
         if status == highspy.HighsModelStatus.kInfeasible:
             return np.inf, [], np.inf, True
-        info = self.highs.getInfo()
-        values = np.asarray(self.highs.getSolution().col_value)
+        info = mip.getInfo()
+        values = np.asarray(mip.getSolution().col_value)
         if info.primal_solution_status == 0 or len(values) == 0:  # no feasible solution in time
             return np.inf, [], -np.inf, False
         selected = [k for k, col in enumerate(self.clause_columns) if values[col] > 0.5]
         return info.objective_function_value, selected, info.mip_dual_bound, status == highspy.HighsModelStatus.kOptimal
 
-    def _run(self, time_limit: float | None, at_least: float) -> None:
+    def _run(self, highs, time_limit: float | None, at_least: float) -> None:
         seconds = None if time_limit is None or not np.isfinite(time_limit) else max(float(time_limit), at_least)
-        # HiGHS compares its time limit with its run time summed over every run of the model (HiGHS
+        # HiGHS compares an LP's time limit with its run time summed over every run of the model (HiGHS
         # issues 1331, 1477), not this run's: after a 200,000-row fit's LPs had run 9.4 s, one asked for
         # 9.4 s stopped after 2.5 s, and generation ended there
-        self.highs.setOptionValue("time_limit", INF if seconds is None else self.highs.getRunTime() + seconds)
+        highs.setOptionValue("time_limit", INF if seconds is None else highs.getRunTime() + seconds)
         self._stop_at = None if seconds is None else time.perf_counter() + seconds
         try:
-            self.highs.run()
+            highs.run()
         finally:
             self._stop_at = None
-
-    def _integrality(self, kind) -> None:
-        # Switching between the LP and the MIP starts HiGHS afresh: HiGHS 1.16.0 solving the MIP right
-        # after the LP on one model reported optimum 2 for a set of value 4 (below the LP bound of 4)
-        if kind != self._kind:
-            self.highs.clearSolver()
-            self._kind = kind
-        if self.clause_columns:
-            columns = np.asarray(self.clause_columns, np.int32)
-            self.highs.changeColsIntegrality(len(columns), columns, np.array([kind] * len(columns)))
