@@ -1304,3 +1304,61 @@ def test_the_certificate_proves_a_cheaper_price_first():
         assert alone < 0.25 * at_master  # what the same work bounds without the cheaper proof
         checked += 1
     assert checked >= 2
+
+
+def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(monkeypatch):
+    """After the first rung, with less than four times its work left, the certificate proves the price
+    halfway between that rung and the largest ratio known (here the master's own), which the work left
+    pays for, rather than the largest ratio, which it does not: the bound is the halfway price's, above
+    the quarter, never above the bound at the largest ratio (brute force). Without the ladder the same
+    work proves less."""
+    import optrules.rulesets.colgen as colgen
+    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.rulesets.master import weak_duality_bound
+
+    checked = 0
+    for seed in range(12):
+        # many rows, few features, noisy labels: duals whose halfway price costs a few times the first
+        # rung, as on bank marketing (on 400 x 40 tables it costs 4-6 times: the ladder stays out)
+        rng = np.random.default_rng(7100 + seed)
+        n, j, max_degree, complexity = 3000, 16, 4, 10.0
+        features = rng.random((n, j)) < rng.uniform(0.2, 0.8, j)
+        y = (features[:, 0] & ~features[:, 1]) | (features[:, 2] & features[:, 3]) | (rng.random(n) < 0.4)
+        data = PricingData.from_features(features, y)
+        positives, n_pos = np.flatnonzero(y), int(y.sum())
+        master = MasterProblem(n_pos, complexity)
+        for f in range(j):
+            master.add_clause(int((features[:, f] & ~y).sum()), 2, np.flatnonzero(features[positives, f]))
+        _, mu, lam = master.solve_lp()
+
+        def bound_at(theta):
+            return weak_duality_bound(mu, theta, complexity, 1.0, data.reduced_cost((), mu, theta), 0.0, max_degree,
+                                      n_pos)
+        at_master = bound_at(lam)
+        largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
+        rung = lam + 0.75 * at_master / complexity
+        halfway = 0.5 * (rung + lam)
+        if largest >= halfway:
+            continue  # a rung would find the largest ratio itself
+        spent = []  # the work each proof takes alone
+        for price in (rung, halfway, lam):
+            work = NodeBudget()
+            PricingSearch(data, mu, price, max_degree, raise_price=True).run(60.0, work=work)
+            spent.append(work.spent)
+        work = spent[0] + spent[1] + 2  # (a search spending its last node looks once more to finish)
+        if not work - spent[0] < 4 * spent[0] or spent[2] <= work - spent[0]:
+            continue
+        outcome = []
+        bound = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
+                                    work=NodeBudget(work), outcome=outcome)
+        # the halfway price proven, then (with almost nothing left) a rung halfway again, cut short
+        assert outcome == [(False, pytest.approx(0.5 * (halfway + lam)))]
+        assert bound_at(halfway) - 1e-7 <= bound <= bound_at(max(lam, largest)) + 1e-7
+        assert bound > bound_at(rung) + 1e-7
+        monkeypatch.setattr(colgen, "_LADDER_FACTOR", 0.0)  # the largest ratio straight after the first rung
+        without = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
+                                      work=NodeBudget(work))
+        monkeypatch.undo()
+        assert without < bound_at(halfway) - 1e-7
+        checked += 1
+    assert checked >= 2
