@@ -1250,30 +1250,38 @@ def test_branch_totals_from_the_packed_features_are_the_rule_sets_own(cnf):
     assert len(model.rule_set_.clauses) >= 1
 
 
+def _singleton_duals(seed, n, j, max_degree, complexity, noise):
+    """A random table whose label is two planted clauses or noise, and the duals of its master over the
+    one-feature clauses (duals a ratio search has more to prove for): ``(data, mu, lam, n_pos,
+    bound_at)``, ``bound_at(theta)`` the Lagrangian bound at complexity price theta."""
+    from optrules.rulesets.master import weak_duality_bound
+
+    rng = np.random.default_rng(7100 + seed)
+    features = rng.random((n, j)) < rng.uniform(0.2, 0.8, j)
+    y = (features[:, 0] & ~features[:, 1]) | (features[:, 2] & features[:, 3]) | (rng.random(n) < noise)
+    data = PricingData.from_features(features, y)
+    positives, n_pos = np.flatnonzero(y), int(y.sum())
+    master = MasterProblem(n_pos, complexity)
+    for f in range(j):
+        master.add_clause(int((features[:, f] & ~y).sum()), 2, np.flatnonzero(features[positives, f]))
+    _, mu, lam = master.solve_lp()
+
+    def bound_at(theta):
+        return weak_duality_bound(mu, theta, complexity, 1.0, data.reduced_cost((), mu, theta), 0.0, max_degree, n_pos)
+    return data, mu, lam, n_pos, bound_at
+
+
 def test_the_certificate_proves_a_cheaper_price_first():
     """largest_ratio_bound first proves the price where the bound is a quarter of the restricted
     master's (a proof at a higher price prunes more), then the largest ratio: with work enough for the
     first proof only, the bound is that quarter (where the largest ratio's search cut short bounds
     less), never above the bound at the largest ratio (brute force)."""
     from optrules.rulesets.enumeration import NodeBudget, PricingSearch
-    from optrules.rulesets.master import weak_duality_bound
 
     checked = 0
     for seed in range(6):
-        rng = np.random.default_rng(7100 + seed)
-        n, j, max_degree, complexity = 400, 40, 3, 10.0
-        features = rng.random((n, j)) < rng.uniform(0.2, 0.8, j)
-        y = (features[:, 0] & ~features[:, 1]) | (features[:, 2] & features[:, 3]) | (rng.random(n) < 0.3)
-        data = PricingData.from_features(features, y)
-        positives, n_pos = np.flatnonzero(y), int(y.sum())
-        master = MasterProblem(n_pos, complexity)  # singletons only: duals a search has more to prove for
-        for f in range(j):
-            master.add_clause(int((features[:, f] & ~y).sum()), 2, np.flatnonzero(features[positives, f]))
-        _, mu, lam = master.solve_lp()
-
-        def bound_at(theta):
-            return weak_duality_bound(mu, theta, complexity, 1.0, data.reduced_cost((), mu, theta), 0.0, max_degree,
-                                      n_pos)
+        j, max_degree, complexity = 40, 3, 10.0
+        data, mu, lam, n_pos, bound_at = _singleton_duals(seed, 400, j, max_degree, complexity, 0.3)
         at_master = bound_at(lam)
         assert at_master > 0
         largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
@@ -1314,26 +1322,13 @@ def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(mon
     work proves less."""
     import optrules.rulesets.colgen as colgen
     from optrules.rulesets.enumeration import NodeBudget, PricingSearch
-    from optrules.rulesets.master import weak_duality_bound
 
     checked = 0
     for seed in range(12):
         # many rows, few features, noisy labels: duals whose halfway price costs a few times the first
         # rung, as on bank marketing (on 400 x 40 tables it costs 4-6 times: the ladder stays out)
-        rng = np.random.default_rng(7100 + seed)
-        n, j, max_degree, complexity = 3000, 16, 4, 10.0
-        features = rng.random((n, j)) < rng.uniform(0.2, 0.8, j)
-        y = (features[:, 0] & ~features[:, 1]) | (features[:, 2] & features[:, 3]) | (rng.random(n) < 0.4)
-        data = PricingData.from_features(features, y)
-        positives, n_pos = np.flatnonzero(y), int(y.sum())
-        master = MasterProblem(n_pos, complexity)
-        for f in range(j):
-            master.add_clause(int((features[:, f] & ~y).sum()), 2, np.flatnonzero(features[positives, f]))
-        _, mu, lam = master.solve_lp()
-
-        def bound_at(theta):
-            return weak_duality_bound(mu, theta, complexity, 1.0, data.reduced_cost((), mu, theta), 0.0, max_degree,
-                                      n_pos)
+        j, max_degree, complexity = 16, 4, 10.0
+        data, mu, lam, n_pos, bound_at = _singleton_duals(seed, 3000, j, max_degree, complexity, 0.4)
         at_master = bound_at(lam)
         largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
         rung = lam + 0.75 * at_master / complexity
