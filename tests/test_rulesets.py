@@ -1315,11 +1315,12 @@ def test_the_certificate_proves_a_cheaper_price_first():
 
 
 def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(monkeypatch):
-    """After the first rung, with less than four times its work left, the certificate proves the price
-    halfway between that rung and the largest ratio known (here the master's own), which the work left
-    pays for, rather than the largest ratio, which it does not: the bound is the halfway price's, above
-    the quarter, never above the bound at the largest ratio (brute force). Without the ladder the same
-    work proves less."""
+    """After the first rung, with less than ``_LADDER_FACTOR`` (4 here) times its work left, the
+    certificate proves the price halfway between that rung and the largest ratio known (here the
+    master's own), which the work left pays for, rather than the largest ratio, which it does not: the
+    bound is the halfway price's, above the quarter, never above the bound at the largest ratio (brute
+    force). Without the ladder the same work proves less. Rungs that always seem too dear for the
+    largest ratio still end with its proof (the last one allowed), not with time left."""
     import optrules.rulesets.colgen as colgen
     from optrules.rulesets.enumeration import NodeBudget, PricingSearch
 
@@ -1343,6 +1344,7 @@ def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(mon
         work = spent[0] + spent[1] + 2  # (a search spending its last node looks once more to finish)
         if not work - spent[0] < 4 * spent[0] or spent[2] <= work - spent[0]:
             continue
+        monkeypatch.setattr(colgen, "_LADDER_FACTOR", 4.0)  # the mechanism, whatever the factor chosen
         outcome = []
         bound = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
                                     work=NodeBudget(work), outcome=outcome)
@@ -1353,7 +1355,11 @@ def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(mon
         monkeypatch.setattr(colgen, "_LADDER_FACTOR", 0.0)  # the largest ratio straight after the first rung
         without = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
                                       work=NodeBudget(work))
+        monkeypatch.setattr(colgen, "_LADDER_FACTOR", 1e12)  # never time enough: rungs, then the last proof
+        outcome = []
+        last = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0, outcome=outcome)
         monkeypatch.undo()
+        assert outcome == [(True, pytest.approx(max(lam, largest)))] and last == pytest.approx(bound_at(max(lam, largest)))
         assert without < bound_at(halfway) - 1e-7
         checked += 1
     assert checked >= 2
