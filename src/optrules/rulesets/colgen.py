@@ -653,8 +653,6 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
         # certificate with time left)
         last = attempt + 2 >= _MAX_PROOFS
         theta = largest_at_least if enough or last else 0.5 * (theta + largest_at_least)
-    else:
-        ended = (False, penalty + theta)  # out of proofs before the largest ratio
     if outcome is not None:
         outcome.append(ended)
     return proven
