@@ -1197,17 +1197,24 @@ def test_a_fit_left_little_time_by_its_preparation_still_prices_once(monkeypatch
 
 
 def test_tailing_off_is_a_flat_lp_over_time_solves_and_exact_calls():
-    from optrules.rulesets.colgen import _tailing_off
+    from optrules.rulesets.colgen import _creeping, _tailing_off
 
-    # 8.5 from 1.5 s to 11.5 s, an exact pricing call every other solve
-    flat = [(0.0, 10.0, 0), (1.0, 9.0, 0)] + [(1.0 + 0.5 * k, 8.5, k // 2) for k in range(1, 22)]
+    # 8.5 from 1.5 s to 11.5 s, an exact pricing call every other solve (and a search over shorter clauses)
+    flat = [(0.0, 10.0, 0, 0), (1.0, 9.0, 0, 0)] + [(1.0 + 0.5 * k, 8.5, k // 2, k) for k in range(1, 22)]
     assert _tailing_off(flat, 60.0)  # window 6 s: 8.5 at 5.5 s and at 11.5 s, 12 solves, 6 exact calls apart
     assert not _tailing_off(flat, 200.0)  # window 20 s: not that long flat yet
-    assert not _tailing_off(flat[:-1] + [(11.5, 8.4, 10)], 60.0)  # the last solve moved it
-    assert not _tailing_off([(0.0, 5.0, 0), (10.0, 5.0, 5), (20.0, 5.0, 10)], 60.0)  # two solves only
-    beam_only = [(t, v, 3) for t, v, _ in flat]  # flat as long, but no exact pricing call in between
-    assert not _tailing_off(beam_only, 60.0)
-    assert not _tailing_off([(0.0, 5.0, 0)], 60.0)
+    assert not _tailing_off(flat[:-1] + [(11.5, 8.4, 10, 21)], 60.0)  # the last solve moved it
+    assert not _tailing_off([(0.0, 5.0, 0, 0), (10.0, 5.0, 5, 5), (20.0, 5.0, 10, 10)], 60.0)  # two solves only
+    beam_only = [(t, v, 3, 3) for t, v, _, _ in flat]  # flat as long, but no exact pricing in between
+    assert not _tailing_off(beam_only, 60.0) and not _creeping(beam_only, 60.0)
+    assert not _tailing_off([(0.0, 5.0, 0, 0)], 60.0)
+    # creeping: bank-full's LP fell by ~1 every 2 s from 4,300, a search over shorter clauses each solve and
+    # no search over every clause: not flat, but creeping
+    creeping = [(2.0 * k, 4300.0 - k, 0, k) for k in range(8)]
+    assert _creeping(creeping, 60.0) and not _tailing_off(creeping, 60.0)  # 6 s: 3 of 4,297 (a thousandth: 4.3)
+    assert not _creeping([(t, 4300.0 - 3.0 * k, e, c) for k, (t, _, e, c) in enumerate(creeping)], 60.0)  # 9
+    assert not _creeping([(t, 5.0 - 0.01 * k, e, c) for k, (t, _, e, c) in enumerate(creeping)], 60.0)  # 0.03 of 5
+    assert _creeping(flat, 60.0)  # flat is creeping too
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -1231,6 +1238,45 @@ def test_a_fit_whose_lp_tails_off_spends_the_rest_on_the_bound(seed, monkeypatch
     assert cert.counters["iterations"] <= 2
     if cert.counters["lp_solved"]:  # the certificate proved the duals at their own price: the LP is solved
         assert cert.counters["lp_objective"] == pytest.approx(lp_optimum, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 6, 7])  # (seeds 0 and 4: the first pricing solves the LP)
+def test_a_creeping_lp_whose_search_over_every_clause_finds_nothing_ends_generation(seed, monkeypatch):
+    """On a creeping LP the pricing after the beam is one short search over every clause, not retried and
+    not preceded by the shorter ones; when it finds nothing, generation ends there and the certificate
+    proves the last duals' bound, which holds against the enumerated optimum."""
+    from optrules.rulesets import colgen
+
+    creeping: list[bool] = []  # what _creeping said at each solve
+    monkeypatch.setattr(colgen, "_creeping", lambda history, limit: creeping.append(len(history) >= 2) or creeping[-1])
+    monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])
+    real_exact, real_shorter, calls, shorter = colgen._exact_with_bound, colgen._shorter_improving_clauses, [], []
+
+    def exact(*args):
+        calls.append((creeping[-1], args[9]))  # (creeping, seconds)
+        return ([], -np.inf, False, -np.inf) if creeping[-1] else real_exact(*args)
+
+    def shorter_clauses(*args):
+        shorter.append(creeping[-1])
+        return real_shorter(*args)
+    real_certificate, certificate_seconds = colgen.largest_ratio_bound, []
+
+    def certificate(*args, **kwargs):
+        certificate_seconds.append(args[8])
+        return real_certificate(*args, **kwargs)
+    monkeypatch.setattr(colgen, "_exact_with_bound", exact)
+    monkeypatch.setattr(colgen, "_shorter_improving_clauses", shorter_clauses)
+    monkeypatch.setattr(colgen, "largest_ratio_bound", certificate)
+    features, y, complexity, max_degree, _ = planted_instance(300 + seed)
+    optimum, _ = full_mip_optimum(features, y, complexity, max_degree)
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=20, pricing_time_limit=5)
+    cert = result.certificate
+    assert not cert.counters["lp_solved"]
+    assert creeping == [False, True] and shorter == [False]  # no search over shorter clauses when creeping
+    assert [seconds for crept, seconds in calls if crept] == [pytest.approx(colgen._CREEP_SHARE * 20, abs=0.01)]  # once
+    assert cert.counters["iterations"] == 2
+    assert certificate_seconds and certificate_seconds[0] > 10.0  # all the time left, not the quarter kept for it
+    assert cert.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
 
 
 @pytest.mark.parametrize("cnf", [False, True])
