@@ -258,15 +258,32 @@ def test_warm_start_is_charged_or_left_out():
     assert WARM_START not in budget.charges()
 
 
+def _fit_while_compiling(estimator, X, y, stop: str, released):
+    """Fit (with Ctrl-C 1 s in when ``stop`` is "ctrl-c"), then let the stand-in compiler (waiting on
+    ``released``) go: ``(model, seconds the fit took)``."""
+    import os
+    import signal
+    import threading
+    import time
+
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    if stop == "ctrl-c":
+        timer.start()
+    start = time.perf_counter()
+    try:
+        model = estimator.fit(X, y)
+    finally:
+        timer.cancel()
+        released.set()
+    return model, time.perf_counter() - start
+
+
 @pytest.mark.parametrize("family", ["rulelist", "frl"])
 @pytest.mark.parametrize("stop", ["time", "ctrl-c"])
 def test_a_kernel_still_compiling_does_not_hold_the_fit_past_its_budget(monkeypatch, family, stop):
     """A first fit after install compiles its search kernel for seconds: the time budget (or Ctrl-C) ends
     the fit while the compiler goes on in its thread; the fit returns its warm start with a valid bound."""
-    import os
-    import signal
     import threading
-    import time
 
     from optrules import FallingRuleListClassifier, RuleListClassifier
     from optrules.corels import search as corels_search
@@ -280,22 +297,73 @@ def test_a_kernel_still_compiling_does_not_hold_the_fit_past_its_budget(monkeypa
     y = (X[:, 0] ^ (rng.random(300) < 0.2)).astype(int)
     estimator = (RuleListClassifier(regularization=0.01, time_limit=1.0 if stop == "time" else 60)
                  if family == "rulelist" else FallingRuleListClassifier(time_limit=1.0 if stop == "time" else 60))
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    if stop == "ctrl-c":
-        timer.start()
-    start = time.perf_counter()
-    try:
-        model = estimator.fit(X, y)
-    finally:
-        timer.cancel()
-        released.set()
-    took = time.perf_counter() - start
+    model, took = _fit_while_compiling(estimator, X, y, stop, released)
     certificate = model.certificate_
     assert took < 3.0, took  # 30 s if the fit waited for the compiler
     assert certificate.status == (TIME_BUDGET if stop == "time" else INTERRUPTED)
     assert certificate.counters["nodes_expanded"] == 0
     assert 0 <= certificate.lower_bound <= certificate.objective
     assert model.predict(X).shape == (300,)
+
+
+@pytest.mark.parametrize("family", ["rulelist", "frl", "montecarlo"])
+@pytest.mark.parametrize("stop", ["time", "ctrl-c"])
+def test_data_kernels_still_compiling_do_not_hold_the_fit_past_its_budget(monkeypatch, family, stop):
+    """A first fit after install compiles mining's and grouping's kernels for seconds before its search: the
+    budget (or Ctrl-C) ends the fit while they compile in their thread, and it returns the list of no rule
+    (the majority, or the else clause's rate) with lower bound 0, since no antecedent was mined."""
+    import threading
+
+    import optrules.base
+    from optrules import FallingRuleListClassifier, RuleListClassifier
+
+    released = threading.Event()
+    monkeypatch.setattr(optrules.base, "compile_data_kernels", lambda max_card: released.wait(30))
+    rng = np.random.default_rng(1)
+    X = rng.random((300, 6)) < 0.5
+    y = (X[:, 0] ^ (rng.random(300) < 0.2)).astype(int)
+    limit = 1.0 if stop == "time" else 60
+    estimator = (RuleListClassifier(regularization=0.01, time_limit=limit) if family == "rulelist" else
+                 FallingRuleListClassifier(time_limit=limit, method="certified" if family == "frl" else "montecarlo"))
+    model, took = _fit_while_compiling(estimator, X, y, stop, released)
+    assert took < 3.0, took  # 30 s if the fit waited for the compiler
+    assert len(model.antecedents_) == 0 and model.antecedents_.report.stopped
+    assert len(model.rule_list_.rules) == 0
+    positives, negatives = int(y.sum()), int(len(y) - y.sum())
+    if family == "rulelist":
+        assert np.all(model.predict(X) == int(positives > negatives))
+        objective = min(positives, negatives) / len(y)
+    else:  # the else clause predicts the positive class when its rate passes 1 / (1 + w)
+        objective = min(model.w * positives, negatives) / len(y)
+        np.testing.assert_allclose(model.predict_proba(X)[:, 1], positives / len(y))
+        assert str(model.rule_list_).startswith(f"probability {positives / len(y):.3f}")  # no "if" without a rule
+    if family == "montecarlo":
+        assert model.certificate_ is None and model.objective_ == pytest.approx(objective)
+        return
+    certificate = model.certificate_
+    assert certificate.status == (TIME_BUDGET if stop == "time" else INTERRUPTED)
+    assert certificate.objective == pytest.approx(objective) and certificate.lower_bound == 0.0
+    assert certificate.counters["antecedents"] == 0
+    if family == "rulelist":
+        with pytest.raises(ValueError, match="mined no antecedent"):
+            model.rashomon_set(0.01)
+
+
+def test_a_fit_with_required_rules_compiles_the_data_kernels_as_it_mines(monkeypatch):
+    """Without antecedents no list has its required rules: such a fit does not give up on mining while its
+    kernels compile (it compiles them as it mines, as before)."""
+    import optrules.base
+    import pandas as pd
+    from optrules import RuleListClassifier
+
+    def never(max_card):
+        raise AssertionError("the data kernels' warm-up ran for a fit with requirements")
+    monkeypatch.setattr(optrules.base, "compile_data_kernels", never)
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.random((300, 4)) < 0.5, columns=list("abcd"))
+    y = (X["a"] ^ (rng.random(300) < 0.2)).astype(int)
+    model = RuleListClassifier(regularization=0.01, required="b", time_limit=30).fit(X, y)
+    assert any("b" in condition for rule in model.rule_list_.rules for condition in rule.conditions)
 
 
 def _stop_on_call(n: int):

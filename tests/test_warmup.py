@@ -108,3 +108,40 @@ def test_a_first_fit_compiles_each_kernel_once():
     done = subprocess.run([sys.executable, "-c", ONCE], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "twice: []"
+
+
+DATA = r"""
+import gc, warnings
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from optrules.data.compiled import compile_data_kernels
+
+def compiled():
+    return {(d.__module__, d.__name__, str(signature)) for d in gc.get_objects()
+            if isinstance(d, Dispatcher) and d.__module__.startswith("optrules.data") for signature in d.signatures}
+
+compile_data_kernels(2)
+compile_data_kernels(3)
+before = compiled()
+
+from optrules.data.datasets import load_dataset
+from optrules.estimators import FallingRuleListClassifier, RuleListClassifier
+warnings.simplefilter("ignore")
+compas, car = load_dataset("compas"), load_dataset("car")
+weights = np.where(compas.y == 1, 2.0, 1.0)
+RuleListClassifier(regularization=0.005, max_nodes=10).fit(compas.X, compas.y)
+RuleListClassifier(regularization=0.005, max_nodes=10).fit(compas.X, compas.y, sample_weight=weights)
+RuleListClassifier(regularization=0.01, max_nodes=10, max_card=3).fit(car.X, car.y)
+FallingRuleListClassifier(max_nodes=10).fit(compas.X, compas.y, sample_weight=weights)
+FallingRuleListClassifier(method="montecarlo", iterations=5, random_state=0).fit(compas.X, compas.y)
+print("new:", sorted(compiled() - before))
+"""
+
+
+def test_the_data_kernels_warm_up_leaves_nothing_for_mining_and_grouping():
+    """What a fit compiles within its budget before mining (:func:`optrules.data.compiled.compile_data_kernels`)
+    is every data-layer kernel fits call: were one left out, a first fit after install would compile it
+    past its budget."""
+    done = subprocess.run([sys.executable, "-c", DATA], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "new: []"

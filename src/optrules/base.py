@@ -8,11 +8,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .bnb import compiled_in_time
 from .budget import Budget
 from .certificate import INTERRUPTED, TIME_BUDGET, Trace
 from .data import bitset
 from .data.binarize import Binarizer
-from .data.mine import mine_antecedents
+from .data.compiled import compile_data_kernels
+from .data.mine import Antecedents, MiningReport, mine_antecedents
 from .data.validation import as_frame, check_target
 
 
@@ -131,6 +133,17 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             if not (mask & allowed).any():
                 raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
+        if budget is not None and not required_masks.any() and not compiled_in_time(
+                lambda: compile_data_kernels(self.max_card), budget):
+            # a first fit after install whose budget ended while the data layer's kernels compiled
+            # (optrules.data.compiled): no antecedent, so the model of no rule with lower bound 0 (a list
+            # must have its required rules: with requirements the kernels compile outside the budget)
+            report = MiningReport(len(y01), len(names), int(self.max_card), float(min_support), None, stopped=True,
+                                  notes=["not mined: the budget ended while mining's kernels compiled (a first fit "
+                                         "after install; `optrules compile` compiles them ahead)"])
+            self.antecedents_ = Antecedents(list(names), [], np.zeros((0, bitset.n_words(len(y01))), np.uint64),
+                                            len(y01), report)
+            return
         if not allowed.all():
             features = features[allowed]
             names = [name for name, keep in zip(names, allowed) if keep]

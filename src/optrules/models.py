@@ -447,10 +447,12 @@ class FallingRuleList(_OrderedRules):
     def __str__(self) -> str:
         lines = []
         for k, row in enumerate(self.table()):
-            keyword = "if" if k == 0 else ("else" if k == len(self.rules) else "else if")
-            condition = "" if k == len(self.rules) else " " + " and ".join(f"({c})" for c in self.rules[k].conditions) + " then"
+            if k == len(self.rules):  # the else clause (a list of no rule: its probability alone)
+                head = "else " if self.rules else ""
+            else:
+                head = ("if " if k == 0 else "else if ") + " and ".join(f"({c})" for c in self.rules[k].conditions) + " then "
             lines.append(
-                f"{keyword}{condition} probability {row['probability']:.3f}"
+                f"{head}probability {row['probability']:.3f}"
                 f"  ({row['positives']} positives, {row['negatives']} negatives)"
             )
         return "\n".join(lines)

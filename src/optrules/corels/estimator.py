@@ -14,7 +14,7 @@ from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization, check_sample_weight
 from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
 from .requirements import Requirements
-from .search import Ablation, check_max_length, search
+from .search import Ablation, check_max_length, search, unmined_result
 
 
 class RuleListClassifier(RuleModelEstimator):
@@ -172,22 +172,17 @@ class RuleListClassifier(RuleModelEstimator):
         progress = self._progress() if own_progress else progress
         try:
             budget = budget if budget is not None else self._budget(progress)
-            budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
-            problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
-                                               sample_weight=weights, n_classes=len(self.classes_))
-            result = search(
-                problem,
-                policy=self.policy,
-                map_type=self.map_type,
-                ablation=self._ablation(),
-                max_nodes=self.max_nodes,
-                warm_start=self.greedy_start,
-                initial_prefix=initial_prefix,
-                progress=progress,
-                budget=budget,
-                max_length=self.max_rules,
-                required=self._requirements(),
-            )
+            if not len(self.antecedents_):  # not mined: the budget ended while mining's kernels compiled
+                result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
+                                        budget)
+            else:
+                budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
+                problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
+                                                   sample_weight=weights, n_classes=len(self.classes_))
+                result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
+                                max_nodes=self.max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
+                                progress=progress, budget=budget, max_length=self.max_rules,
+                                required=self._requirements())
         finally:
             if own_progress:
                 self._close(progress)
@@ -214,6 +209,9 @@ class RuleListClassifier(RuleModelEstimator):
         epsilon)`` (``mined_all_rules`` says whether that holds).
         """
         self._fitted_estimator()
+        if not len(self.antecedents_):
+            raise ValueError("the fit mined no antecedent (its budget ended while mining's kernels compiled, in a "
+                             "first fit after install): fit again, or run `optrules compile` first")
         epsilon = check_epsilon(epsilon)
         check_budget_values(time_limit, max_memory, max_nodes)
         codes, weights = self._training

@@ -336,6 +336,18 @@ def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: fl
     return SearchResult(prefix, mistakes, best, Certificate(status, best, lower_bound, counters, Trace()))
 
 
+def unmined_result(y, sample_weight, n_classes: int, regularization: float, budget: Budget) -> SearchResult:
+    """The list of no rule, with lower bound 0: a fit whose budget ended before it had an antecedent
+    (:meth:`optrules.base.RuleModelEstimator._mine`), so that no bound over antecedents applies."""
+    from ..certificate import INTERRUPTED, TIME_BUDGET
+
+    class_totals = np.bincount(np.asarray(y, dtype=np.int64), weights=sample_weight, minlength=n_classes)
+    mistakes = class_totals.sum() - class_totals.max()
+    best = objective(mistakes, 0, float(class_totals.sum()), regularization)
+    status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+    return SearchResult((), mistakes, best, Certificate(status, best, 0.0, unsearched_counters(0), Trace()))
+
+
 def _queue_lower_bound(state: SearchState, lambda_n: float, summary) -> float:
     """Smallest bound (mistake units) on any list not yet evaluated: every such list extends a queued
     prefix by at least one rule, so it costs at least b(d_p) + b0(d_p) + lambda*N (Lemma 2, Thm 20);

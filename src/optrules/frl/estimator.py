@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..budget import Budget, check_budget_values
 from ..corels.problem import check_sample_weight
@@ -105,8 +107,11 @@ class FallingRuleListClassifier(RuleModelEstimator):
         return self
 
     def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:
-        from .montecarlo import montecarlo_search
-        from .objective import falling_rule_list
+        from ..bnb import compiled_in_time, unsearched_counters
+        from ..certificate import INTERRUPTED, TIME_BUDGET, Certificate
+        from ..data import bitset
+        from .montecarlo import compile_montecarlo_kernels, montecarlo_search
+        from .objective import falling_rule_list, list_counts, objective
         from .search import FRLProblem, certified_search
 
         frame, codes = self._target(X, y)
@@ -119,23 +124,34 @@ class FallingRuleListClassifier(RuleModelEstimator):
         features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights,
                                   packed=True)
         self._mine(features, y01, 0.0, self.min_class_support, budget)
-        problem = FRLProblem(None, y01, self.w, self.C, self.C1, self._conditions(), weights, bits=self.antecedents_.bits)
-        # the warm start of the certified search gets at most a tenth of the time left
-        warm = montecarlo_search(
-            problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
-            self.prob_terminate, self.curiosity_weight, self.random_state,
-            time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
-        )
-        prefix, self.certificate_ = warm.prefix, None
-        if self.method == "certified":
-            result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=warm.prefix,
-                                      progress=progress, budget=budget)
-            prefix, self.certificate_ = result.prefix, result.certificate
+        prefix, self.certificate_ = (), None
+        if len(self.antecedents_):
+            problem = FRLProblem(None, y01, self.w, self.C, self.C1, self._conditions(), weights,
+                                 bits=self.antecedents_.bits)
+            # the warm start of the certified search gets at most a tenth of the time left (its kernels
+            # compile within the budget: a first fit after install may have no time for it)
+            if compiled_in_time(lambda: compile_montecarlo_kernels(weights is not None), budget):
+                prefix = montecarlo_search(
+                    problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
+                    self.prob_terminate, self.curiosity_weight, self.random_state,
+                    time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
+                ).prefix
+            if self.method == "certified":
+                result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=prefix,
+                                          progress=progress, budget=budget)
+                prefix, self.certificate_ = result.prefix, result.certificate
+        captures = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(y01))
+        self.objective_ = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w, self.C, self.C1,
+                                    self.soft)
+        if self.method == "certified" and self.certificate_ is None:
+            # not mined (the budget ended while mining's kernels compiled): the list of no rule, bound 0
+            status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+            self.certificate_ = Certificate(status, self.objective_, 0.0, {**unsearched_counters(0), "groups": 0})
+        if self.certificate_ is not None:
             self.certificate_.counters["antecedents"] = len(self.antecedents_)
             self.certificate_.counters["fit_time"] = budget.elapsed()
-        self.objective_ = problem.objective(prefix, self.soft)
         conditions = self._conditions()
-        self.rule_list_ = falling_rule_list(problem.prefix_captures(prefix), y01, range(len(prefix)),
+        self.rule_list_ = falling_rule_list(captures, y01, range(len(prefix)),
                                             [conditions[a] for a in prefix], self.w, self.soft,
                                             self.classes_, self.binarizer_, describes=describes,
                                             sample_weight=weights)
