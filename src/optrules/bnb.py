@@ -49,7 +49,7 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     map_rehash,
 )
 from .budget import Budget, check_budget_values
-from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET
+from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 
 
 _PARALLEL = threading.Lock()
@@ -219,6 +219,13 @@ def unsearched_counters(prefix_length: int) -> dict:
             "memory_bytes": 0, "prefixes_dropped": 0,
             "leaves_resolved": 0, "reexpansions": 0, "dominated_children": 0, "optimal_prefix_length": prefix_length,
             "compile_time": 0.0}
+
+
+def unsearched_certificate(objective: float, lower_bound: float, budget: Budget, prefix_length: int,
+                           **counters) -> Certificate:
+    """The certificate of a search that never started (its budget, or a stop request, ran out first)."""
+    status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+    return Certificate(status, objective, lower_bound, {**unsearched_counters(prefix_length), **counters}, Trace())
 
 
 @dataclass

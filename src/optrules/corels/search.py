@@ -15,7 +15,7 @@ from numba import get_num_threads
 
 from .._numba import workspace
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, SearchState, compile_for, drive,
-                   parallel_region, proven_status, unsearched_counters)
+                   parallel_region, proven_status, unsearched_certificate)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
@@ -323,29 +323,23 @@ def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: fl
                    max_length: int | None = None, requirements: Requirements | None = None):
     """The best of the empty list and the given prefixes, with the root's bound (Thm 20) as the
     certified lower bound: what a fit returns when its budget ran out before the search began."""
-    from ..certificate import INTERRUPTED, TIME_BUDGET
-
     prefix = _initial_incumbent(problem, False, initial_prefix, budget, max_length, requirements)
     mistakes = problem.mistakes(prefix)
     best = objective(mistakes, len(prefix), problem.total_weight, problem.regularization)
-    counters = {**unsearched_counters(len(prefix)), "policy": policy, "map_type": map_type}
-    status = INTERRUPTED if budget.interrupted else TIME_BUDGET
     # every admissible list has at least the rules the requirements need
     shortest = 0 if requirements is None else requirements.shortest()
     lower_bound = min(best, (root_b0 + problem.lambda_n * shortest) / problem.total_weight)
-    return SearchResult(prefix, mistakes, best, Certificate(status, best, lower_bound, counters, Trace()))
+    return SearchResult(prefix, mistakes, best, unsearched_certificate(best, lower_bound, budget, len(prefix),
+                                                                       policy=policy, map_type=map_type))
 
 
 def unmined_result(y, sample_weight, n_classes: int, regularization: float, budget: Budget) -> SearchResult:
     """The list of no rule, with lower bound 0: a fit whose budget ended before it had an antecedent
     (:meth:`optrules.base.RuleModelEstimator._mine`), so that no bound over antecedents applies."""
-    from ..certificate import INTERRUPTED, TIME_BUDGET
-
     class_totals = np.bincount(np.asarray(y, dtype=np.int64), weights=sample_weight, minlength=n_classes)
     mistakes = class_totals.sum() - class_totals.max()
     best = objective(mistakes, 0, float(class_totals.sum()), regularization)
-    status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-    return SearchResult((), mistakes, best, Certificate(status, best, 0.0, unsearched_counters(0), Trace()))
+    return SearchResult((), mistakes, best, unsearched_certificate(best, 0.0, budget, 0))
 
 
 def _queue_lower_bound(state: SearchState, lambda_n: float, summary) -> float:

@@ -10,6 +10,8 @@ kernels from the cache in a fraction of a second, and on this tiny table they ru
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from . import bitset
@@ -29,6 +31,13 @@ def tiny_table() -> tuple[np.ndarray, np.ndarray]:
 
 
 def compile_data_kernels(max_card: int = 2) -> None:
+    """Compile (once a process) the kernels a fit mining up to ``max_card`` features calls: see
+    :func:`_mine_and_group_tiny_table`."""
+    _mine_and_group_tiny_table(min(max(int(max_card), 1), 3))
+
+
+@cache  # (kernels compiled once stay in memory: later fits in the process skip the tiny table)
+def _mine_and_group_tiny_table(max_card: int) -> None:
     """Mine (conjunctions of up to ``max_card`` features, with class supports, a feature group and an
     unbounded feature) and group a tiny table as fits do: every data-layer kernel a fit mining up to
     ``max_card`` calls is then compiled for the argument types it passes. (From the third level on the
@@ -39,7 +48,7 @@ def compile_data_kernels(max_card: int = 2) -> None:
     names = [f"x{j}" for j in range(f)]
     groups = np.array([-1, 0, 0, -1, -1])
     for unbounded in (None, np.arange(f) == 3):
-        antecedents = mine_antecedents(packed, names, groups, max_card=min(max(int(max_card), 1), 3), min_support=0.05,
+        antecedents = mine_antecedents(packed, names, groups, max_card=max_card, min_support=0.05,
                                        y=y, min_class_support=0.1, unbounded=unbounded, n_samples=n)
     signatures = signature_groups(antecedents.bits, n)
     group_samples(antecedents.bits, y, signatures=signatures)

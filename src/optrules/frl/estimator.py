@@ -107,8 +107,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         return self
 
     def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:
-        from ..bnb import compiled_in_time, unsearched_counters
-        from ..certificate import INTERRUPTED, TIME_BUDGET, Certificate
+        from ..bnb import compiled_in_time, unsearched_certificate
         from ..data import bitset
         from .montecarlo import compile_montecarlo_kernels, montecarlo_search
         from .objective import falling_rule_list, list_counts, objective
@@ -145,8 +144,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
                                     self.soft)
         if self.method == "certified" and self.certificate_ is None:
             # not mined (the budget ended while mining's kernels compiled): the list of no rule, bound 0
-            status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-            self.certificate_ = Certificate(status, self.objective_, 0.0, {**unsearched_counters(0), "groups": 0})
+            self.certificate_ = unsearched_certificate(self.objective_, 0.0, budget, 0, groups=0)
         if self.certificate_ is not None:
             self.certificate_.counters["antecedents"] = len(self.antecedents_)
             self.certificate_.counters["fit_time"] = budget.elapsed()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -166,6 +167,7 @@ def montecarlo_search(
                             time.perf_counter() - start)
 
 
+@cache  # (kernels compiled once stay in memory: later fits in the process skip the tiny table)
 def compile_montecarlo_kernels(weighted: bool) -> None:
     """A few rounds on a tiny table, hard and soft (unit weights, or ``weighted``): numba compiles (or
     loads from its cache) every kernel a search with such counts calls. A certified fit runs this within

@@ -13,9 +13,9 @@ from dataclasses import InitVar, dataclass
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_status, unsearched_counters
+from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_status, unsearched_certificate
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..certificate import OPTIMAL, Certificate, Trace
 from ..corels.prefix import class_weight_matrix
 from ..corels.problem import check_sample_weight
 from ..data import bitset
@@ -141,10 +141,8 @@ def certified_search(
         if value < incumbent_value:
             incumbent, incumbent_value = prefix, value
     if budget.stopped():  # time or a stop request ran out before the search: 0 bounds every objective
-        counters = {**unsearched_counters(len(incumbent)), "groups": 0}
         best = problem.objective(incumbent, soft)
-        status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-        return FRLResult(incumbent, best, Certificate(status, best, 0.0, counters, Trace()))
+        return FRLResult(incumbent, best, unsearched_certificate(best, 0.0, budget, len(incumbent), groups=0))
     class_weights = None if problem.sample_weight is None else class_weight_matrix(problem.y, 2, problem.sample_weight)
     groups = group_samples(problem.bits, problem.y, None, counting, class_weights)
     budget.charge("groups", groups.nbytes)
