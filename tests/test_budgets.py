@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from optrules.certificate import INTERRUPTED, MEMORY_BUDGET, TIME_BUDGET
+from optrules.certificate import INTERRUPTED, MEMORY_BUDGET, OPTIMAL, TIME_BUDGET
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.problem import Problem
 from optrules.corels.search import Ablation, search
@@ -349,21 +349,40 @@ def test_data_kernels_still_compiling_do_not_hold_the_fit_past_its_budget(monkey
             model.rashomon_set(0.01)
 
 
-def test_a_fit_with_required_rules_compiles_the_data_kernels_as_it_mines(monkeypatch):
-    """Without antecedents no list has its required rules: such a fit does not give up on mining while its
-    kernels compile (it compiles them as it mines, as before)."""
+@pytest.mark.parametrize("stop", ["time", "ctrl-c"])
+def test_a_fit_with_required_rules_while_the_data_kernels_compile_returns_a_list_with_them(monkeypatch, stop):
+    """A list must have its required rules, so the list of no rule will not do: when the budget (or Ctrl-C)
+    ends while mining's kernels compile, the required features alone are the antecedents and the fit
+    returns the shortest list using every required column, bounded by lambda a rule (no equivalent
+    points: those of a few features bound no other list), below the optimum that a normal fit proves."""
+    import threading
+
     import optrules.base
     import pandas as pd
     from optrules import RuleListClassifier
 
-    def never(max_card):
-        raise AssertionError("the data kernels' warm-up ran for a fit with requirements")
-    monkeypatch.setattr(optrules.base, "compile_data_kernels", never)
     rng = np.random.default_rng(2)
-    X = pd.DataFrame(rng.random((300, 4)) < 0.5, columns=list("abcd"))
-    y = (X["a"] ^ (rng.random(300) < 0.2)).astype(int)
-    model = RuleListClassifier(regularization=0.01, required="b", time_limit=30).fit(X, y)
-    assert any("b" in condition for rule in model.rule_list_.rules for condition in rule.conditions)
+    X = pd.DataFrame(rng.random((300, 5)) < 0.5, columns=list("abcde"))
+    y = ((X["a"] & X["c"]) ^ (rng.random(300) < 0.1)).astype(int)
+    settings = dict(regularization=0.01, required=["b", "d"], max_card=2)
+    optimum = RuleListClassifier(**settings, time_limit=60).fit(X, y).certificate_
+    assert optimum.status == OPTIMAL
+    released = threading.Event()
+    monkeypatch.setattr(optrules.base, "compile_data_kernels", lambda max_card: released.wait(30))
+    estimator = RuleListClassifier(**settings, time_limit=1.0 if stop == "time" else 60)
+    model, took = _fit_while_compiling(estimator, X, y, stop, released)
+    assert took < 3.0, took
+    assert not model.antecedents_.report.mined and model.antecedents_.names == ["b", "d"]
+    rules = model.rule_list_.rules
+    assert sorted(tuple(rule.conditions) for rule in rules) == [("b",), ("d",)]
+    certificate = model.certificate_
+    assert certificate.status == (TIME_BUDGET if stop == "time" else INTERRUPTED)
+    mistakes = int((model.predict(X) != y).sum())
+    assert certificate.objective == pytest.approx(mistakes / len(y) + 2 * 0.01)
+    assert certificate.lower_bound == pytest.approx(2 * 0.01)
+    assert certificate.lower_bound <= optimum.objective <= certificate.objective
+    with pytest.raises(ValueError, match="mined no antecedent"):
+        model.rashomon_set(0.01)
 
 
 def _stop_on_call(n: int):

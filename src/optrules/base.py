@@ -133,16 +133,21 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             if not (mask & allowed).any():
                 raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
-        if budget is not None and not required_masks.any() and not compiled_in_time(
-                lambda: compile_data_kernels(self.max_card), budget):
+        if budget is not None and not compiled_in_time(lambda: compile_data_kernels(self.max_card), budget):
             # a first fit after install whose budget ended while the data layer's kernels compiled
-            # (optrules.data.compiled): no antecedent, so the model of no rule with lower bound 0 (a list
-            # must have its required rules: with requirements the kernels compile outside the budget)
+            # (optrules.data.compiled): no conjunction, so the model of no rule with lower bound 0, or,
+            # when some features are required, antecedents of those features alone (a list must have its
+            # required rules; the search then returns the shortest such list, its bound lambda per rule)
+            kept = np.flatnonzero(required_masks.any(axis=0) & allowed)
+            kept = kept[bitset.popcount(features[kept]) > 0] if len(kept) else kept
+            note = ("not mined: the budget ended while mining's kernels compiled (a first fit after install; "
+                    "`optrules compile` compiles them ahead)" + ("; the required features alone are antecedents"
+                                                                 if len(kept) else ""))
             report = MiningReport(len(y01), len(names), int(self.max_card), float(min_support), None, stopped=True,
-                                  notes=["not mined: the budget ended while mining's kernels compiled (a first fit "
-                                         "after install; `optrules compile` compiles them ahead)"])
-            self.antecedents_ = Antecedents(list(names), [], np.zeros((0, bitset.n_words(len(y01))), np.uint64),
-                                            len(y01), report)
+                                  notes=[note], n_antecedents=len(kept), mined=False)
+            self.antecedents_ = Antecedents(list(names), [(int(j),) for j in kept],
+                                            np.ascontiguousarray(features[kept], dtype=np.uint64), len(y01),
+                                            report)
             return
         if not allowed.all():
             features = features[allowed]
@@ -163,6 +168,12 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                 + ": lower the support thresholds or provide more informative features"
             )
         self.antecedents_ = antecedents
+
+    def _mined(self) -> bool:
+        """Whether the fit mined its antecedents (not when its budget ended while mining's kernels
+        compiled: :meth:`_mine`)."""
+        report = self.antecedents_.report
+        return report is None or report.mined
 
     def _within_budget(self, work):
         """Run ``work(budget, progress)`` with the fit's budget (Ctrl-C turned into a stop request) and

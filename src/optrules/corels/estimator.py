@@ -172,12 +172,17 @@ class RuleListClassifier(RuleModelEstimator):
         progress = self._progress() if own_progress else progress
         try:
             budget = budget if budget is not None else self._budget(progress)
+            mined = self._mined()
             if not len(self.antecedents_):  # not mined: the budget ended while mining's kernels compiled
                 result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
                                         budget)
             else:
                 budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
+                # not mined, but for the required features: no equivalent points (grouping's kernel did
+                # not compile either, and the groups of these antecedents bound no other list), so the
+                # search, whose budget has ended, returns the shortest admissible list, bound lambda a rule
                 problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
+                                                   minor=None if mined else np.zeros(len(codes), bool),
                                                    sample_weight=weights, n_classes=len(self.classes_))
                 result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
                                 max_nodes=self.max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
@@ -209,7 +214,7 @@ class RuleListClassifier(RuleModelEstimator):
         epsilon)`` (``mined_all_rules`` says whether that holds).
         """
         self._fitted_estimator()
-        if not len(self.antecedents_):
+        if not self._mined():
             raise ValueError("the fit mined no antecedent (its budget ended while mining's kernels compiled, in a "
                              "first fit after install): fit again, or run `optrules compile` first")
         epsilon = check_epsilon(epsilon)

@@ -98,6 +98,9 @@ class MiningReport:
     notes: list[str] = field(default_factory=list)
     n_antecedents: int = 0
     stopped: bool = False
+    # False when the budget ended while mining's kernels compiled: nothing was mined, and the antecedents
+    # are at most the required features alone (RuleModelEstimator._mine)
+    mined: bool = True
 
     def __str__(self) -> str:
         lines = [f"{self.n_antecedents:,} antecedents from {self.n_features:,} binary features "
@@ -108,7 +111,7 @@ class MiningReport:
     def to_dict(self) -> dict:
         return {"n_antecedents": self.n_antecedents, "n_features": self.n_features, "max_card": self.max_card,
                 "min_support": self.min_support, "max_antecedents": self.max_antecedents, "levels": self.levels,
-                "notes": list(self.notes), "stopped": self.stopped}
+                "notes": list(self.notes), "stopped": self.stopped, "mined": self.mined}
 
 
 class ConditionNames(Sequence):
