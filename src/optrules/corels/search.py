@@ -8,6 +8,7 @@ is the smallest bound of anything left unexplored.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,6 +104,17 @@ FREE_WARM_START_SHARE = 0.1
 FREE_WARM_START_NODES = 200_000
 
 
+def _inner_budget(budget: Budget, seconds: float | None, name: str, stop_when=None) -> Budget:
+    """A budget for a search run inside another one's: ``seconds``, the memory the outer one's charges
+    leave (``name``: its charge, if any), and a stop when the outer one is asked to stop (or when
+    ``stop_when()`` says so)."""
+    def stop_with_the_fit():
+        if budget.cancelled() or (stop_when is not None and stop_when()):
+            raise KeyboardInterrupt
+
+    return Budget(seconds, max(1, budget.allowance(name)), stop_with_the_fit)
+
+
 def _free_warm_start(problem: Problem, budget: Budget, max_nodes, max_length, initial_prefix, **options):
     """A short search without the requirements: the lists it finds, completed, are good first
     incumbents (a list that misses a requirement is usually one rule from a good admissible list, and
@@ -110,17 +122,53 @@ def _free_warm_start(problem: Problem, budget: Budget, max_nodes, max_length, in
     Returns its result, or None when the budget is already spent."""
     if budget.stopped():
         return None
-
-    def stop_with_the_fit():
-        if budget.cancelled():
-            raise KeyboardInterrupt
-
     nodes = None if max_nodes is None else max(1, int(FREE_WARM_START_SHARE * max_nodes))
     if budget.deadline is None and nodes is None:
         nodes = FREE_WARM_START_NODES
-    own = Budget(budget.share(FREE_WARM_START_SHARE), max(1, budget.allowance("free warm start")), stop_with_the_fit)
+    own = _inner_budget(budget, budget.share(FREE_WARM_START_SHARE), "free warm start")
     return search(problem, max_nodes=nodes, budget=own, max_length=max_length, initial_prefix=initial_prefix,
                   **options)
+
+
+#: a lower-bound search not finished when this share of its time is gone spends CURIOSITY_DIVE_SHARE of
+#: it on a search in the curiosity order (Section 5.6), whose best list becomes its incumbent: that order
+#: finds good lists, the lower-bound order proves bounds (monks-2 at lambda 0.01 in 60 s: list 0.2061
+#: and bound 0.1647 in the lower-bound order, 0.1888 and 0.0318 in curiosity's; BENCHMARKS.md)
+CURIOSITY_DIVE_AFTER, CURIOSITY_DIVE_SHARE = 0.2, 0.1
+#: the least memory (bytes) the outer search must leave for a dive to start
+CURIOSITY_DIVE_MIN_MEMORY = 32 << 20
+#: a dive ends once it has gone as long without a better list as it took to find its last one, after
+#: this share of its time at least: where the incumbent is good already, most of the dive is saved
+#: (curiosity's best list in 6 s came after 0.35 s on house_votes 0.005, 0.9 s on monks-2, 1.9 s on
+#: monks-3 0.005, 2.5 s on mushroom 0.005, 4.5 s on car 0.005, 5.9 s on tictactoe)
+CURIOSITY_DIVE_PATIENCE = 0.25
+
+
+def _curiosity_dive(problem: Problem, budget: Budget, seconds: float, incumbent, **options):
+    """The best list of a search in the curiosity order of at most ``seconds``, from ``incumbent``
+    (warm start off: it is the incumbent already), within what the outer search leaves of the memory;
+    it stops early when it stops finding better lists (:data:`CURIOSITY_DIVE_PATIENCE`). None when too
+    little memory is left, or the fit's budget is spent."""
+    if budget.allowance("curiosity dive") < CURIOSITY_DIVE_MIN_MEMORY or budget.stopped():
+        return None
+    started = time.perf_counter()
+    seen = {"best": np.inf, "found": 0.0}  # its best objective, and when it last improved
+
+    def watch(trace, counters):
+        if trace.objective and trace.objective[-1] < seen["best"]:
+            if seen["best"] < np.inf:  # (the first point is the incumbent it started from)
+                seen["found"] = time.perf_counter() - started
+            seen["best"] = trace.objective[-1]
+
+    def stale():
+        return time.perf_counter() - started >= max(CURIOSITY_DIVE_PATIENCE * seconds, 2.0 * seen["found"])
+
+    own = _inner_budget(budget, min(seconds, max(0.0, budget.remaining())), "curiosity dive", stale)
+    try:
+        return search(problem, policy="curiosity", budget=own, warm_start=False, initial_prefix=[incumbent],
+                      progress=watch, **options).prefix
+    except MemoryError:  # its first arrays do not fit: the outer search goes on without it
+        return None
 
 
 def _initial_incumbent(problem: Problem, warm_start: bool, initial_prefix, budget: Budget,
@@ -248,7 +296,25 @@ def search(
         return (max_pops, counting, settings, kernel_requirements, zobrist, state.tree(), state.node_mistakes,
                 state.node_b0, state.frontier(), state.progress(), scratch, chunks(threads))
 
+    # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now (lower-bound order, a
+    # time limit: a node budget or none keeps the search as it was)
+    time_left = budget.remaining()
+    dive = {"at": None if policy != "lower_bound" or time_left is None or time_left <= 0
+            else time.perf_counter() + CURIOSITY_DIVE_AFTER * time_left, "seconds": 0.0, "improved": 0}
+
     def run(max_pops: int) -> int:
+        if max_pops > 0 and dive["at"] is not None and time.perf_counter() >= dive["at"]:
+            dive["at"] = None
+            started = time.perf_counter()
+            prefix = _curiosity_dive(problem, budget, CURIOSITY_DIVE_SHARE * time_left, state.best(),
+                                     map_type=map_type, ablation=ablation, max_length=max_length,
+                                     required=requirements, _groups=groups)
+            if prefix is not None:  # (None: not run)
+                dive["seconds"] = time.perf_counter() - started
+            if prefix is not None and problem.cost(prefix) < float(state.floats[0]):
+                state.set_incumbent(problem.cost(prefix), prefix)
+                state.ints[IMPROVED] = 1
+                dive["improved"] = 1
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
             code = (kernel if threads else K.expand)(*arguments(max_pops, threads))
@@ -285,6 +351,8 @@ def search(
         **state.counters(),
         "optimal_prefix_length": len(prefix),
         "compile_time": outcome.compile_time,
+        "curiosity_dive_seconds": dive["seconds"],
+        "curiosity_dive_improved": dive["improved"],
         "policy": policy,
         "map_type": map_type,
     }
