@@ -51,12 +51,12 @@ def test_the_dive_gives_the_search_better_incumbents(dive_at_once):
     assert improved >= 6, improved
 
 
-def test_no_dive_without_a_time_limit_in_other_orders_or_without_memory(dive_at_once, monkeypatch):
+def test_no_dive_without_a_time_limit_with_a_node_budget_in_other_orders_or_without_memory(dive_at_once, monkeypatch):
     rng = np.random.default_rng(11)
     captures, y, lam = planted_instance(rng)
     problem = Problem.from_captures(captures, y, lam)
-    for options in ({"max_nodes": 10_000}, {"time_limit": 30, "policy": "curiosity"},
-                    {"time_limit": 30, "policy": "objective"}):
+    for options in ({"max_nodes": 10_000}, {"max_nodes": 10_000, "time_limit": 30},
+                    {"time_limit": 30, "policy": "curiosity"}, {"time_limit": 30, "policy": "objective"}):
         assert search(problem, warm_start=False, **options).certificate.counters["curiosity_dive_seconds"] == 0.0
     monkeypatch.setattr(corels_search, "CURIOSITY_DIVE_MIN_MEMORY", 1 << 50)  # more than any budget leaves
     assert search(problem, warm_start=False, time_limit=30).certificate.counters["curiosity_dive_seconds"] == 0.0

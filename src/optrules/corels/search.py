@@ -296,10 +296,10 @@ def search(
         return (max_pops, counting, settings, kernel_requirements, zobrist, state.tree(), state.node_mistakes,
                 state.node_b0, state.frontier(), state.progress(), scratch, chunks(threads))
 
-    # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now (lower-bound order, a
-    # time limit: a node budget or none keeps the search as it was)
+    # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now, in the lower-bound order
+    # with a time limit and no node budget (a search bounded by nodes stays the same on any machine)
     time_left = budget.remaining()
-    dive = {"at": None if policy != "lower_bound" or time_left is None or time_left <= 0
+    dive = {"at": None if policy != "lower_bound" or time_left is None or time_left <= 0 or max_nodes is not None
             else time.perf_counter() + CURIOSITY_DIVE_AFTER * time_left, "seconds": 0.0, "improved": 0}
 
     def run(max_pops: int) -> int:
