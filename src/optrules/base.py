@@ -139,7 +139,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             # when some features are required, antecedents of those features alone (a list must have its
             # required rules; the search then returns the shortest such list, its bound lambda per rule)
             kept = np.flatnonzero(required_masks.any(axis=0) & allowed)
-            kept = kept[bitset.popcount(features[kept]) > 0] if len(kept) else kept
+            kept = kept[bitset.popcount(features[kept]) > 0]
             note = ("not mined: the budget ended while mining's kernels compiled (a first fit after install; "
                     "`optrules compile` compiles them ahead)" + ("; the required features alone are antecedents"
                                                                  if len(kept) else ""))

@@ -311,10 +311,11 @@ def search(
                                      required=requirements, _groups=groups)
             if prefix is not None:  # (None: not run)
                 dive["seconds"] = time.perf_counter() - started
-            if prefix is not None and problem.cost(prefix) < float(state.floats[0]):
-                state.set_incumbent(problem.cost(prefix), prefix)
-                state.ints[IMPROVED] = 1
-                dive["improved"] = 1
+                value = problem.cost(prefix)
+                if value < float(state.floats[0]):
+                    state.set_incumbent(value, prefix)
+                    state.ints[IMPROVED] = 1
+                    dive["improved"] = 1
         with parallel_region(kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
             code = (kernel if threads else K.expand)(*arguments(max_pops, threads))
