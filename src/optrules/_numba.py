@@ -244,8 +244,17 @@ def heap_pop(heap_key, heap_node, size):
     """Remove the top of a heap of ``size`` entries; return its node (the heap then has size - 1)."""
     top = heap_node[0]
     size -= 1
-    key, node = heap_key[size], heap_node[size]
-    i = 0
+    if size > 0:
+        heap_key[0] = heap_key[size]
+        heap_node[0] = heap_node[size]
+        _sift_down(heap_key, heap_node, 0, size)
+    return top
+
+
+@njit(inline="always", cache=True)
+def _sift_down(heap_key, heap_node, i, size):
+    """Move entry ``i`` down a heap of ``size`` entries to where it belongs."""
+    key, node = heap_key[i], heap_node[i]
     while True:
         child = 2 * i + 1
         if child >= size:
@@ -258,10 +267,8 @@ def heap_pop(heap_key, heap_node, size):
             i = child
         else:
             break
-    if size > 0:
-        heap_key[i] = key
-        heap_node[i] = node
-    return top
+    heap_key[i] = key
+    heap_node[i] = node
 
 
 @njit(cache=True)
@@ -383,7 +390,10 @@ MEMORY_FULL, DROPPED = 11, 12
 # them, counted in LEAVES_RESOLVED, and queue a prefix's children in steps, counted in REEXPANDED).
 MEMORY_TIGHT, LEAVES_RESOLVED, REEXPANDED = 13, 14, 15
 DOMINATED = 16  # children not queued: a sibling's subtree holds a list at least as good as each of theirs
-N_INT_STATE = 17
+# SET_ASIDE: queued prefixes taken out of the queue once the memory budget was reached, to be made again
+# by their parents (the rule-list search, corels.kernel.set_aside)
+SET_ASIDE = 17
+N_INT_STATE = 18
 DROPPED_FLOOR = 1
 N_FLOAT_STATE = 2
 # kernel return codes
@@ -516,6 +526,98 @@ def map_rehash(old_slots, node_hash, new_slots):
             while new_slots[i] >= 0:
                 i = (i + 1) & mask
             new_slots[i] = np.int32(x)
+
+
+# -- compaction: freeing the nodes of dead prefixes ---------------------------------------------------
+# Node ids are positions in append-only arrays (a parent before its children), so freeing nodes means
+# moving the kept ones down and renumbering. The new id of a kept node is its rank among them, read from
+# a bitset of the kept nodes and a count a 64-node word: 1/4 byte a node of scratch, not a table of ids.
+@njit(cache=True)
+def mark_kept_nodes(node_parent, node_dead, n_nodes, kept, rank, heap_node, heap_size, keep_closed):
+    """Mark in the bitset ``kept`` the nodes a compaction keeps: the root, the queued ones, with
+    ``keep_closed`` every other node not dead too (prefixes done with, kept for the symmetry map), and
+    every ancestor of a kept one (a dead node may be the parent of queued prefixes); ``rank[w]``: the
+    kept nodes before word ``w``. Returns how many are kept."""
+    for w in range(kept.shape[0]):
+        kept[w] = 0
+    one = np.uint64(1)
+    for i in range(heap_size):
+        x = heap_node[i]
+        if not node_dead[x]:
+            kept[x >> 6] |= one << np.uint64(x & 63)
+    for x in range(n_nodes - 1, 0, -1):  # children before their parent: a kept child marks it in time
+        bit = one << np.uint64(x & 63)
+        if (keep_closed and not node_dead[x]) or (kept[x >> 6] & bit) != 0:
+            kept[x >> 6] |= bit
+            parent = node_parent[x]
+            kept[parent >> 6] |= one << np.uint64(parent & 63)
+    kept[0] |= one
+    total = np.int64(0)
+    for w in range(kept.shape[0]):
+        rank[w] = total
+        total += np.int64(popcount(kept[w]))
+    return total
+
+
+@njit(inline="always", cache=True)
+def _is_kept(x, kept):
+    return (kept[x >> 6] >> np.uint64(x & 63)) & np.uint64(1) != 0
+
+
+@njit(inline="always", cache=True)
+def _new_id(x, kept, rank):
+    below = kept[x >> 6] & ((np.uint64(1) << np.uint64(x & 63)) - np.uint64(1))
+    return rank[x >> 6] + np.int64(popcount(below))
+
+
+@njit(cache=True)
+def renumber_kept(node_parent, node_dead, n_nodes, kept, rank, heap_key, heap_node, heap_size):
+    """Before the kept nodes move: their parent pointers in new ids, and the queue without its dead
+    entries, in new ids, made a heap again. Returns the queue's new size."""
+    for x in range(1, n_nodes):
+        if _is_kept(x, kept):
+            node_parent[x] = np.int32(_new_id(node_parent[x], kept, rank))
+    size = np.int64(0)
+    for i in range(heap_size):
+        x = heap_node[i]
+        if not node_dead[x]:
+            heap_key[size] = heap_key[i]
+            heap_node[size] = np.int32(_new_id(x, kept, rank))
+            size += 1
+    # (ids keep their order, so equal keys still come out first in, first out)
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(heap_key, heap_node, i, size)
+    return size
+
+
+@njit(cache=True)
+def move_kept(values, kept, n_nodes):
+    """Move the kept nodes' entries of one node array to its front, in order (an array viewed as
+    unsigned words of its item size: four compilations serve every field)."""
+    j = 0
+    for x in range(n_nodes):
+        if _is_kept(x, kept):
+            values[j] = values[x]
+            j += 1
+
+
+@njit(cache=True)
+def map_refill(map_slots, node_hash, node_dead, n_nodes):
+    """The symmetry map of a compacted tree: every node but the root and the dead (each node enters
+    the map when it is made and leaves it only when a better one replaces it, which marks it dead).
+    Returns how many it holds."""
+    mask = map_slots.shape[0] - 1
+    for s in range(map_slots.shape[0]):
+        map_slots[s] = -1
+    count = np.int64(0)
+    for x in range(1, n_nodes):
+        if not node_dead[x]:
+            i = np.int64(node_hash[x] & np.uint64(mask))
+            while map_slots[i] >= 0:
+                i = (i + 1) & mask
+            map_slots[i] = np.int32(x)
+            count += 1
+    return count
 
 
 @njit(inline="always", cache=True)

@@ -39,6 +39,7 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     LEAVES_RESOLVED,
     REEXPANDED,
     DOMINATED,
+    SET_ASIDE,
     DROPPED_FLOOR,
     N_FLOAT_STATE,
     N_INT_STATE,
@@ -46,7 +47,11 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
+    map_refill,
     map_rehash,
+    mark_kept_nodes,
+    move_kept,
+    renumber_kept,
 )
 from .budget import Budget, check_budget_values
 from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
@@ -86,8 +91,13 @@ class SearchState:
     #: expansion would copy every array at every expansion (the search crawls instead of stopping)
     MIN_GROWTH = 1 / 16
 
-    def __init__(self, n_antecedents: int, extra_fields: dict, capacity: int = 1 << 12):
-        capacity = max(capacity, 4 * n_antecedents + 16)
+    INITIAL_CAPACITY = 1 << 12  # nodes and queue entries
+    #: bytes a node the arrays leave free within the memory allowance, for the scratch of :meth:`compact`
+    #: and of the search that calls it (0: a search that never compacts)
+    scratch_per_node = 0
+
+    def __init__(self, n_antecedents: int, extra_fields: dict, capacity: int | None = None):
+        capacity = max(capacity or self.INITIAL_CAPACITY, 4 * n_antecedents + 16)
         small = {name: np.uint16 for name in self.SMALL_FIELDS} if n_antecedents < np.iinfo(np.uint16).max else {}
         self.node_fields = {**self.BASE_FIELDS, **small, **extra_fields}
         for name, dtype in self.node_fields.items():
@@ -108,9 +118,10 @@ class SearchState:
         False when even room for one expansion does not fit."""
         m = self.n_antecedents
         ints = self.ints
-        node_bytes = sum(np.dtype(d).itemsize for d in self.node_fields.values())
+        # (a node's share of the room kept for compact's scratch counts as its own)
+        node_bytes = sum(np.dtype(d).itemsize for d in self.node_fields.values()) + self.scratch_per_node
         heap_bytes = self.heap_key.itemsize + self.heap_node.itemsize
-        spare = None if allowance is None else allowance - self.nbytes
+        spare = None if allowance is None else allowance - self.nbytes - self.scratch_per_node * self.node_parent.shape[0]
         steps = []  # (arrays, size needed, capacity, bytes per entry)
         if ints[N_NODES] + m > self.node_parent.shape[0]:
             steps.append((list(self.node_fields), self._least(int(ints[N_NODES]) + m, self.node_parent.shape[0]),
@@ -152,6 +163,41 @@ class SearchState:
             new[: old.shape[0]] = old
             setattr(self, name, new)
             del old
+
+    def compaction_bytes(self) -> int:
+        """The scratch :meth:`compact` needs: a bit and 1/8 byte a node."""
+        return 16 * ((int(self.ints[N_NODES]) + 63) // 64)
+
+    def compile_compaction(self) -> None:
+        """Compile (or load from numba's cache) what :meth:`compact` runs, for this state's arrays."""
+        kept, rank, n = np.zeros(1, np.uint64), np.zeros(1, np.int64), 0
+        compile_for(mark_kept_nodes, self.node_parent, self.node_dead, n, kept, rank, self.heap_node, n, True)
+        compile_for(renumber_kept, self.node_parent, self.node_dead, n, kept, rank, self.heap_key, self.heap_node, n)
+        for itemsize in sorted({getattr(self, name).itemsize for name in self.node_fields}):
+            compile_for(move_kept, np.zeros(1, f"u{itemsize}"), kept, n)
+        compile_for(map_refill, self.map_slots, self.node_hash, self.node_dead, n)
+
+    def compact(self, map_in_use: bool, keep_closed: bool = True) -> int:
+        """Free the nodes of dead prefixes (a search marks dead the prefixes it takes out of the queue,
+        see :func:`optrules.corels.kernel.set_aside`) and, unless ``keep_closed``, of the prefixes it is
+        done with (expanded or pruned, not queued: the symmetry map then forgets them, and may let a
+        permutation of one be searched again), except those a queued prefix descends from: the kept
+        nodes move to the front of the arrays in their order, renumbered, the queue and (``map_in_use``)
+        the symmetry map rebuilt. Returns how many nodes were freed."""
+        n_nodes = int(self.ints[N_NODES])
+        words = (n_nodes + 63) // 64
+        kept, rank = np.zeros(words, np.uint64), np.zeros(words, np.int64)
+        n_kept = int(mark_kept_nodes(self.node_parent, self.node_dead, n_nodes, kept, rank, self.heap_node,
+                                     int(self.ints[HEAP_SIZE]), keep_closed))
+        self.ints[HEAP_SIZE] = renumber_kept(self.node_parent, self.node_dead, n_nodes, kept, rank,
+                                             self.heap_key, self.heap_node, int(self.ints[HEAP_SIZE]))
+        for name in self.node_fields:
+            values = getattr(self, name)
+            move_kept(values.view(f"u{values.itemsize}"), kept, n_nodes)
+        self.ints[N_NODES] = n_kept
+        if map_in_use:
+            self.ints[MAP_COUNT] = map_refill(self.map_slots, self.node_hash, self.node_dead, n_kept)
+        return n_nodes - n_kept
 
     def tree(self) -> Tree:
         return Tree(self.node_parent, self.node_last, self.node_depth, self.node_hash, self.node_dead)
@@ -195,6 +241,7 @@ class SearchState:
             "max_prefix_length": int(self.ints[MAX_LENGTH]),
             "memory_bytes": int(self.nbytes),
             "prefixes_dropped": int(self.ints[DROPPED]),
+            "prefixes_set_aside": int(self.ints[SET_ASIDE]),
             "leaves_resolved": int(self.ints[LEAVES_RESOLVED]),
             "reexpansions": int(self.ints[REEXPANDED]),
             "dominated_children": int(self.ints[DOMINATED]),
@@ -216,7 +263,7 @@ def unsearched_counters(prefix_length: int) -> dict:
     """The counters of a search that never started (its budget ran out before it)."""
     return {"total_time": 0.0, "time_to_optimum": 0.0, "nodes_expanded": 0, "lower_bound_evaluations": 0,
             "queue_insertions": 0, "expansions_with_children": 0, "max_queue_size": 0, "max_prefix_length": 0,
-            "memory_bytes": 0, "prefixes_dropped": 0,
+            "memory_bytes": 0, "prefixes_dropped": 0, "prefixes_set_aside": 0,
             "leaves_resolved": 0, "reexpansions": 0, "dominated_children": 0, "optimal_prefix_length": prefix_length,
             "compile_time": 0.0}
 
@@ -290,7 +337,7 @@ def compiled_in_time(compile_kernel, budget: Budget) -> bool:
 
 
 def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace_interval: float = 0.05,
-          trace=None, drop_when_full: bool = False, compile_kernel=None) -> Outcome:
+          trace=None, drop_when_full: bool = False, compile_kernel=None, set_aside=None) -> Outcome:
     """Run ``run`` in slices of ~20 ms until the queue is empty or a budget (or Ctrl-C) stops it.
 
     ``budget`` holds the deadline (for the whole fit: time spent before the search counts), the stop
@@ -299,8 +346,10 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     on instead with the queue it has, dropping the children it would queue and keeping their smallest
     bound (``MEMORY_FULL`` in :mod:`optrules._numba`; the kernel must support it), until the queue is
     empty or another budget stops it; the status is then ``memory budget`` too, for the caller to
-    upgrade to optimal when the dropped prefixes' bound proves it. ``trace`` (if given) is charged too,
-    as it grows.
+    upgrade to optimal when the dropped prefixes' bound proves it. Before that, ``set_aside()`` (if
+    given) may free room by setting queued prefixes aside (keeping their smallest bound alike, counted
+    with the dropped ones): True when it freed enough to go on queueing. ``trace`` (if given) is charged
+    too, as it grows.
 
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
@@ -351,6 +400,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
                 slice_pops = min(slice_pops * 2, 1 << 20)
             if code == NEED_ROOM:
                 if not state.make_room(budget.allowance(STATE)):
+                    if set_aside is not None and set_aside():
+                        continue
                     status = MEMORY_BUDGET
                     if not drop_when_full:
                         break
@@ -372,7 +423,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     except KeyboardInterrupt:
         budget.interrupt()
         status = INTERRUPTED
-    if state.ints[MEMORY_FULL] and status != INTERRUPTED:  # however it ended, memory ended the proper search
+    # however it ended, memory ended the proper search
+    if (state.ints[MEMORY_FULL] or state.ints[DROPPED]) and status != INTERRUPTED:
         status = MEMORY_BUDGET
     total_time = time.perf_counter() - start
     try:

@@ -93,9 +93,12 @@ class Certificate:
                 f"{c.get('queue_insertions', 0):,} queue insertions, max queue {c.get('max_queue_size', 0):,}, "
                 f"max prefix length {c.get('max_prefix_length', 0)}"
             )
-            if c.get("prefixes_dropped"):  # the memory budget was reached: the search drained its queue
-                parts.append(f"memory full: the search went on without queueing, {c['prefixes_dropped']:,} prefixes "
-                             "dropped (their smallest bound is part of the lower bound)")
+            if c.get("prefixes_set_aside"):  # the memory budget was reached: prefixes to be made again
+                parts.append(f"memory full: {c['prefixes_set_aside']:,} queued prefixes set aside to make room, each "
+                             "made again by its parent in its turn")
+            if c.get("prefixes_dropped"):  # the memory budget was reached: prefixes were left unexpanded
+                parts.append(f"memory full: {c['prefixes_dropped']:,} prefixes dropped, left unexpanded to make room "
+                             "(their smallest bound is part of the lower bound)")
         return "\n".join(parts)
 
     def _repr_html_(self) -> str:

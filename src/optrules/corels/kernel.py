@@ -25,7 +25,10 @@ from numba import njit, prange
 from .._numba import (
     BEST_LEN,
     DOMINATED,
+    DROPPED,
+    DROPPED_FLOOR,
     EXPANDED,
+    SET_ASIDE,
     LEAVES_RESOLVED,
     MEMORY_TIGHT,
     REEXPANDED,
@@ -55,6 +58,7 @@ from .._numba import (
     rebuild_uncaptured,
     record_incumbent,
     remaining_set_hash,
+    trailing_zeros,
     unpack_counts,
     weighted_count,
 )
@@ -194,6 +198,130 @@ def _priority(policy, lower_bound, b0, objective, n_captured, length, node):
     return -(length * _ORDER_SCALE + node)  # DFS: deepest first, newest first
 
 
+@njit(inline="always", cache=True)
+def _own_key(x, node_mistakes, node_b0, node_depth, lambda_n):
+    """b(d_p) + b0(d_p): the key prefix ``x`` was first queued with (lower-bound policy)."""
+    return theorem1_hierarchical_lower_bound(node_mistakes[x], node_depth[x], lambda_n) + node_b0[x]
+
+
+@njit(inline="always", cache=True)
+def _queued_bound(key, x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound):
+    """b(d_p) + b0(d_p) of the queued prefix ``x`` (Thms 1, 20); with ``keys_bound`` (the lower-bound
+    policy) its queue key if larger: a prefix queued again for its deferred children is bounded by
+    theirs."""
+    bound = _own_key(x, node_mistakes, node_b0, node_depth, lambda_n)
+    return key if keys_bound and key > bound else bound
+
+
+@njit(inline="always", cache=True)
+def _deferring(key, x, node_mistakes, node_b0, node_depth, lambda_n):
+    """Is the queue entry (``key``, ``x``) a prefix queued again for its deferred children?"""
+    return _requeued(key, _own_key(x, node_mistakes, node_b0, node_depth, lambda_n), lambda_n)
+
+
+@njit(inline="always", cache=True)
+def _bin(bound, lowest, width):
+    return int((bound - lowest) / width)
+
+
+@njit(inline="always", cache=True)
+def _flag(bits, x):
+    bits[x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+
+
+@njit(cache=True)
+def set_aside(heap_key, heap_node, node_parent, node_dead, node_mistakes, node_b0, node_depth, lambda_n, keys_bound,
+              regenerate, share, ints, floats, requeue, counts):
+    """With the memory budget reached: take the queued prefixes of largest bound, about ``share`` of
+    the live queue, out of the queue and mark them dead for :meth:`~optrules.bnb.SearchState.compact`
+    to free. The cut falls between two bins of a histogram of the bounds, so that equal bounds stay
+    together, and never takes the smallest. Returns how many prefixes were taken out.
+
+    ``regenerate`` (the lower-bound policy with deferred children, see :data:`DEFER_WINDOW_LAMBDAS`):
+    nothing is lost. A prefix taken out is a child its parent deferred after all: the parent is queued
+    again at a key no larger than that child's (and above its own key by lambda*N, as a deferring
+    prefix's is), and popped again it makes its children from that key up anew. A prefix queued again
+    for deferred children that falls above the cut is queued again at the cut's key instead. A child
+    of a dead parent (a permutation with a smaller bound replaced it in the map, Cor 16 / Thm 15) is
+    just freed: each of its lists is matched by a list as good under that permutation.
+
+    Otherwise (other policies, requirements) the prefixes taken out are dropped: their smallest
+    bound, which bounds every list they lead to as their own bounds did, joins the lower bound
+    (``floats[DROPPED_FLOOR]``, counted in ``ints[DROPPED]``). ``requeue``: a zeroed bitset over the
+    nodes, ``counts`` the histogram's bins (scratch)."""
+    size = ints[HEAP_SIZE]
+    # the cut is placed on the prefixes it can free: not those queued again for deferred children
+    lowest, highest, live = np.inf, -np.inf, 0
+    for i in range(size):
+        x = heap_node[i]
+        if not node_dead[x] and not (regenerate and _deferring(heap_key[i], x, node_mistakes, node_b0, node_depth,
+                                                               lambda_n)):
+            bound = _queued_bound(heap_key[i], x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound)
+            lowest, highest, live = min(lowest, bound), max(highest, bound), live + 1
+    if live == 0 or not highest > lowest:
+        return 0
+    bins = counts.shape[0] - 1
+    width = (highest - lowest) / bins
+    counts[:] = 0
+    for i in range(size):
+        x = heap_node[i]
+        if not node_dead[x] and not (regenerate and _deferring(heap_key[i], x, node_mistakes, node_b0, node_depth,
+                                                               lambda_n)):
+            bound = _queued_bound(heap_key[i], x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound)
+            counts[_bin(bound, lowest, width)] += 1
+    cut = bins + 1  # bins >= cut are taken out
+    above = 0
+    while cut > 1 and above < share * live:
+        cut -= 1
+        above += counts[cut]
+    if above == 0:
+        return 0
+    # the smallest bound taken out: every list the prefixes taken out lead to costs at least this + lambda*N
+    floor = np.inf
+    for i in range(size):
+        x = heap_node[i]
+        if not node_dead[x]:
+            bound = _queued_bound(heap_key[i], x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound)
+            if bound >= lowest and _bin(bound, lowest, width) >= cut:
+                floor = min(floor, bound)
+    kept, taken = 0, 0
+    for i in range(size):
+        x = heap_node[i]
+        if node_dead[x]:
+            continue
+        key = heap_key[i]
+        deferring = regenerate and _deferring(key, x, node_mistakes, node_b0, node_depth, lambda_n)
+        bound = _queued_bound(key, x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound)
+        if bound < lowest or _bin(bound, lowest, width) < cut:
+            heap_key[kept] = key
+            heap_node[kept] = x
+            kept += 1
+        elif deferring:
+            _flag(requeue, x)
+        else:
+            node_dead[x] = True
+            taken += 1
+            if regenerate and not node_dead[node_parent[x]]:
+                _flag(requeue, node_parent[x])
+    # (a prefix queued again below the cut has no child above it: its key is above every child it queued,
+    # and a child left in the queue lies below the cut, so no prefix is queued twice)
+    for w in range(requeue.shape[0]):
+        pending = requeue[w]
+        while pending != 0:
+            x = w * 64 + np.int64(trailing_zeros(pending))
+            pending &= pending - np.uint64(1)
+            heap_key[kept] = max(floor, _own_key(x, node_mistakes, node_b0, node_depth, lambda_n) + lambda_n)
+            heap_node[kept] = np.int32(x)
+            kept += 1
+    ints[HEAP_SIZE] = kept
+    if regenerate:
+        ints[SET_ASIDE] += taken
+    else:
+        ints[DROPPED] += taken
+        floats[DROPPED_FLOOR] = min(floats[DROPPED_FLOOR], floor)
+    return taken
+
+
 @njit(cache=True)
 def queue_summary(heap_key, heap_node, size, node_dead, node_mistakes, node_b0, node_depth, lambda_n, best,
                   n_antecedents, keys_bound, by_length, remaining):
@@ -211,9 +339,7 @@ def queue_summary(heap_key, heap_node, size, node_dead, node_mistakes, node_b0, 
         if node_dead[x]:
             continue
         lower_bound = theorem1_hierarchical_lower_bound(node_mistakes[x], node_depth[x], lambda_n)
-        bound = lower_bound + node_b0[x]
-        if keys_bound and heap_key[i] > bound:
-            bound = heap_key[i]
+        bound = _queued_bound(heap_key[i], x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound)
         if bound < smallest:
             smallest = bound
         by_length[node_depth[x]] += 1
