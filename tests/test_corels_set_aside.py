@@ -79,9 +79,14 @@ def test_prefixes_set_aside_in_other_orders_bound_the_certificate(tiny_state, po
         assert certificate.counters["prefixes_set_aside"] == 0
 
 
-@pytest.mark.parametrize("policy, map_type", [("lower_bound", "none"), ("lower_bound", "prefix"),
-                                             ("lower_bound", "captured"), ("curiosity", "prefix")])
-def test_every_prefix_taken_out_is_owed_by_its_parent_or_the_floor(tiny_state, monkeypatch, policy, map_type):
+@pytest.mark.parametrize("policy, map_type, min_freed", [
+    ("lower_bound", "none", 0.0), ("lower_bound", "prefix", 0.0), ("lower_bound", "captured", 0.0),
+    ("curiosity", "prefix", 0.0),
+    # a setting aside that must free half the arrays: the lower-bound order falls back to dropping the
+    # top of the whole queue with its floor
+    ("lower_bound", "prefix", 0.5)])
+def test_every_prefix_taken_out_is_owed_by_its_parent_or_the_floor(tiny_state, monkeypatch, policy, map_type,
+                                                                   min_freed):
     """Each time prefixes are taken out of the queue: in the lower-bound order each one's parent (unless
     dead) is queued at a key no larger than the prefix's and above its own by more than lambda*N/2 (so
     that it is popped as a prefix queued again for deferred children, not expanded anew), and a prefix
@@ -119,17 +124,20 @@ def test_every_prefix_taken_out_is_owed_by_its_parent_or_the_floor(tiny_state, m
                     assert after[parent] <= key and after[parent] > own(parent) + 0.5 * lambda_n
             else:
                 assert floats[DROPPED_FLOOR] <= bound
-        checked.append(taken)
+        checked.append((regenerate, taken))
         return taken
 
     checked_set_aside.compile, checked_set_aside.typeof_pyval = real.compile, real.typeof_pyval  # (for compile_for)
     monkeypatch.setattr(kernel, "set_aside", checked_set_aside)
+    monkeypatch.setattr(search_module, "SET_ASIDE_MIN_FREED", min_freed)
     for seed, max_memory in product(range(12), MEMORIES):
         problem, ablation, optimum = _case(seed)
         certificate = search(problem, policy=policy, map_type=map_type, ablation=ablation, max_memory=max_memory,
                              max_length=MAX_LENGTH).certificate
         _check(certificate, optimum, max_memory)
-    assert sum(taken > 0 for taken in checked) >= 3
+    assert sum(taken > 0 for _, taken in checked) >= 3
+    if min_freed:
+        assert sum(taken > 0 and not regenerate for regenerate, taken in checked) >= 3
 
 
 def test_with_requirements_prefixes_set_aside_bound_the_certificate(tiny_state):

@@ -389,8 +389,9 @@ def _set_aside(state: SearchState, budget: Budget, lambda_n: float, keys_bound: 
     """The memory budget is reached: take the queued prefixes of largest bound (about SET_ASIDE_SHARE
     of the queue) out of it, free their nodes and go on queueing (:func:`kernel.set_aside`: with
     ``regenerate`` their parents make them again in their turn, else their smallest bound joins the
-    lower bound). False when that frees too little: the search then drops the children it would
-    queue (:data:`optrules._numba.MEMORY_FULL`).
+    lower bound; when that frees too little, the top quarter of the whole queue, queued-again prefixes
+    included, is dropped with its smallest bound). False when even that frees too little: the search
+    then drops the children it would queue (:data:`optrules._numba.MEMORY_FULL`).
 
     Dropping children from the first time the memory is full bounds them all by about the queue's
     smallest bound at that time, and the lower bound stops there: on monks-2 (lambda 0.01, 300 MB) at
@@ -402,13 +403,13 @@ def _set_aside(state: SearchState, budget: Budget, lambda_n: float, keys_bound: 
     if not budget.fits(scratch):
         return False
 
-    def arguments(requeue, counts):
+    def arguments(requeue, counts, regenerate):
         return (state.heap_key, state.heap_node, state.node_parent, state.node_dead, state.node_mistakes, state.node_b0,
                 state.node_depth, lambda_n, keys_bound, regenerate, SET_ASIDE_SHARE, state.ints, state.floats, requeue,
                 counts)
 
     def compile_all():
-        compile_for(K.set_aside, *arguments(np.zeros(1, np.uint64), np.zeros(2, np.int64)))
+        compile_for(K.set_aside, *arguments(np.zeros(1, np.uint64), np.zeros(2, np.int64), regenerate))
         state.compile_compaction()
 
     # compiled within the budget (~2 s on a cold cache), and not begun without the time to finish
@@ -420,13 +421,20 @@ def _set_aside(state: SearchState, budget: Budget, lambda_n: float, keys_bound: 
     budget.charge("setting aside", scratch)
     try:
         requeue, counts = np.zeros(words, np.uint64), np.zeros(bins + 1, np.int64)
-        taken = K.set_aside(*arguments(requeue, counts))
-        del requeue, counts
+        K.set_aside(*arguments(requeue, counts, regenerate))
         # (prefixes replaced in the map are freed too, whether or not any was taken out)
         enough = max(SET_ASIDE_MIN_FREED * state.node_parent.shape[0], 1)
         freed = state.compact(map_in_use)
         if freed < enough:  # the prefixes done with fill the memory: the map forgets them
             freed += state.compact(map_in_use, keep_closed=False)
+        if freed < enough and regenerate:
+            # the queue itself fills the memory (its prefixes and those queued again for the children they
+            # make anew): its top quarter is dropped, bounded by its smallest bound, which is far above
+            # what dropping children from now on would leave (about the queue's smallest bound)
+            requeue[:] = 0
+            K.set_aside(*arguments(requeue, counts, False))
+            freed += state.compact(map_in_use, keep_closed=False)
+        del requeue, counts
     finally:
         budget.release("setting aside")
     return freed >= enough
