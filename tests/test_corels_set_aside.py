@@ -140,6 +140,34 @@ def test_every_prefix_taken_out_is_owed_by_its_parent_or_the_floor(tiny_state, m
         assert sum(taken > 0 and not regenerate for regenerate, taken in checked) >= 3
 
 
+def test_weighted_and_multiclass_searches_set_prefixes_aside_exactly(tiny_state):
+    """Real sample weights (float node counts) and three classes (per-class sums) set prefixes aside
+    alike: the brute-force optimum, proven whenever nothing was dropped."""
+    proven = 0
+    for seed in range(8):
+        rng = np.random.default_rng(100 + seed)
+        n_classes = 2 + seed % 2
+        captures = rng.random((14, 150)) < rng.uniform(0.2, 0.6)
+        y = rng.integers(0, n_classes, 150)
+        weights = rng.uniform(0.5, 2.0, 150) if seed % 4 else None
+        regularization = float(rng.choice([0.001, 0.002]))
+        ablation = Ablation(minimum_support=False, accurate_support=False, excessive_support=False,
+                            equivalent_points=bool(seed % 2), lookahead=bool(seed % 2))
+        problem = Problem.from_captures(captures, y, regularization, sample_weight=weights, n_classes=n_classes)
+        optimum = brute_force(captures, y, regularization, max_length=MAX_LENGTH, sample_weight=weights,
+                              n_classes=n_classes).objective
+        for map_type, max_memory in product(["none", "prefix"], MEMORIES[::2]):
+            certificate = search(problem, map_type=map_type, ablation=ablation, max_memory=max_memory,
+                                 max_length=MAX_LENGTH).certificate
+            assert certificate.lower_bound <= optimum + 1e-9 and optimum <= certificate.objective + 1e-9
+            if certificate.status == OPTIMAL:
+                assert certificate.objective == pytest.approx(optimum, abs=1e-9)
+            if certificate.counters["prefixes_set_aside"] and not certificate.counters["prefixes_dropped"]:
+                assert certificate.status == OPTIMAL
+                proven += 1
+    assert proven >= 5
+
+
 def test_with_requirements_prefixes_set_aside_bound_the_certificate(tiny_state):
     """Requirements key the queue on what is still owed, not on bounds: prefixes taken out are dropped
     with their bound, and the certificate of the lists holding a required antecedent stays valid."""
