@@ -36,6 +36,14 @@ FallingRuleListClassifier(method="montecarlo", iterations=50, random_state=0).fi
 for cnf in (False, True):
     RuleSetClassifier(cnf=cnf, time_limit=5).fit(compas.X, compas.y)
 RuleSetClassifier(time_limit=5).fit(compas.X, compas.y, sample_weight=weights)
+# searches that fill their memory and set prefixes aside
+from optrules.corels.problem import Problem
+from optrules.corels.search import search
+rng = np.random.default_rng(1)
+captures, labels = rng.random((40, 500)) < 0.3, (rng.random(500) < 0.5).astype(int)
+set_aside = [search(Problem.from_captures(captures, labels, 0.001, sample_weight=w), max_memory=600_000,
+                    max_nodes=30_000).certificate.counters["prefixes_set_aside"] for w in (None, np.linspace(0.5, 2, 500))]
+assert min(set_aside) > 0, set_aside
 print("new:", sorted(compiled() - before))
 """
 

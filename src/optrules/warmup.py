@@ -40,6 +40,16 @@ def _rule_lists() -> None:
     RuleListClassifier(regularization=0.0005, max_nodes=300).fit(X_noisy, y_noisy)
     X3, y3 = _table(400, 8, n_classes=3, seed=1)
     RuleListClassifier(regularization=0.01).fit(X3, y3)
+    # a search that fills its memory budget sets prefixes aside (the compaction kernels), with node
+    # counts in int32 and, weighted, in float64
+    from .corels.problem import Problem
+    from .corels.search import search
+
+    rng = np.random.default_rng(0)
+    captures, labels = rng.random((30, 300)) < 0.3, (rng.random(300) < 0.5).astype(int)
+    for weights in (None, np.linspace(0.5, 2.0, 300)):
+        search(Problem.from_captures(captures, labels, 0.001, sample_weight=weights), max_memory=600_000,
+               max_nodes=30_000)
 
 
 def _large_rule_list() -> None:
