@@ -248,3 +248,49 @@ def test_no_setting_aside_begins_without_the_time_to_finish_it(tiny_state, monke
     assert timed.counters["prefixes_set_aside"] == 0 and timed.counters["prefixes_dropped"] > 0
     _check(timed, optimum, MEMORIES[0])
     assert timed.counters["total_time"] < 30
+
+
+def test_a_queue_drained_early_is_searched_again_from_its_better_list(tiny_state):
+    """A search whose queue drains for want of memory before its time is up, with a better list than it
+    started from, searches again from that list (pruning from the first expansion): the certificate
+    stays exact against brute force, the trace runs on in time with its bound below its list."""
+    searched_again = 0
+    for seed, max_memory in product(range(12), MEMORIES):
+        problem, ablation, optimum = _case(seed)
+        certificate = search(problem, ablation=ablation, max_memory=max_memory, max_length=MAX_LENGTH,
+                             map_type="none", time_limit=60).certificate
+        _check(certificate, optimum, max_memory)
+        if certificate.counters.get("searches_again"):
+            searched_again += 1
+            trace = certificate.trace
+            assert list(trace.time) == sorted(trace.time)
+            assert all(lower <= best + 1e-12 for lower, best in zip(trace.lower_bound, trace.objective))
+            assert trace.objective[-1] == pytest.approx(certificate.objective)
+            assert "searched again" in str(certificate)
+    assert searched_again >= 5
+    # a node budget or no better list: never again (a search bounded by nodes would not stop)
+    problem, ablation, _ = _case(0)
+    bounded = search(problem, ablation=ablation, max_memory=MEMORIES[0], max_length=MAX_LENGTH, map_type="none",
+                     max_nodes=50).certificate
+    assert not bounded.counters.get("searches_again")
+
+
+def test_two_searches_make_one_certificate():
+    """The bound is the larger of the two (each bounds the same optimum), optimal once it reaches the
+    second list; counters add up."""
+    from optrules.certificate import Certificate, MEMORY_BUDGET, Trace
+    from optrules.corels.search import SearchResult, _searched_again
+
+    def result(objective, lower_bound, status=MEMORY_BUDGET, expanded=10):
+        trace = Trace()
+        trace.append(1.0, objective, lower_bound, [1], float("nan"))
+        counters = {"total_time": 1.0, "time_to_optimum": 0.5, "nodes_expanded": expanded, "max_queue_size": expanded}
+        return SearchResult((0,), 3, objective, Certificate(status, objective, lower_bound, counters, trace))
+
+    both = _searched_again(result(0.32, 0.30), result(0.31, 0.25, expanded=7)).certificate
+    assert (both.status, both.objective, both.lower_bound) == (MEMORY_BUDGET, 0.31, 0.30)
+    assert both.counters["nodes_expanded"] == 17 and both.counters["max_queue_size"] == 10
+    assert both.counters["time_to_optimum"] == 1.5 and both.counters["searches_again"] == 1
+    assert both.trace.time == [1.0, 2.0] and both.trace.lower_bound == [0.30, 0.30]
+    proven = _searched_again(result(0.32, 0.31), result(0.31, 0.2)).certificate
+    assert proven.status == OPTIMAL and proven.lower_bound == 0.31

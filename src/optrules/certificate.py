@@ -96,6 +96,9 @@ class Certificate:
             if c.get("prefixes_set_aside"):  # the memory budget was reached: prefixes to be made again
                 parts.append(f"memory full: {c['prefixes_set_aside']:,} queued prefixes set aside to make room, each "
                              "made again by its parent in its turn")
+            if c.get("searches_again"):  # the queue drained with time left and a better list
+                parts.append(f"searched again {c['searches_again']} time(s) from a better list, its queue having "
+                             "drained for want of memory before the time ran out")
             if c.get("prefixes_dropped"):  # the memory budget was reached: prefixes were left unexpanded
                 parts.append(f"memory full: {c['prefixes_dropped']:,} prefixes dropped, left unexpanded to make room "
                              "(their smallest bound is part of the lower bound)")
