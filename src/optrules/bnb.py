@@ -347,9 +347,9 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     bound (``MEMORY_FULL`` in :mod:`optrules._numba`; the kernel must support it), until the queue is
     empty or another budget stops it; the status is then ``memory budget`` too, for the caller to
     upgrade to optimal when the dropped prefixes' bound proves it. Before that, ``set_aside()`` (if
-    given) may free room by setting queued prefixes aside (keeping their smallest bound alike, counted
-    with the dropped ones): True when it freed enough to go on queueing. ``trace`` (if given) is charged
-    too, as it grows.
+    given) may free room by taking queued prefixes out (to be made again later, or dropped with their
+    bound): True when it freed enough to go on queueing. ``trace`` (if given) is charged too, as it
+    grows.
 
     ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
