@@ -276,14 +276,9 @@ def set_aside(heap_key, heap_node, node_parent, node_dead, node_mistakes, node_b
         above += counts[cut]
     if above == 0:
         return 0
-    # the smallest bound taken out: every list the prefixes taken out lead to costs at least this + lambda*N
+    # floor: the smallest bound taken out; every list the prefixes taken out lead to costs at least this
+    # + lambda*N
     floor = np.inf
-    for i in range(size):
-        x = heap_node[i]
-        if not node_dead[x]:
-            bound = _queued_bound(heap_key[i], x, node_mistakes, node_b0, node_depth, lambda_n, keys_bound)
-            if bound >= lowest and _bin(bound, lowest, width) >= cut:
-                floor = min(floor, bound)
     kept, taken = 0, 0
     for i in range(size):
         x = heap_node[i]
@@ -296,7 +291,9 @@ def set_aside(heap_key, heap_node, node_parent, node_dead, node_mistakes, node_b
             heap_key[kept] = key
             heap_node[kept] = x
             kept += 1
-        elif deferring:
+            continue
+        floor = min(floor, bound)
+        if deferring:
             _flag(requeue, x)
         else:
             node_dead[x] = True

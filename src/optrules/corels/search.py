@@ -408,14 +408,12 @@ def _searched_again(first: SearchResult, again: SearchResult) -> SearchResult:
     counters["time_to_optimum"] = (one.counters["total_time"] + two.counters["time_to_optimum"]
                                    if two.objective < one.objective else one.counters["time_to_optimum"])
     counters["searches_again"] = one.counters.get("searches_again", 0) + 1 + two.counters.get("searches_again", 0)
-    trace = Trace()
-    for t, best, lower, by_length, space in zip(one.trace.time, one.trace.objective, one.trace.lower_bound,
-                                                one.trace.queue_by_length, one.trace.log10_remaining):
-        trace.append(t, best, lower, by_length, space)
-    shift = one.counters["total_time"]
-    for t, best, lower, by_length, space in zip(two.trace.time, two.trace.objective, two.trace.lower_bound,
-                                                two.trace.queue_by_length, two.trace.log10_remaining):
-        trace.append(shift + t, best, min(best, max(lower, one.lower_bound)), by_length, space)
+    shift, first_trace, trace = one.counters["total_time"], one.trace, two.trace
+    trace = Trace(first_trace.time + [shift + t for t in trace.time], first_trace.objective + trace.objective,
+                  first_trace.lower_bound + [min(best, max(lower, one.lower_bound))
+                                             for best, lower in zip(trace.objective, trace.lower_bound)],
+                  first_trace.queue_by_length + trace.queue_by_length,
+                  first_trace.log10_remaining + trace.log10_remaining)
     certificate = Certificate(status, two.objective, lower_bound, counters, trace)
     return SearchResult(again.prefix, again.mistakes, again.objective, certificate)
 
