@@ -16,18 +16,22 @@ import math
 import numpy as np
 import pytest
 
+from optrules.corels.kernel import IMPURE_CHILD_COMPARISONS
 from optrules.corels.problem import Problem
 from optrules.corels.search import search
 
 
 def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float, lookahead: bool = True,
-                     resolve_leaves: bool = False, dominance: bool = True) -> dict:
+                     resolve_leaves: bool = False, dominance: bool = True, conditions=None) -> dict:
     """Algorithm 2 of Angelino et al. (2018) with Thms 1, 4, 10, 11, 20, 21 and Lemma 2 (``lookahead``),
     in plain Python. ``resolve_leaves``: a child that passes the queue's test but whose own children
     could not (its bound + lambda fails it) is expanded at once, its children's lists checked for the
     incumbent, instead of being queued. ``dominance``: a child that passes it is dropped when a sibling
-    whose rule errs on nothing it captures captures a superset of the child's samples (more samples,
-    or the same with a smaller index)."""
+    whose rule errs on nothing it captures leaves out at most the child's mistakes of the child's
+    samples (Thm 18; of two pure ones capturing the same samples, the one with the smaller index stays;
+    and, with ``conditions`` (a tuple of names an antecedent), when a sibling made of some of its
+    conditions, capturing all it captures, errs no more than it (the one with the smaller index stays
+    of two capturing the same samples with as many mistakes)."""
     m, n = captures.shape
     lam_n = regularization * n
     ahead = lam_n if lookahead else 0.0
@@ -55,6 +59,9 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     def thm4_cap(best):
         return m if lam_n <= 0 else min(math.floor(best / lam_n), m)
 
+    parts = [set(c) for c in conditions] if conditions is not None else [{a} for a in range(m)]
+    within = [[b for b in range(m) if b != a and parts[b] < parts[a] and not (captures[a] & ~captures[b]).any()]
+              for a in range(m)]
     while queue:
         _, _, prefix = heapq.heappop(queue)
         prefix_mistakes = mistakes[prefix]
@@ -70,11 +77,13 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
         inserted_before = insertions
         n_unc = int(uncaptured.sum())
         pos_unc = int(y[uncaptured].sum())
-        pure = []  # (captured, index) of the siblings whose rule errs on none of its samples
+        pure = {0: [], 1: []}  # per class, (count, index, captured) of the siblings erring on none of theirs
         for b in range(m):
             grabbed = uncaptured & captures[b]
             if dominance and b not in prefix and grabbed.any() and y[grabbed].min() == y[grabbed].max():
-                pure.append((grabbed, b))
+                pure[int(y[grabbed][0])].append((int(grabbed.sum()), b, grabbed))
+        for siblings in pure.values():
+            siblings.sort(key=lambda entry: entry[:2], reverse=True)
         for a in range(m):
             if a in prefix:
                 continue
@@ -94,8 +103,11 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
             child_b0 = b0(uncaptured & ~captures[a])
             if not child_lb + child_b0 + ahead < best:
                 continue
-            if any(b != a and (g.sum() > n_cap or (g.sum() == n_cap and b < a)) and not (captured & ~g).any()
-                   for g, b in pure):
+            if dominance and any(_subconjunction_dominates(b, a, uncaptured, captures, y, n_cap, n_cap - rule_correct)
+                                 for b in within[a] if b not in prefix):
+                dominated += 1
+                continue
+            if _dominated_by_pure(a, captured, y, pure):
                 dominated += 1
                 continue
             if resolve_leaves and not child_lb + lam_n + child_b0 + ahead < best:
@@ -121,6 +133,36 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     return {"nodes_expanded": expanded, "lower_bound_evaluations": evaluations, "queue_insertions": insertions,
             "expansions_with_children": kept, "leaves_resolved": leaves, "dominated_children": dominated,
             "objective": best / n}
+
+
+def _subconjunction_dominates(b, a, uncaptured, captures, y, n_cap, mistakes) -> bool:
+    grabbed = uncaptured & captures[b]
+    n_cap_b, n_pos_b = int(grabbed.sum()), int(y[grabbed].sum())
+    mistakes_b = min(n_pos_b, n_cap_b - n_pos_b)
+    return mistakes_b <= mistakes and not (n_cap_b == n_cap and mistakes_b == mistakes and b > a)
+
+
+def _dominated_by_pure(a, captured, y, pure, impure_comparisons=IMPURE_CHILD_COMPARISONS) -> bool:
+    """Thm 18 between siblings: a pure sibling b leaves out of what child a captures at most a's
+    mistakes (of two pure ones capturing the same samples, the smaller index stays). A pure sibling of
+    the other class can only when a's classes tie. ``pure[label]``: that class's pure siblings, those
+    capturing most first (then the larger index); a child that errs somewhere is compared with the
+    first ``impure_comparisons`` of each class that capture at least its majority."""
+    n_cap, n_pos = int(captured.sum()), int(y[captured].sum())
+    mistakes = min(n_pos, n_cap - n_pos)
+    for label in (1, 0):
+        if mistakes != n_cap - (n_pos if label else n_cap - n_pos):  # not a's majority (nor a tie)
+            continue
+        compared = 0
+        for count, b, grabbed in pure[label]:
+            if count < n_cap - mistakes or (mistakes > 0 and compared >= impure_comparisons):
+                break
+            if b == a or (count == n_cap and mistakes == 0 and b > a):
+                continue
+            compared += 1
+            if int((captured & ~grabbed).sum()) <= mistakes:
+                return True
+    return False
 
 
 def random_problem(rng, n_antecedents: int, n_samples: int, planted: bool):

@@ -361,7 +361,7 @@ class Workspace(NamedTuple):
     leaf_u: np.ndarray
     leaf_live_words: np.ndarray
     leaf_counts: np.ndarray
-    pure_children: np.ndarray  # antecedents whose rule errs on none of what it captures, with their counts (rule lists)
+    pure_siblings: np.ndarray  # a prefix's children whose rule errs on none of what it captures, by class and count (rule lists)
 
 
 def workspace(counting: Counting, max_chunks: int = 1) -> Workspace:

@@ -80,26 +80,25 @@ def corollary16_permutation_dominates(lower_bound, stored_lower_bound):
 
 
 @njit(inline="always", cache=True)
-def pure_sibling_dominates(a, n_captured, b, n_captured_b, uncaptured, bits, live_words, n_live):
-    """Child b of prefix p, whose rule errs on none of the samples it captures after p (a *pure*
-    sibling), dominates child a when it captures a superset of a's samples there: more samples, or the
-    same ones and b < a (so that of two siblings capturing the same set one stays). Then no list in
-    p + a's subtree beats the best list in p + b's and the lists already evaluated, and p + a need not
-    be queued (its own list p + a + default has been checked against the incumbent).
+def theorem18_sibling_dominates(mistakes_a, mistakes_b, n_only_a):
+    """Similar support (Thm 18) between two children p + a and p + b of one prefix: when b errs, on what
+    it captures after p, at most a's mistakes there minus the samples a captures and b does not
+    (``n_only_a``), every list in p + a's subtree is matched by one in p + b's at least as good, so p + a
+    need not be queued (its own list p + a + default has been checked against the incumbent).
 
-    Ours, the similar-support idea of Thm 18 with a difference of zero. Take a list p + a + R. If R does
-    not hold b, p + b + R is at least as good: b errs nowhere, and every later rule and the default see
-    a subset of the samples they saw (with their majority they err no more, sample by sample). If
-    R = R1 + b + R2, then p + b + R1 + R2 is better by lambda at least: the default is left the same
-    samples, b errs nowhere, R1 and R2 see subsets. ``uncaptured``: the words of what p leaves,
-    ``bits`` the antecedents' words, ``live_words[:n_live]`` the words where p leaves something."""
-    if b == a or n_captured_b < n_captured or (n_captured_b == n_captured and b > a):
-        return False
-    for j in range(n_live):
-        w = live_words[j]
-        if uncaptured[w] & bits[a, w] & ~bits[b, w]:
-            return False
-    return True
+    Take a list p + a + R, and p + b + R' with R' = R without b (b captures nothing after p + b), each
+    rule keeping its label. A sample neither rule captures meets the same rules in both lists, b
+    capturing none of it. Of a's samples, those b captures are now b's and those it does not (at most
+    ``n_only_a``) may now be misclassified; b's other samples were classified by R, now by b. So p + b
+    + R' errs at most mistakes_b + n_only_a - mistakes_a more, with no more rules: the theorem's
+    b(p + a) - b(p + b) >= omega, omega the support captured by p + a and not by p + b (within one
+    prefix's context the reverse support does not count: b's other samples are b's to classify). With a
+    difference of zero and a sibling erring nowhere, this is the pure sibling capturing a superset.
+
+    Of two siblings each dominating the other (the same samples and mistakes) the caller keeps the one
+    with the smaller index: otherwise the relation has no cycle (around one, the samples one child
+    captures and the next does not would sum to zero, so all would capture the same set)."""
+    return mistakes_b + n_only_a <= mistakes_a
 
 
 @njit(inline="always", cache=True)

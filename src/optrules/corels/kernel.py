@@ -17,6 +17,7 @@ search and react to Ctrl-C between calls.
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -51,6 +52,7 @@ from .._numba import (
     find_remaining_set,
     heap_pop,
     heap_push,
+    popcount,
     live_word_list,
     mark_prefix,
     needs_room,
@@ -66,12 +68,12 @@ from .._numba import (
 from .bounds import (
     corollary16_permutation_dominates,
     lemma2_lookahead,
-    pure_sibling_dominates,
     theorem1_hierarchical_lower_bound,
     theorem4_max_prefix_length,
     theorem7_extension_budget,
     theorem10_minimum_support,
     theorem11_minimum_accurate_support,
+    theorem18_sibling_dominates,
     theorem20_equivalent_points,
     theorem21_excessive_support,
 )
@@ -110,7 +112,8 @@ USE_MIN_SUPPORT, USE_ACCURATE_SUPPORT, USE_EXCESSIVE_SUPPORT, USE_LOOKAHEAD, USE
 RESOLVE_LEAVES, RESOLVE_LEAVES_WHEN_TIGHT = 32, 64
 # children are queued in steps of their bound (see _expand): always, or once memory is tight
 DEFER_CHILDREN, DEFER_CHILDREN_WHEN_TIGHT = 128, 256
-# children whose subtree a pure sibling's dominates are not queued (_dominated_by_pure_sibling)
+# children whose subtree a sibling's dominates are not queued (Thm 18: _dominated_by_subconjunction,
+# _dominated_by_pure_sibling)
 USE_SIBLING_DOMINANCE = 512
 
 
@@ -421,26 +424,147 @@ def _sift_down(values, first, root, n):
 
 
 @njit(inline="always", cache=True)
-def _dominated_by_pure_sibling(a, n_cap, u, bits, live_words, n_live, pure_children, first, stop, n_antecedents):
-    """Does a pure sibling dominate child ``a`` (:func:`~optrules.corels.bounds.pure_sibling_dominates`)?
-    ``pure_children[first:stop]``: those of the child's class (whose rule errs on none of what it
-    captures after the prefix), each as its count captured x ``n_antecedents`` + its index, ascending:
-    the siblings capturing the most are compared first, and none capturing fewer than the child.
-    Returns (dominated, siblings compared)."""
-    checks = 0
+def _weight_only_in_first(a, b, u, bits, live_words, n_live, count_planes, packed_weights, limit):
+    """The weight of the samples in ``u`` that ``a`` captures and ``b`` does not, counted until it
+    exceeds ``limit`` (then some total above it)."""
+    total = np.int64(0)
+    for j in range(n_live):
+        w = live_words[j]
+        x = u[w] & bits[a, w] & ~bits[b, w]
+        if x == 0:
+            continue
+        if packed_weights.shape[0] > 0:
+            base = w * 64
+            while x != 0:
+                total += unpack_counts(packed_weights[base + np.int64(trailing_zeros(x))])[0]
+                x &= x - np.uint64(1)
+        else:
+            for plane in range(count_planes.shape[0]):
+                total += np.int64(popcount(x & count_planes[plane, w])) << plane
+        if total > limit:
+            return total
+    return total
+
+
+# a child that errs somewhere is compared with at most this many pure siblings, those capturing most: with
+# all those capturing its majority, the time a child bound tripled on house_votes 0.005 (997 antecedents,
+# many pure) for few children more dominated; four cost car 0.01 a third more a child bound, one a tenth,
+# and monks-3 0.005 still took 19 s instead of 32 (17 s with four)
+IMPURE_CHILD_COMPARISONS = 1
+
+# a pure sibling's entry in its class's sorted list: its count above, its index below (shift and mask, no
+# division: the lists are read for each child that could be queued)
+SIBLING_SHIFT = 32
+SIBLING_MASK = (1 << SIBLING_SHIFT) - 1
+
+
+@njit(inline="always", cache=True)
+def _dominated_by_pure_sibling(a, n_cap, n_pos, u, bits, live_words, n_live, count_planes, packed_weights,
+                               pure_siblings, first, stop, work_left):
+    """Does a pure sibling (one whose rule errs on none of what it captures) dominate child ``a``
+    (:func:`~optrules.corels.bounds.theorem18_sibling_dominates` with no mistakes of its own)?
+    ``pure_siblings[first:stop]``: those of one class, ascending by count (see ``SIBLING_SHIFT``). Of
+    a's majority, one capturing fewer than a leaves some of it out, more than a's mistakes allow; so they
+    are read from the largest down to a's majority, each compared word by word (a's samples it does
+    not capture, at most a's mistakes). ``work_left``: sibling entries read plus words compared
+    allowed. Returns (dominated, work done)."""
+    mistakes_a = min(n_pos, n_cap - n_pos)
+    majority_a = n_cap - mistakes_a
+    work = 0
+    compared = 0
     for i in range(stop - 1, first - 1, -1):
-        n_cap_b, b = divmod(pure_children[i], n_antecedents)
-        if n_cap_b < n_cap:
+        if work >= work_left or (mistakes_a > 0 and compared >= IMPURE_CHILD_COMPARISONS):
             break
-        checks += 1
-        if pure_sibling_dominates(a, n_cap, b, n_cap_b, u, bits, live_words, n_live):
-            return True, checks
-    return False, checks
+        n_cap_b = pure_siblings[i] >> SIBLING_SHIFT
+        b = pure_siblings[i] & SIBLING_MASK
+        if n_cap_b < majority_a:
+            break
+        # of two pure siblings capturing the same samples the first stays
+        if b == a or (n_cap_b == n_cap and mistakes_a == 0 and b > a):
+            continue
+        work += 1 + n_live
+        compared += 1
+        only_a = _weight_only_in_first(a, b, u, bits, live_words, n_live, count_planes, packed_weights, mistakes_a)
+        if theorem18_sibling_dominates(mistakes_a, 0, only_a):
+            return True, work
+    return False, work
 
 
-# An expansion looks for a pure sibling dominating a child (above) until it has made this many subset
-# checks, then queues the rest as usual: with many antecedents (and as many pure ones) the checks grow
-# with their square, the pruning never has to be complete. A count, not a time: deterministic.
+@njit(inline="always", cache=True)
+def _dominated_by_subconjunction(a, n_cap, n_pos, within_first, within, child_counts):
+    """Does a sibling whose conditions are some of a's dominate child ``a``? It captures every sample a
+    does (``within[within_first[a]:within_first[a + 1]]``, checked on the bits when the problem was
+    built), so it dominates a when it errs no more
+    (:func:`~optrules.corels.bounds.theorem18_sibling_dominates` with nothing captured by a alone):
+    "A" over "A and X" when X removes none of A's mistakes. Of two capturing the same samples with as
+    many mistakes, the first stays. (None of them is in the prefix: a child within a prefix's rule
+    captures nothing and is not compared.)"""
+    mistakes_a = min(n_pos, n_cap - n_pos)
+    for i in range(within_first[a], within_first[a + 1]):
+        b = within[i]
+        n_cap_b, n_pos_b, _ = unpack_counts(child_counts[b])
+        mistakes_b = min(n_pos_b, n_cap_b - n_pos_b)
+        if n_cap_b == n_cap and mistakes_b == mistakes_a and b > a:
+            continue
+        if theorem18_sibling_dominates(mistakes_a, mistakes_b, 0):
+            return True
+    return False
+
+
+# antecedents of more conditions than this are not looked up by their parts (2^k - 2 lookups each)
+MAX_PARTS = 6
+
+
+def antecedent_subsets(conditions, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each antecedent a, the others made of some of its conditions (a conjunction's parts mined
+    too), which therefore capture every sample it does: ``within[within_first[a]:within_first[a + 1]]``
+    (for :func:`_dominated_by_subconjunction`). A condition named with commas counts as its parts (the
+    reference's files name a conjunction so). The names only propose; each pair is kept only where the
+    bits agree, so names that do not describe the bits cost pruning, never a wrong answer. Linear in
+    the antecedents: 2^k - 2 lookups for one of k conditions."""
+    parts = [frozenset(part for condition in c for part in str(condition).split(",")) for c in conditions]
+    index: dict[frozenset, int] = {}
+    for a, key in enumerate(parts):
+        index.setdefault(key, a)
+    firsts = np.zeros(len(parts) + 1, np.int64)
+    members: list[int] = []
+    for a, key in enumerate(parts):
+        if 1 < len(key) <= MAX_PARTS:
+            items = sorted(key)
+            for size in range(1, len(items)):
+                for subset in itertools.combinations(items, size):
+                    b = index.get(frozenset(subset))
+                    if b is not None and b != a:
+                        members.append(b)
+        firsts[a + 1] = len(members)
+    within = np.asarray(members, np.int64)
+    keep = _captures_within(bits, firsts, within)
+    owner = np.repeat(np.arange(len(parts)), np.diff(firsts))
+    kept_firsts = np.zeros_like(firsts)
+    np.cumsum(np.bincount(owner[keep], minlength=len(parts)), out=kept_firsts[1:])
+    return kept_firsts, within[keep]
+
+
+@njit(cache=True)
+def _captures_within(bits, firsts, within):
+    """keep[i]: does antecedent ``within[i]`` capture every sample its owner (the a with firsts[a] <= i <
+    firsts[a + 1]) captures?"""
+    keep = np.zeros(within.shape[0], np.bool_)
+    for a in range(firsts.shape[0] - 1):
+        for i in range(firsts[a], firsts[a + 1]):
+            b = within[i]
+            inside = True
+            for w in range(bits.shape[1]):
+                if bits[a, w] & ~bits[b, w]:
+                    inside = False
+                    break
+            keep[i] = inside
+    return keep
+
+
+# An expansion looks for a sibling dominating a child (above) until it has read this many sibling entries
+# and compared this many words, then queues the rest as usual: with many antecedents the comparisons grow
+# with their square, the pruning never has to be complete. Counted in work, not time: deterministic.
 SIBLING_CHECKS_PER_EXPANSION = 1 << 20
 
 
@@ -469,7 +593,7 @@ PARALLEL_MIN_WORDS = 1 << 16
 
 
 # -- the search loop --------------------------------------------------------------------------------
-def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mistakes, node_b0, frontier, progress, workspace,
+def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, node_mistakes, node_b0, frontier, progress, workspace,
             n_chunks):
     """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
 
@@ -488,7 +612,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     only when removing it (or the rules from it on) keeps the list admissible. A list that misses some
     requirement but beats ``free_best[0]`` is written to ``free_prefix`` (its length in
     ``free_best[1]``), for the driver to complete into an admissible incumbent; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
-    word per antecedent, XORed into the prefix map's keys.
+    word per antecedent, XORed into the prefix map's keys; ``subsets``: :func:`antecedent_subsets`'
+    two arrays (empty lists when sibling dominance is off).
     """
     (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
      minority_weights) = counting
@@ -519,7 +644,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
     live_words, in_prefix, child_counts = workspace.live_words, workspace.in_prefix, workspace.child_counts
     unc_totals, cap_totals = workspace.totals, workspace.captured_totals
     leaf_u, leaf_live_words, leaf_counts = workspace.leaf_u, workspace.leaf_live_words, workspace.leaf_counts
-    pure_children = workspace.pure_children
+    pure_siblings = workspace.pure_siblings
+    within_first, within = subsets
     for a in range(n_antecedents):
         in_prefix[a] = False
     pops = 0
@@ -588,10 +714,9 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
                                minority_planes, packed_weights, use_equivalent, in_prefix, child_counts,
                                np.int64(chunk), chunks)
         # the pure children, those capturing only positives at the front, only negatives at the back, each
-        # part sorted by count (_dominated_by_pure_sibling): a child's captured set lies within a pure
-        # sibling's only if it is pure of the same class and no larger, so the other children are not
-        # compared at all (mushroom, 1,597 antecedents, many of them pure: comparing every child with
-        # every pure sibling took 7/8 of the search)
+        # part sorted by count (_dominated_by_pure_sibling): only one capturing at least a child's majority
+        # can dominate it (mushroom, 1,597 antecedents, many of them pure: comparing every child with every
+        # pure sibling took 7/8 of the search)
         n_pure_positive = 0
         n_pure_negative = 0
         if use_dominance:
@@ -599,14 +724,14 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
                 if not in_prefix[b]:
                     n_cap_b, n_pos_b, _ = unpack_counts(child_counts[b])
                     if n_cap_b > 0 and n_pos_b == n_cap_b:
-                        pure_children[n_pure_positive] = n_cap_b * n_antecedents + b
+                        pure_siblings[n_pure_positive] = (n_cap_b << SIBLING_SHIFT) | b
                         n_pure_positive += 1
                     elif n_cap_b > 0 and n_pos_b == 0:
                         n_pure_negative += 1
-                        pure_children[n_antecedents - n_pure_negative] = n_cap_b * n_antecedents + b
+                        pure_siblings[n_antecedents - n_pure_negative] = (n_cap_b << SIBLING_SHIFT) | b
             # (typed bounds: a literal 0 made numba compile the sort three times, 0.4 s each in a first fit)
-            _heapsort(pure_children, np.int64(0), np.int64(n_pure_positive))
-            _heapsort(pure_children, np.int64(n_antecedents - n_pure_negative), np.int64(n_antecedents))
+            _heapsort(pure_siblings, np.int64(0), np.int64(n_pure_positive))
+            _heapsort(pure_siblings, np.int64(n_antecedents - n_pure_negative), np.int64(n_antecedents))
         sibling_checks_left = SIBLING_CHECKS_PER_EXPANSION
         # pass 2, each child: bounds, the incumbent, the queue
         for a in range(n_antecedents):
@@ -666,19 +791,26 @@ def _expand(max_pops, counting, settings, requirements, zobrist, tree, node_mist
             child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
             if child_key < handled_below:  # handled (and counted) at an earlier pop of this prefix
                 continue
-            if sibling_checks_left > 0 and (n_pos == n_cap or n_pos == 0.0):
-                first, stop = 0, n_pure_positive  # a pure child: its class's pure siblings
-                if n_pos != n_cap:
-                    first, stop = n_antecedents - n_pure_negative, n_antecedents
-                dominated, checks = _dominated_by_pure_sibling(a, n_cap_i, u, bits, live_words, n_live, pure_children,
-                                                               first, stop, n_antecedents)
-                sibling_checks_left -= checks
-                if dominated:
-                    ints[DOMINATED] += 1
-                    continue
             if child_key > defer_above:
                 next_key = min(next_key, child_key)
                 continue
+            if use_dominance:
+                dominated = _dominated_by_subconjunction(a, n_cap_i, n_pos_i, within_first, within, child_counts)
+                # a pure sibling of the child's majority class; of either class when its classes tie
+                if not dominated and sibling_checks_left > 0 and 2 * n_pos_i >= n_cap_i:
+                    dominated, work = _dominated_by_pure_sibling(a, n_cap_i, n_pos_i, u, bits, live_words, n_live,
+                                                                 count_planes, packed_weights, pure_siblings,
+                                                                 np.int64(0), n_pure_positive, sibling_checks_left)
+                    sibling_checks_left -= work
+                if not dominated and sibling_checks_left > 0 and 2 * n_pos_i <= n_cap_i:
+                    dominated, work = _dominated_by_pure_sibling(a, n_cap_i, n_pos_i, u, bits, live_words, n_live,
+                                                                 count_planes, packed_weights, pure_siblings,
+                                                                 n_antecedents - n_pure_negative,
+                                                                 np.int64(n_antecedents), sibling_checks_left)
+                    sibling_checks_left -= work
+                if dominated:
+                    ints[DOMINATED] += 1
+                    continue
             if (resolve_leaves and leaf_words_left > 0
                     and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
                                                 use_lookahead)):

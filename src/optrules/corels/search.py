@@ -38,7 +38,7 @@ class Ablation:
     excessive_support: bool = True  # Thm 21
     lookahead: bool = True  # Lemma 2
     equivalent_points: bool = True  # Thm 20
-    sibling_dominance: bool = True  # a child dominated by a pure sibling (kernel._dominated_by_pure_sibling)
+    sibling_dominance: bool = True  # a child dominated by a sibling (Thm 18, kernel._dominated_by_sibling)
     # prefixes none of whose children could be queued (leaves) are finished at once instead of queued: None
     # once the search state takes half its memory allowance (it saves room and may cost time: a leaf the
     # optimum would have pruned by its turn is resolved anyway), True always, False never
@@ -299,8 +299,14 @@ def search(
 
     scratch = workspace(counting, chunks(get_num_threads()) if kernel is K.expand_parallel else 1)
 
+    # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
+    # without requirements)
+    subsets = (K.antecedent_subsets(problem.conditions, groups.bits)
+               if ablation.sibling_dominance and not problem.weighted and not requirements.count
+               else (np.zeros(m + 1, np.int64), np.zeros(0, np.int64)))
+
     def arguments(max_pops: int, threads: int) -> tuple:
-        return (max_pops, counting, settings, kernel_requirements, zobrist, state.tree(), state.node_mistakes,
+        return (max_pops, counting, settings, kernel_requirements, zobrist, subsets, state.tree(), state.node_mistakes,
                 state.node_b0, state.frontier(), state.progress(), scratch, chunks(threads))
 
     # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now, in the lower-bound order
