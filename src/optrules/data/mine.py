@@ -132,6 +132,10 @@ class ConditionNames(Sequence):
             raise IndexError(f"antecedent {i} of {len(self)}")
         return self._antecedents.conditions(int(i) % len(self))
 
+    def parts(self) -> list[tuple[int, ...]]:
+        """Each antecedent's conditions as feature indices (no names built)."""
+        return self._antecedents.items
+
 
 def auto_max_antecedents(n_samples: int) -> int:
     """The default bound on mined antecedents: 2,000, fewer when samples are many (a child's bound costs
