@@ -38,7 +38,7 @@ class Ablation:
     excessive_support: bool = True  # Thm 21
     lookahead: bool = True  # Lemma 2
     equivalent_points: bool = True  # Thm 20
-    sibling_dominance: bool = True  # a child dominated by a sibling (Thm 18, kernel._dominated_by_sibling)
+    sibling_dominance: bool = True  # a child dominated by a sibling (Thm 18: kernel._dominated_by_subconjunction, _by_pure_sibling)
     # prefixes none of whose children could be queued (leaves) are finished at once instead of queued: None
     # once the search state takes half its memory allowance (it saves room and may cost time: a leaf the
     # optimum would have pruned by its turn is resolved anyway), True always, False never
