@@ -81,6 +81,9 @@ class Problem:
     # the samples grouped by signature (signature_groups), computed once for the minority vector, the
     # search's counting and the warm start
     _signatures: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    # each antecedent's sub-conjunctions (kernel.antecedent_subsets), found once for the search, its warm
+    # start and its dive
+    _subconjunctions: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.regularization = check_regularization(self.regularization)
@@ -148,6 +151,14 @@ class Problem:
         if self._signatures is None:
             self._signatures = signature_groups(self.bits, self.n_samples)
         return self._signatures
+
+    def subconjunctions(self) -> tuple:
+        """``(within_first, within)`` of :func:`~optrules.corels.kernel.antecedent_subsets`, once."""
+        if self._subconjunctions is None:
+            from .kernel import antecedent_subsets  # (the compiled kernels load with the search)
+
+            self._subconjunctions = antecedent_subsets(self.conditions, self.bits)
+        return self._subconjunctions
 
     @classmethod
     def from_captures(cls, captures, y, regularization: float, conditions: Sequence[tuple[str, ...]] | None = None,

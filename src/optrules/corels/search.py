@@ -301,7 +301,7 @@ def search(
 
     # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
     # without requirements)
-    subsets = (K.antecedent_subsets(problem.conditions, groups.bits)
+    subsets = (problem.subconjunctions()
                if ablation.sibling_dominance and not problem.weighted and not requirements.count
                else (np.zeros(m + 1, np.int64), np.zeros(0, np.int64)))
 
