@@ -157,28 +157,30 @@ def test_pricing_against_enumeration(seed):
 
 def test_the_beam_widens_while_it_finds_nothing():
     """Widened ten times at a time until it finds a clause, up to a hundred times the width asked for,
-    while a level's products stay small and (with a pricing time) the wider beam is expected to be quick."""
-    from optrules.rulesets.colgen import _widening_beam
+    while a level's products stay small and (with a pricing time) the wider beam is expected to be quick;
+    then a step wider at a time while the exact search is stuck on the same duals."""
+    from optrules.rulesets.colgen import _WideningBeam
 
-    def beam_finding_from(smallest):
+    def beam_finding_from(smallest, beam_width, cells_per_width=1.0):
         widths = []
 
         def beam(width):
             widths.append(width)
             return [(0, 1)] if width >= smallest else []
-        return beam, widths
-    beam, widths = beam_finding_from(100)
-    assert _widening_beam(beam, 10, 1.0, None) == [(0, 1)] and widths == [10, 100]
-    beam, widths = beam_finding_from(10**9)  # never: up to 100 times the width
-    assert _widening_beam(beam, 10, 1.0, None) == [] and widths == [10, 100, 1000]
-    beam, widths = beam_finding_from(10**9)
-    assert _widening_beam(beam, 3, 1.0, None) == [] and widths == [3, 30, 300]
-    beam, widths = beam_finding_from(10**9)  # a beam of 100 would score 3e9 cells a level: not tried
-    assert _widening_beam(beam, 10, 3e9 / 100 + 1, None) == [] and widths == [10]
-    beam, widths = beam_finding_from(10**9)
-    assert _widening_beam(beam, 10, 3e9 / 100, None) == [] and widths == [10, 100]
-    beam, widths = beam_finding_from(10**9)  # no time for a wider one
-    assert _widening_beam(beam, 10, 1.0, 0.0) == [] and widths == [10]
+        return _WideningBeam(beam, beam_width, cells_per_width), widths
+    beam, widths = beam_finding_from(100, 10)
+    assert beam.first(None) == [(0, 1)] and widths == [10, 100]
+    beam, widths = beam_finding_from(10_000, 10)  # up to 100 times the width, then one step at a time
+    assert beam.first(None) == [] and widths == [10, 100, 1000]
+    assert beam.wider(1e9) == [(0, 1)] and widths == [10, 100, 1000, 10_000]
+    beam, widths = beam_finding_from(10**9, 3)
+    assert beam.first(None) == [] and widths == [3, 30, 300]
+    beam, widths = beam_finding_from(10**9, 10, 3e9 / 100 + 1)  # a beam of 100 would score 3e9 cells a level
+    assert beam.first(None) == [] and beam.wider(1e9) == [] and widths == [10]
+    beam, widths = beam_finding_from(10**9, 10, 3e9 / 100)
+    assert beam.first(None) == [] and widths == [10, 100]
+    beam, widths = beam_finding_from(10**9, 10)  # no time for a wider one
+    assert beam.first(0.0) == [] and beam.wider(0.0) == [] and widths == [10]
 
 
 def dense_pricing_instance(seed):
@@ -254,6 +256,35 @@ def test_a_beam_as_wide_as_every_clause_finds_the_minimum(kind, seed):
 def test_enumeration_pricing_when_a_deep_clause_barely_wins(seed):
     check_enumeration_pricing(*dense_pricing_instance(seed))
 
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_dominated_features_are_the_ones_another_feature_beats(seed):
+    """A feature is left out of the searches when another covers every positive it covers (among those
+    given) and no negative it does not; of equal features the first stays, and every feature left out
+    has one kept that dominates it (so the search over the kept features misses no value)."""
+    from optrules.rulesets.enumeration import undominated_features
+
+    rng = np.random.default_rng(5000 + seed)
+    n_features, n_pos, n_neg = int(rng.integers(1, 40)), int(rng.integers(0, 100)), int(rng.integers(0, 150))
+    base = rng.random((3, n_pos + n_neg)) < 0.5  # few patterns: equal and nested features are common
+    rows = np.array([base[rng.integers(3)] & (rng.random(n_pos + n_neg) < rng.choice([0.6, 1.0]))
+                     for _ in range(n_features)]).reshape(n_features, n_pos + n_neg)
+    positives, negatives = rows[:, :n_pos], rows[:, n_pos:]
+    keep = undominated_features(bitset.pack(positives) if n_pos else np.zeros((n_features, 1), np.uint64),
+                                bitset.pack(negatives) if n_neg else np.zeros((n_features, 1), np.uint64))
+
+    def dominates(k, j):
+        return (not (positives[j] & ~positives[k]).any()) and not (negatives[k] & ~negatives[j]).any()
+
+    def equal(k, j):
+        return (positives[k] == positives[j]).all() and (negatives[k] == negatives[j]).all()
+    for j in range(n_features):
+        expected = not any(dominates(k, j) and not (equal(k, j) and k > j) for k in range(n_features) if k != j)
+        assert keep[j] == expected
+        if not keep[j]:
+            assert any(keep[k] and dominates(k, j) for k in range(n_features))
+    assert keep.any()
 
 def check_enumeration_pricing(data, mu, price, degree, j):
     every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]

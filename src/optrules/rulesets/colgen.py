@@ -230,13 +230,13 @@ def column_generation(
             # creeping: one short search over every clause decides whether generation goes on (see _creeping)
             creeping = bool(method) and limit is not None and _creeping(lp_history, limit)
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
-            found = _widening_beam(
+            beam = _WideningBeam(
                 lambda width: fresh([c for c in _beam_on_features(priced, mu_priced, unit_price, max_degree, width,
                                                                   max_pricing_features, rng)
                                      if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]),
                 beam_width, min(priced.n_features, max_pricing_features or priced.n_features)
-                * (len(priced.positive) + len(priced.negative)),
-                None if limit is None else min(pricing_time_limit, max(time_left(), 0.0)))
+                * (len(priced.positive) + len(priced.negative)))
+            found = beam.first(None if limit is None else min(pricing_time_limit, max(time_left(), 0.0)))
             exact_left = bool(method) and not work.exhausted  # (spent: the beam alone, then the MIP)
             if not found and exact_left and creeping:
                 seconds = max(min(pricing_time_limit, _CREEP_SHARE * limit, time_left()), 0.01)
@@ -260,6 +260,9 @@ def column_generation(
                     lp_bound = max(lp_bound, dual_bound)
                     longer = min(2.0 * seconds, time_left())
                     if improving or proven or creeping or longer <= seconds or budget.stopped() or work.exhausted:
+                        break
+                    improving = beam.wider(longer)
+                    if improving:
                         break
                     # nothing found and nothing proven in time: without a new clause the generation is
                     # over, so the search on the same duals goes on for twice the time while generation
@@ -825,23 +828,44 @@ def _exact(method, data, mu, unit_price, max_degree, time_limit, seed, should_st
 _WIDEN, _WIDEST_BEAM, _BEAM_CELLS, _BEAM_SHARE = 10, 100, 3e9, 0.25
 
 
-def _widening_beam(beam, beam_width: int, cells_per_width: float, seconds: float | None) -> list:
-    """``beam(width)``'s improving clauses, widening the beam while it finds none (see :data:`_WIDEN`).
+class _WideningBeam:
+    """The beam pricing of one set of duals, widened while it finds nothing (see :data:`_WIDEN`).
 
     A narrow beam misses what the exact search then takes seconds to find: on the last duals of a wdbc
     fold (30 s, complexity 15) a beam of 10 found nothing, 100 a clause of reduced cost -0.23, 1,000 one
-    of -2.58 (in 0.06 s), where 2 s of exact pricing had found none. The widths tried depend on the
-    data's size alone unless ``seconds`` (a pricing call's time) is given."""
-    width = max(int(beam_width), 1)
-    while True:
+    of -2.58 (in 0.06 s), where 2 s of exact pricing had found none. ``beam(width)``: the improving
+    clauses a beam of that width finds; ``cells_per_width``: a level's products for a beam of width 1."""
+
+    def __init__(self, beam, beam_width: int, cells_per_width: float):
+        self.beam, self.cells_per_width = beam, cells_per_width
+        self.width = self.narrowest = max(int(beam_width), 1)
+        self.took = 0.0
+
+    def _try(self, width: int) -> list:
         started = time.perf_counter()
-        found = beam(width)
-        took = time.perf_counter() - started
-        wider = width * _WIDEN
-        if (found or wider > _WIDEST_BEAM * max(int(beam_width), 1) or wider * cells_per_width > _BEAM_CELLS
-                or (seconds is not None and took * _WIDEN > _BEAM_SHARE * seconds)):
-            return found
-        width = wider
+        found = self.beam(width)
+        self.width, self.took = width, time.perf_counter() - started
+        return found
+
+    def _can_widen(self, seconds: float | None) -> bool:
+        wider = self.width * _WIDEN
+        return (wider * self.cells_per_width <= _BEAM_CELLS
+                and (seconds is None or self.took * _WIDEN <= _BEAM_SHARE * seconds))
+
+    def first(self, seconds: float | None) -> list:
+        """The clauses of the narrowest beam that finds any, up to :data:`_WIDEST_BEAM` times the width
+        asked for; with ``seconds`` (a pricing call's time) only as wide as it allows. Without it the
+        widths tried depend on the data's size alone (a fit bounded by nodes stays deterministic)."""
+        found = self._try(self.narrowest)
+        while not found and self.width * _WIDEN <= _WIDEST_BEAM * self.narrowest and self._can_widen(seconds):
+            found = self._try(self.width * _WIDEN)
+        return found
+
+    def wider(self, seconds: float) -> list:
+        """One beam wider than the last, when a level stays small enough and it is expected to take a
+        small share of ``seconds`` (the time the exact search on these duals is about to get again):
+        an exact search that found nothing and proved nothing is about to have twice its time."""
+        return self._try(self.width * _WIDEN) if self._can_widen(seconds) else []
 
 
 def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width, max_features, rng):

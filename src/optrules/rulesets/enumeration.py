@@ -604,6 +604,8 @@ class PricingSearch:
         # a root's subtree (the feature alone and its extensions) costs at least -(mu it covers) + 2u
         feature_mu = bitset.weighted_sums(pos_bits, len(active), mu[active])
         order = np.argsort(-feature_mu, kind="stable").astype(np.int64)
+        if self.mode != COLLECT:  # (collecting, every clause below the threshold is wanted, dominated or not)
+            order = order[undominated_features(pos_bits, neg_bits)[order]]
         problem = Problem(
             # the mu each feature covers, in search order (a hair above, against rounding: it only prunes)
             order=order, order_mu=feature_mu[order] * (1.0 + 1e-12) + 1e-12,
@@ -611,7 +613,7 @@ class PricingSearch:
             positives=pos_bits, negatives=neg_bits, mu=mu_padded, word_mu=_word_mu(mu_padded, len(active)),
             mu_max=float(mu_padded.max(initial=0.0)) * (1.0 + 1e-12), z_weight=float(data.z_weight),
             z_weights=z_padded, z_planes=z_planes, max_degree=int(max_degree))
-        parts = max(1, min(int(parts), n_features))
+        parts = max(1, min(int(parts), len(order)))
         self._parts = [_Part(problem, first, parts, self._start_best, self._start_price, self.mode,
                              self.max_collected) for first in range(parts)]
 
@@ -796,6 +798,50 @@ class NodeBudget:
     @property
     def exhausted(self) -> bool:
         return self.limit is not None and self.spent >= self.limit
+
+
+@njit(cache=True)
+def undominated_features(positives, negatives):
+    """Which features a search for the largest value (or ratio, or the least reduced cost) needs: not
+    feature j when another, k, covers every positive j covers that the duals price (``positives``: mu >
+    0 only) and no negative j does not cover (of two equal features, the first is kept).
+
+    For any clause S, S + k is worth at least S + j: it covers those positives and no more negatives, at
+    the same complexity. If S holds k already, S itself covers no more negatives than S + j (they are
+    within k's, so within j's), more positives, at less complexity; if S holds a feature of k's nesting
+    chain, S + k covers what S or S less that feature plus k covers, with one condition fewer. So every
+    clause with j is matched by one without it, of no smaller value and no larger complexity, and the
+    search over the others finds the same optimum and proves the same bounds (a dominated feature's
+    dominating one is never dropped: domination is transitive, and an equal pair keeps its first). On a
+    wdbc fold's last duals (39 positives priced, 540 features) 106 features go and the proof at a fixed
+    price takes 5.4 s instead of 18.9 s. Not for collecting every clause below a threshold, which wants
+    the dominated ones too (they cover other positives the duals price 0)."""
+    n_features = positives.shape[0]
+    keep = np.ones(n_features, np.bool_)
+    for j in range(n_features):
+        for k in range(n_features):
+            if k == j:
+                continue
+            within, same_positives = True, True
+            for w in range(positives.shape[1]):
+                if positives[j, w] & ~positives[k, w]:
+                    within = False
+                    break
+                if positives[k, w] & ~positives[j, w]:
+                    same_positives = False
+            if not within:
+                continue
+            same_negatives = True
+            for w in range(negatives.shape[1]):
+                if negatives[k, w] & ~negatives[j, w]:
+                    within = False
+                    break
+                if negatives[j, w] & ~negatives[k, w]:
+                    same_negatives = False
+            if within and not (k > j and same_positives and same_negatives):
+                keep[j] = False
+                break
+    return keep
 
 
 def _word_mu(mu_padded, n_active: int) -> np.ndarray:
