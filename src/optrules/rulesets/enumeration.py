@@ -822,26 +822,30 @@ def undominated_features(positives, negatives):
         for k in range(n_features):
             if k == j:
                 continue
-            within, same_positives = True, True
-            for w in range(positives.shape[1]):
-                if positives[j, w] & ~positives[k, w]:
-                    within = False
-                    break
-                if positives[k, w] & ~positives[j, w]:
-                    same_positives = False
-            if not within:
+            covers = _within(positives[j], positives[k])
+            if covers == _NOT_WITHIN:
                 continue
-            same_negatives = True
-            for w in range(negatives.shape[1]):
-                if negatives[k, w] & ~negatives[j, w]:
-                    within = False
-                    break
-                if negatives[j, w] & ~negatives[k, w]:
-                    same_negatives = False
-            if within and not (k > j and same_positives and same_negatives):
+            misses = _within(negatives[k], negatives[j])
+            if misses != _NOT_WITHIN and not (k > j and covers == _EQUAL and misses == _EQUAL):
                 keep[j] = False
                 break
     return keep
+
+
+_NOT_WITHIN, _WITHIN, _EQUAL = 0, 1, 2
+
+
+@njit(inline="always", cache=True)
+def _within(small, large):
+    """Whether the set bits of the words ``small`` are all set in ``large``: :data:`_EQUAL` when the two
+    are the same, :data:`_WITHIN` when only within, :data:`_NOT_WITHIN` otherwise."""
+    equal = True
+    for w in range(small.shape[0]):
+        if small[w] & ~large[w]:
+            return _NOT_WITHIN
+        if large[w] & ~small[w]:
+            equal = False
+    return _EQUAL if equal else _WITHIN
 
 
 def _word_mu(mu_padded, n_active: int) -> np.ndarray:
