@@ -157,8 +157,8 @@ def test_pricing_against_enumeration(seed):
 
 def test_the_beam_widens_while_it_finds_nothing():
     """Widened ten times at a time until it finds a clause, up to a hundred times the width asked for,
-    while a level's products stay small and (with a pricing time) the wider beam is expected to be quick;
-    then a step wider at a time while the exact search is stuck on the same duals."""
+    while a level's products stay small and the wider beam is expected to be quick; then a step wider at
+    a time while the exact search is stuck on the same duals. Without time limits it keeps its width."""
     from optrules.rulesets.colgen import _WideningBeam
 
     def beam_finding_from(smallest, beam_width, cells_per_width=1.0):
@@ -169,18 +169,20 @@ def test_the_beam_widens_while_it_finds_nothing():
             return [(0, 1)] if width >= smallest else []
         return _WideningBeam(beam, beam_width, cells_per_width), widths
     beam, widths = beam_finding_from(100, 10)
-    assert beam.first(None) == [(0, 1)] and widths == [10, 100]
+    assert beam.first(1e9) == [(0, 1)] and widths == [10, 100]
     beam, widths = beam_finding_from(10_000, 10)  # up to 100 times the width, then one step at a time
-    assert beam.first(None) == [] and widths == [10, 100, 1000]
+    assert beam.first(1e9) == [] and widths == [10, 100, 1000]
     assert beam.wider(1e9) == [(0, 1)] and widths == [10, 100, 1000, 10_000]
     beam, widths = beam_finding_from(10**9, 3)
-    assert beam.first(None) == [] and widths == [3, 30, 300]
+    assert beam.first(1e9) == [] and widths == [3, 30, 300]
     beam, widths = beam_finding_from(10**9, 10, 3e9 / 100 + 1)  # a beam of 100 would score 3e9 cells a level
-    assert beam.first(None) == [] and beam.wider(1e9) == [] and widths == [10]
+    assert beam.first(1e9) == [] and beam.wider(1e9) == [] and widths == [10]
     beam, widths = beam_finding_from(10**9, 10, 3e9 / 100)
-    assert beam.first(None) == [] and widths == [10, 100]
+    assert beam.first(1e9) == [] and widths == [10, 100]
     beam, widths = beam_finding_from(10**9, 10)  # no time for a wider one
     assert beam.first(0.0) == [] and beam.wider(0.0) == [] and widths == [10]
+    beam, widths = beam_finding_from(100, 10)  # no time limits (a fit bounded by nodes): as asked
+    assert beam.first(None) == [] and widths == [10]
 
 
 def dense_pricing_instance(seed):
