@@ -222,11 +222,10 @@ def _distinct_best(flat, candidates, count: int, width: int, clauses, n_features
 
 
 def _note_best(found: dict, flat, candidates, count: int, clauses, n_features: int) -> None:
-    """Keeps in ``found`` each of the ``count`` best candidates' clause with its best score."""
-    for index in _best_of(flat, candidates, count):
-        b, j = divmod(int(index), n_features)
-        clause = tuple(sorted(clauses[b] + (j,)))
-        found[clause] = min(found.get(clause, np.inf), float(flat[index]))
+    """Keeps in ``found`` each of the ``count`` best candidates' clause with its best score (a clause's
+    first among them, best first)."""
+    for b, j, clause in _distinct_best(flat, candidates, count, count, clauses, n_features):
+        found[clause] = min(found.get(clause, np.inf), float(flat[b * n_features + j]))
 
 
 def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, time_limit: float, seed: int = 0,
