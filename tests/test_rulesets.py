@@ -520,6 +520,82 @@ def test_enumeration_pricing_with_twin_features_against_enumeration(seed):
     check_enumeration_pricing(data, mu, price, int(rng.integers(3, 5)), features.shape[1])
 
 
+def features_alike_below_a_clause(rng):
+    """Features that agree (or nest) on the rows of a clause and differ elsewhere: a gate feature, base
+    features, and for each base variants changed only on rows the gate misses (copies there), or that
+    also drop some of the gate's negatives (dominating there) or add some (dominated there), or trade
+    one of the gate's positives for another and drop negatives (neither dominates). Half of the labels
+    are planted as the gate and two base features, so that the best clauses run through such a node."""
+    n, n_base = int(rng.integers(20, 60)), int(rng.integers(2, 4))
+    gate = rng.random(n) < 0.6
+    bases = rng.random((n, n_base)) < rng.uniform(0.5, 0.9, n_base)
+    y = rng.random(n) < rng.uniform(0.3, 0.7)
+    if rng.random() < 0.5:
+        y = np.where(rng.random(n) < 0.1, ~y, gate & bases[:, 0] & bases[:, 1])
+    columns = [gate]
+    for base in bases.T:
+        columns.append(base)
+        for _ in range(int(rng.integers(1, 3))):
+            variant = base.copy()
+            outside = ~gate & (rng.random(n) < 0.5)
+            variant[outside] = ~variant[outside]
+            kind = rng.integers(0, 4)
+            if kind in (1, 3):
+                variant[gate & ~y & (rng.random(n) < 0.3)] = False
+            if kind == 2:
+                variant[gate & ~y & (rng.random(n) < 0.3)] = True
+            if kind == 3 and (gate & y & base).any() and (gate & y & ~base).any():
+                variant[rng.choice(np.flatnonzero(gate & y & base))] = False
+                variant[rng.choice(np.flatnonzero(gate & y & ~base))] = True
+            columns.append(variant)
+    return np.column_stack(columns), y
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_enumeration_pricing_with_features_alike_below_a_clause_against_enumeration(seed):
+    """A node leaves out of its children to extend those another one dominates on the node's rows (of
+    two equal there, the earlier stays): the minimum and the largest ratio still match brute force."""
+    from optrules.rulesets.enumeration import PricingSearch
+
+    rng = np.random.default_rng(9100 + seed)
+    features, y = features_alike_below_a_clause(rng)
+    data = PricingData.from_features(features, y, z_weight=float(rng.choice([1.0, 0.4])))
+    mu = rng.choice([0.3, 1.0, 1.0], int(y.sum())) * rng.choice([1.0, 3.0])
+    price = float(rng.choice([0.0, 0.05, 0.3]))
+    degree, j = int(rng.integers(3, 5)), features.shape[1]
+    check_enumeration_pricing(data, mu, price, degree, j)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    search = PricingSearch(data, mu, 0.0, degree, raise_price=True)
+    search.run(30.0)
+    largest_ratio = max(data.reduced_cost(c, mu, 0.0) / -(1 + len(c)) for c in every)
+    assert search.finished and search.unit_price == pytest.approx(max(0.0, largest_ratio), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_collecting_below_a_threshold_keeps_the_clauses_alike_below_a_clause(seed):
+    """Collecting every clause priced below a threshold leaves out only clauses that cover what a
+    shorter or earlier one covers: each clause below it has one collected that covers the same rows
+    with no more conditions (the dominated ones, which cover other rows, included)."""
+    from optrules.rulesets.enumeration import PricingSearch
+
+    rng = np.random.default_rng(9300 + seed)
+    features, y = features_alike_below_a_clause(rng)
+    data = PricingData.from_features(features, y)
+    mu = rng.uniform(0.2, 1.5, int(y.sum()))  # every positive priced: a row for the test below
+    price, degree, j = 0.1, int(rng.integers(2, 4)), features.shape[1]
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    values = sorted(data.reduced_cost(c, mu, price) for c in every)
+    threshold = values[len(values) // 3]
+    search = PricingSearch(data, mu, price, degree, below=threshold, max_collected=len(every) + 1)
+    search.run(30.0)
+    assert search.finished
+    kept = {(features[:, list(c)].all(axis=1).tobytes(), len(c)) for c in search.collected if c}
+    for clause in every:
+        if data.reduced_cost(clause, mu, price) < threshold:
+            rows = features[:, list(clause)].all(axis=1).tobytes()
+            assert any((rows, d) in kept for d in range(1, len(clause) + 1)), clause
+
+
 def test_chains_are_the_nested_thresholds():
     from optrules import Binarizer
 

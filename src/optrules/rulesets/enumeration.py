@@ -369,7 +369,54 @@ def _evaluate_children(depth, first, last, node_cap, problem, stack, unit_price,
                 ratio = _lower_ratio(ratio, bound, 2.0 + child)
     if k >= last:
         _sort_by_mu(tails[depth], tail_mu[depth], tail_len[depth])
+        if mode != COLLECT:
+            _drop_dominated_tails(depth, problem, stack)
     return best, unit_price, ratio, nodes, best_length, k
+
+
+@njit(inline="always", cache=True)
+def _drop_dominated_tails(depth, problem, stack):
+    """Leaves out of the clause's list of children to extend (``tails[depth]``) each child that another
+    on the list dominates on the clause's own rows: the other adds a feature that covers every positive
+    (priced, among the clause's) this one's feature covers and no negative (among the clause's) it
+    misses; of two equal ones the earlier on the list stays.
+
+    This is :func:`undominated_features` at a node. Any clause below the node, S + R (R from the
+    list), is matched by S + R' where each dominated feature of R is replaced by an undominated one that
+    dominates it on S's rows (one exists: domination with the tie rule is transitive and has no cycle):
+    R' covers those positives of S's and no more of S's negatives, with no more features (fewer when the
+    replacement is in R already). So it is worth at least as much, and, where it prices below 0, has no
+    larger ratio; R' is searched (its least-mu feature is extended, the rest are after it on the
+    list), or cut by a bound that holds for it, or equals a shorter clause (two features of one nesting
+    chain), searched in its turn. Deep in the tree a node's rows are few, and many thresholds split them
+    alike: the children left out are mostly of small mu, the ones with the longest lists of candidates."""
+    pos_bits, neg_bits, order = problem.positives, problem.negatives, problem.order
+    node_p, node_z = stack.positives[depth], stack.negatives[depth]
+    tails, tail_mu, n = stack.tails[depth], stack.tail_mu[depth], stack.tail_len[depth]
+    for a in range(n):
+        r = order[tails[a]]
+        # a dominating child covers at least this one's mu (sums of more non-negative terms: no less after
+        # rounding; the margin only lets more pairs be tested)
+        least_mu = tail_mu[a] * (1.0 - 1e-9) - 1e-12
+        for b in range(n):
+            if b == a or tail_mu[b] < least_mu:
+                continue
+            position = tails[b]
+            q = order[position if position >= 0 else -1 - position]
+            covers = _within_on(node_p, pos_bits[r], pos_bits[q])
+            if covers == _NOT_WITHIN:
+                continue
+            misses = _within_on(node_z, neg_bits[q], neg_bits[r])
+            if misses != _NOT_WITHIN and not (b > a and covers == _EQUAL and misses == _EQUAL):
+                tails[a] = -1 - tails[a]  # marked: still read as a dominating one by the others
+                break
+    kept = 0
+    for a in range(n):
+        if tails[a] >= 0:
+            tails[kept] = tails[a]
+            tail_mu[kept] = tail_mu[a]
+            kept += 1
+    stack.tail_len[depth] = kept
 
 
 @njit(inline="always", cache=True)
@@ -844,6 +891,18 @@ def _within(small, large):
         if small[w] & ~large[w]:
             return _NOT_WITHIN
         if large[w] & ~small[w]:
+            equal = False
+    return _EQUAL if equal else _WITHIN
+
+
+@njit(inline="always", cache=True)
+def _within_on(rows, small, large):
+    """:func:`_within` for the bits of ``small`` and ``large`` that are set in ``rows``."""
+    equal = True
+    for w in range(small.shape[0]):
+        if rows[w] & small[w] & ~large[w]:
+            return _NOT_WITHIN
+        if rows[w] & large[w] & ~small[w]:
             equal = False
     return _EQUAL if equal else _WITHIN
 
