@@ -25,7 +25,10 @@ are candidates below it (tail pruning, as in set-enumeration trees for itemset m
 ``r`` to a child covers at most what the child that adds ``r`` covers, at a higher complexity, so if that
 one's extension bound fails, so does the clause's). The list is extended smallest mu first, so a child
 that covers much has few candidates left (Bayardo's ordering for Max-Miner): a clause is reached through
-its subsets of least mu, whose bounds fail first. On the last duals of an ilpd fold (160 features, up to 5
+its subsets of least mu, whose bounds fail first. A feature another one dominates on the duals (covers
+every priced positive it covers, no negative it misses) is searched neither as a root
+(:func:`undominated_features`) nor, on a node's own rows, as a child to extend
+(:func:`_drop_dominated_tails`). On the last duals of an ilpd fold (160 features, up to 5
 conditions) the search proves its minimum in 4.6 s instead of 10.5 s; on ionosphere's and wdbc's (540
 features) it prices 15-20 million clauses a second instead of 5-7 million. The roots are dealt to two
 parts searched in threads (:class:`PricingSearch`), for the two cores.
