@@ -401,15 +401,18 @@ def _drop_dominated_tails(depth, problem, stack):
         # a dominating child covers at least this one's mu (sums of more non-negative terms: no less after
         # rounding; the margin only lets more pairs be tested)
         least_mu = tail_mu[a] * (1.0 - 1e-9) - 1e-12
-        for b in range(n):
-            if b == a or tail_mu[b] < least_mu:
+        first = a  # (the list is sorted by mu: those are the ones from here on, and a few just before)
+        while first > 0 and tail_mu[first - 1] >= least_mu:
+            first -= 1
+        for b in range(first, n):
+            if b == a:
                 continue
             position = tails[b]
             q = order[position if position >= 0 else -1 - position]
-            covers = _within_on(node_p, pos_bits[r], pos_bits[q])
+            covers = _within(node_p, pos_bits[r], pos_bits[q])
             if covers == _NOT_WITHIN:
                 continue
-            misses = _within_on(node_z, neg_bits[q], neg_bits[r])
+            misses = _within(node_z, neg_bits[q], neg_bits[r])
             if misses != _NOT_WITHIN and not (b > a and covers == _EQUAL and misses == _EQUAL):
                 tails[a] = -1 - tails[a]  # marked: still read as a dominating one by the others
                 break
@@ -868,14 +871,16 @@ def undominated_features(positives, negatives):
     the dominated ones too (they cover other positives the duals price 0)."""
     n_features = positives.shape[0]
     keep = np.ones(n_features, np.bool_)
+    every_positive = np.full(positives.shape[1], ~np.uint64(0))
+    every_negative = np.full(negatives.shape[1], ~np.uint64(0))
     for j in range(n_features):
         for k in range(n_features):
             if k == j:
                 continue
-            covers = _within(positives[j], positives[k])
+            covers = _within(every_positive, positives[j], positives[k])
             if covers == _NOT_WITHIN:
                 continue
-            misses = _within(negatives[k], negatives[j])
+            misses = _within(every_negative, negatives[k], negatives[j])
             if misses != _NOT_WITHIN and not (k > j and covers == _EQUAL and misses == _EQUAL):
                 keep[j] = False
                 break
@@ -886,21 +891,9 @@ _NOT_WITHIN, _WITHIN, _EQUAL = 0, 1, 2
 
 
 @njit(inline="always", cache=True)
-def _within(small, large):
-    """Whether the set bits of the words ``small`` are all set in ``large``: :data:`_EQUAL` when the two
-    are the same, :data:`_WITHIN` when only within, :data:`_NOT_WITHIN` otherwise."""
-    equal = True
-    for w in range(small.shape[0]):
-        if small[w] & ~large[w]:
-            return _NOT_WITHIN
-        if large[w] & ~small[w]:
-            equal = False
-    return _EQUAL if equal else _WITHIN
-
-
-@njit(inline="always", cache=True)
-def _within_on(rows, small, large):
-    """:func:`_within` for the bits of ``small`` and ``large`` that are set in ``rows``."""
+def _within(rows, small, large):
+    """Whether the bits of ``small`` set in ``rows`` are all set in ``large``: :data:`_EQUAL` when the
+    two agree on ``rows``, :data:`_WITHIN` when only within, :data:`_NOT_WITHIN` otherwise."""
     equal = True
     for w in range(small.shape[0]):
         if rows[w] & small[w] & ~large[w]:
