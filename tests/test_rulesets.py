@@ -395,6 +395,50 @@ def test_a_search_raising_the_price_ends_at_the_largest_ratio(seed):
     assert sliced.unit_price == pytest.approx(whole.unit_price, abs=1e-9)
 
 
+def check_carried_proofs(seed) -> int:
+    """The certificate's proof of a price starts where the generation's last search of the same duals
+    (the minimum at the master's price, or a largest ratio) stopped, when what that search finished is
+    proven at the new price: stopped after any number of nodes, at a price below, at or above, the proof
+    from any price still ends at the brute-force largest ratio. A search of other duals (or of a
+    threshold) is not taken as proof. Returns how many parts started past their first root."""
+    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+
+    data, mu, price, degree, j = dense_pricing_instance(seed)
+    rng = np.random.default_rng(7100 + seed)
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    largest = max(data.reduced_cost(c, mu, 0.0) / -(1 + len(c)) for c in every)
+    skipped = 0
+    for raise_price in (False, True):
+        earlier = PricingSearch(data, mu, price, degree, raise_price=raise_price)
+        earlier.nodes_per_call = 1
+        earlier.run(30.0, work=NodeBudget(int(rng.integers(1, 200))))
+        others = rng.permutation(mu) * 1.5  # other duals: their proofs say nothing of these
+        for earlier_search in (earlier, PricingSearch(data, others, price, degree, raise_price=raise_price)):
+            if earlier_search is not earlier:
+                earlier_search.run(30.0)
+            for start in (0.0, price, 0.5 * (price + largest), largest, price + 0.5 * abs(largest - price)):
+                proof = PricingSearch(data, mu, start, degree, raise_price=True, proven_by=earlier_search)
+                skipped += sum(part.root > first for first, part in enumerate(proof._parts))
+                proof.run(30.0)
+                assert proof.finished and proof.unit_price == pytest.approx(max(start, largest), abs=1e-9), (
+                    raise_price, start, earlier_search is earlier)
+    collecting = PricingSearch(data, mu, price, degree, below=10.0, max_collected=10_000)
+    collecting.run(30.0)
+    assert all(part.root == first for first, part in enumerate(PricingSearch(
+        data, mu, price, degree, raise_price=True, proven_by=collecting)._parts))
+    return skipped
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_a_ratio_search_skips_the_roots_an_earlier_search_proved_and_only_those(seed):
+    check_carried_proofs(seed)
+
+
+def test_the_carried_proofs_skip_roots_on_many_instances():
+    """(So that the test above can see a wrong skip: on its instances, proofs do start past their roots.)"""
+    assert sum(check_carried_proofs(seed) > 0 for seed in range(60)) >= 20
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_a_search_in_parts_proves_what_one_search_proves(seed):
     """The roots dealt to 1, 2 or 3 parts (threads, each pruning by its own best): the same minimum and

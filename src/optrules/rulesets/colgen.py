@@ -654,7 +654,7 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
             ended = (False, penalty + theta)  # the next proof never ran: the certificate did not finish
             break  # (the first search runs a slice at least, as any pricing does)
         started, spent_before = time.perf_counter(), (0 if work is None else work.spent)
-        ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True)
+        ratio_search = PricingSearch(data, mu, penalty + theta, max_degree, raise_price=True, proven_by=search)
         _, _, lower, _, ratio = ratio_search.run(max(left, 0.0), should_stop=should_stop, work=work)
         price = ratio_search.unit_price
         empty = data.reduced_cost((), mu, price)

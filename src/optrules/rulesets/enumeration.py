@@ -621,10 +621,14 @@ class PricingSearch:
     empty clause too), at most ``max_collected`` (past that the search stops: :attr:`overflowed`). A
     clause that covers the same rows as its parent or an earlier sibling (at a higher complexity) is left
     out: positives with mu 0 count as rows here only if their mu is given as a small positive number.
-    Each of the ``parts`` keeps at most ``max_collected``."""
+    Each of the ``parts`` keeps at most ``max_collected``.
+
+    ``proven_by`` (raising the price): a search of the same duals and data whose finished roots are
+    proven at this search's starting price are not searched again (see :meth:`_skip_proven`)."""
 
     def __init__(self, data, mu, unit_price: float, max_degree: int, raise_price: bool = False,
-                 parts: int = _PARTS, below: float | None = None, max_collected: int = 0):
+                 parts: int = _PARTS, below: float | None = None, max_collected: int = 0,
+                 proven_by: "PricingSearch | None" = None):
         mu = np.asarray(mu, dtype=np.float64)
         data = data.packed()
         self.raise_price = bool(raise_price)
@@ -669,6 +673,31 @@ class PricingSearch:
         parts = max(1, min(int(parts), len(order)))
         self._parts = [_Part(problem, first, parts, self._start_best, self._start_price, self.mode,
                              self.max_collected) for first in range(parts)]
+        if proven_by is not None and self.mode == RAISE_PRICE:
+            self._skip_proven(proven_by)
+
+    def _skip_proven(self, earlier: "PricingSearch") -> None:
+        """Starts each part where the same part of ``earlier`` (a search of the same duals and data, for
+        the minimum or the largest ratio) is, when the roots that part finished are proven at this
+        search's price already (:meth:`_Part.proven_price`): their clauses price >= 0 here. The root it
+        was in the middle of is searched again. The generation's last exact search (at the master's
+        price) has often gone through the roots of most mu when time runs out; the certificate's proof
+        at a higher price then searches the rest alone (wdbc fold 5 at complexity 15: see
+        docs/rulesets.md)."""
+        if earlier.trivial or len(earlier._parts) != len(self._parts) or earlier.mode == COLLECT:
+            return
+        mine, theirs = self._parts[0].problem, earlier._parts[0].problem
+        if mine.max_degree != theirs.max_degree or not all(
+                np.array_equal(a, b) for a, b in ((mine.order, theirs.order), (mine.mu, theirs.mu),
+                                                  (mine.positives, theirs.positives),
+                                                  (mine.negatives, theirs.negatives),
+                                                  (mine.z_weights, theirs.z_weights),
+                                                  (mine.z_planes, theirs.z_planes))):
+            return
+        for part, before in zip(self._parts, earlier._parts):
+            if self._start_price >= before.proven_price():
+                part.root = max(part.root, before.root)
+                part.finished = part.finished or before.finished
 
     @property
     def finished(self) -> bool:
@@ -826,6 +855,12 @@ class _Part:
                 self.found.append((self.best, tuple(sorted(int(j) for j in self.stack.best_clause[:length]))))
             if done:
                 self.root += self.stride
+
+    def proven_price(self) -> float:
+        """A unit price at which every clause under the roots this part has finished prices >= 0: each
+        was met or cut with reduced cost / complexity >= ``ratio_low`` at a price <= ``unit_price``, and a
+        clause's reduced cost grows by its complexity times the price."""
+        return self.unit_price - min(float(self.ratio_low[0]), 0.0)
 
     def _root_bound(self) -> float:
         """What the clauses whose first feature is the part's current root price at least now: -(the mu
