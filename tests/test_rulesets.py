@@ -254,6 +254,25 @@ def test_a_beam_as_wide_as_every_clause_finds_the_minimum(kind, seed):
     else:
         assert beam == []
 
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_beam_asked_to_stop_returns_what_its_levels_so_far_found(seed):
+    """A cancel reaches a wide beam between its levels (a web-app cancel has no other way in): asked to
+    stop before the second level, it returns exactly the one-condition clauses an unstopped beam of one
+    level returns; asked after the second, those of two levels."""
+    data, mu, price, degree, j = dense_pricing_instance(seed)
+    mu = mu * 4.0  # (dear enough that some clauses improve)
+    for levels in (1, 2):
+        asked = []
+
+        def should_stop():
+            asked.append(1)
+            return len(asked) >= levels
+        stopped = beam_search(data, mu, price, 4, beam_width=5, should_stop=should_stop)
+        assert stopped == beam_search(data, mu, price, levels, beam_width=5)
+        assert len(asked) <= levels
+
+
 @pytest.mark.parametrize("seed", DEEP_WINNERS)
 def test_enumeration_pricing_when_a_deep_clause_barely_wins(seed):
     check_enumeration_pricing(*dense_pricing_instance(seed))

@@ -232,7 +232,7 @@ def column_generation(
             mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
             beam = _WideningBeam(
                 lambda width: fresh([c for c in _beam_on_features(priced, mu_priced, unit_price, max_degree, width,
-                                                                  max_pricing_features, rng)
+                                                                  max_pricing_features, rng, budget.cancelled)
                                      if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]),
                 beam_width, min(priced.n_features, max_pricing_features or priced.n_features)
                 * (len(priced.positive) + len(priced.negative)))
@@ -872,14 +872,16 @@ class _WideningBeam:
         return self._try(self.width * _WIDEN) if self._can_widen(seconds) else []
 
 
-def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width, max_features, rng):
+def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width, max_features, rng,
+                      should_stop=None):
     """Beam-search pricing, on a random subset of ``max_features`` features when there are more."""
     n_features = data.positive.shape[1]
     if max_features is None or n_features <= max_features:
-        return [c for _, c in beam_search(data, mu, unit_price, max_degree, beam_width)]
+        return [c for _, c in beam_search(data, mu, unit_price, max_degree, beam_width, should_stop=should_stop)]
     subset = np.sort(rng.choice(n_features, size=max_features, replace=False))
     sub = data.features(subset)
-    return [tuple(int(subset[j]) for j in c) for _, c in beam_search(sub, mu, unit_price, max_degree, beam_width)]
+    return [tuple(int(subset[j]) for j in c)
+            for _, c in beam_search(sub, mu, unit_price, max_degree, beam_width, should_stop=should_stop)]
 
 
 def _pricing_sample(y, max_samples: int, rng):

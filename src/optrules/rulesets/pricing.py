@@ -153,7 +153,7 @@ def _weights_and_chains(n_features: int, y, z_weight: float, sample_weight, chai
 
 
 def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_width: int = 10,
-                max_clauses: int = 20, tolerance: float = 1e-9):
+                max_clauses: int = 20, tolerance: float = 1e-9, should_stop=None):
     """Clauses of up to ``max_degree`` conditions with negative reduced cost, most negative first.
 
     Starting from the empty clause, every beam clause is extended by every feature; the ``beam_width``
@@ -161,7 +161,9 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
     clause whose ``unit_price * (2 + |k|) - (mu-weight covered)`` is >= 0 is not extended. A level is
     two matrix products, (beam x samples) by (samples x features), and the choice of the next beam one
     partial sort of their scores: a beam of 1,000 on a wdbc fold's duals (512 rows, 540 features,
-    degree 5) takes 0.08 s (a loop over each clause's extensions took 32 s).
+    degree 5) takes 0.08 s (a loop over each clause's extensions took 32 s). ``should_stop()`` (a fit's
+    cancel) is asked before each level after the first: a wide beam on a large table takes seconds, and
+    a stop then returns the clauses found so far.
     """
     exact, exact_mu = data, np.asarray(mu, dtype=np.float64)
     data = data.as_floats()  # products in float32: the beam only ranks; the clauses found are re-scored exactly
@@ -175,6 +177,8 @@ def beam_search(data: PricingData, mu, unit_price: float, max_degree: int, beam_
     covered_z = np.ones((1, len(data.negative)), bool)
     found: dict[tuple[int, ...], float] = {}
     for degree in range(1, max_degree + 1):
+        if degree > 1 and should_stop is not None and should_stop():
+            break
         gain = (covered_p * mu) @ data.positive  # (beam, features): the mu still covered with the feature added
         scores = (covered_z * z_cost) @ data.negative - gain + np.float32(unit_price * (1 + degree))
         for b, clause in enumerate(clauses):
