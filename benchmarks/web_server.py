@@ -27,6 +27,7 @@ import select
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -53,6 +54,10 @@ class Server:
              str(max_upload_mb)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.token = re.search(r"\?token=(\S+)", self.process.stdout.readline()).group(1)
+        # the server logs every request: unread, its output filled the pipe and the server stopped at its
+        # next line (a poll every 20 ms writes 64 KB in ~20 s); kept, its last lines say what went wrong
+        self.log: list[str] = []
+        threading.Thread(target=self._drain, daemon=True).start()
         self.headers = {"Authorization": f"token {self.token}"}
         deadline = time.time() + 60
         while True:
@@ -63,6 +68,11 @@ class Server:
                 if time.time() > deadline:
                     raise
                 time.sleep(0.2)
+
+    def _drain(self) -> None:
+        for line in self.process.stdout:
+            if not line.startswith("INFO:"):
+                self.log.append(line)
 
     def connection(self):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)

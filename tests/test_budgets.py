@@ -307,6 +307,46 @@ def test_a_kernel_still_compiling_does_not_hold_the_fit_past_its_budget(monkeypa
     assert model.predict(X).shape == (300,)
 
 
+@pytest.mark.parametrize("family", ["rulelist", "frl"])
+def test_a_cancel_while_the_kernel_compiles_returns_the_warm_start(monkeypatch, family):
+    """A cancel (the web app's: the progress callback raises KeyboardInterrupt once it is asked for) that
+    comes while the search's kernel compiles: the fit returns its warm start, interrupted. The search's
+    first report after the wait used to let the callback's KeyboardInterrupt out of the fit (the web
+    app's worker thread died with it)."""
+    import threading
+
+    from optrules import FallingRuleListClassifier, RuleListClassifier
+    from optrules.corels import search as corels_search
+    from optrules.frl import search as frl_search
+
+    released, compiling = threading.Event(), threading.Event()
+
+    def compile_for(kernel, *args):
+        compiling.set()
+        released.wait(30)
+
+    for module in (corels_search, frl_search):
+        monkeypatch.setattr(module, "compile_for", compile_for)
+
+    def progress(trace, counters):
+        if compiling.is_set():
+            raise KeyboardInterrupt  # as the web app's callback does for a cancelled run
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 6)) < 0.5
+    y = (X[:, 0] ^ (rng.random(300) < 0.2)).astype(int)
+    estimator = (RuleListClassifier(regularization=0.01, time_limit=60, verbose=progress) if family == "rulelist"
+                 else FallingRuleListClassifier(time_limit=60, verbose=progress))
+    try:
+        model = estimator.fit(X, y)
+    except KeyboardInterrupt:
+        pytest.fail("the cancel's KeyboardInterrupt came out of the fit")
+    finally:
+        released.set()
+    assert model.certificate_.status == INTERRUPTED and model.certificate_.counters["nodes_expanded"] == 0
+    assert 0 <= model.certificate_.lower_bound <= model.certificate_.objective
+    assert model.predict(X).shape == (300,)
+
+
 @pytest.mark.parametrize("family", ["rulelist", "frl", "montecarlo"])
 @pytest.mark.parametrize("stop", ["time", "ctrl-c"])
 def test_data_kernels_still_compiling_do_not_hold_the_fit_past_its_budget(monkeypatch, family, stop):

@@ -171,6 +171,35 @@ def test_cancel_a_running_and_a_queued_run(client):
     assert wait(client, quick)["status"] == "done"
 
 
+def test_a_fit_that_lets_a_cancel_through_leaves_the_worker_alive(client, monkeypatch):
+    """Whatever stage lets the cancel's KeyboardInterrupt out of a fit, the run ends (cancelled, no
+    model) and the worker takes the next run: a rule-list run cancelled while its search's kernel
+    compiled (the server's first fit of a size) let it out, its worker's thread died, the run stayed
+    "running" and every later run waited for ever (benchmarks/web_server.py hung there)."""
+    from optrules.web.runs import RunManager
+
+    real_fit = RunManager._fit
+
+    def escaping(self, run):
+        while not run.cancel_requested:
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RunManager, "_fit", escaping)
+    first = client.post("/api/runs", json={"table": "dataset:compas", "target": "two_year_recid",
+                                           "params": {"regularization": 0.05}}).json()["id"]
+    deadline = time.time() + 30
+    while client.get(f"/api/runs/{first}").json()["status"] != "running" and time.time() < deadline:
+        time.sleep(0.05)
+    client.post(f"/api/runs/{first}/cancel")
+    run = wait(client, first, 10)
+    assert run["status"] == "cancelled" and "before the fit had a model" in run["message"]
+    monkeypatch.setattr(RunManager, "_fit", real_fit)
+    quick = client.post("/api/runs", json={"table": "dataset:compas", "target": "two_year_recid",
+                                           "params": {"regularization": 0.05}}).json()["id"]
+    assert wait(client, quick)["status"] == "done"
+
+
 @pytest.mark.parametrize("content, name, status, fragment", [
     (b"\x89PNG\r\n\x1a\n\x00\x00binary", "image.png", 400, "not a CSV"),
     (b"", "empty.csv", 400, "empty"),

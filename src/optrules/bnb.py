@@ -364,7 +364,11 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     compile_start = time.perf_counter()
     if compile_kernel is not None and not compiled_in_time(compile_kernel, budget):
         status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-        record(0.0)
+        try:
+            record(0.0)
+        except KeyboardInterrupt:  # a cancel seen by the report (the web app's): the search is over anyway
+            budget.interrupt()
+            status = INTERRUPTED
         return Outcome(status, 0.0, 0.0, time.perf_counter() - compile_start)
     run(0)
     compile_time = time.perf_counter() - compile_start

@@ -374,6 +374,13 @@ class RunManager:
                 run.status, run.started = RUNNING, time.time()
             try:
                 (self._rashomon if run.kind == "rashomon" else self._fit)(run)
+            except KeyboardInterrupt:
+                # a cancel that a fit let through (its progress callback raises it) ends the run, never
+                # the worker: a rule-list run cancelled while its kernel compiled killed the worker's
+                # thread, and the run stayed "running" and the queue behind it waited for ever
+                run.status = CANCELLED if run.cancel_requested else FAILED
+                run.message = ("cancelled before the fit had a model" if run.cancel_requested
+                               else "interrupted before the fit had a model")
             except Exception as error:  # a failed run must never take the worker down
                 run.message = f"{type(error).__name__}: {error}"
                 run.status = FAILED
