@@ -922,6 +922,39 @@ def test_ctrl_c_below_the_gap_returns_the_set_as_interrupted(monkeypatch):
     assert result.certificate.lower_bound <= optimum + 1e-9 <= result.objective + 2e-9
 
 
+# seeds of planted_instance(4000 + seed) whose gap's search reports a value (a pool, its MIP proven)
+CLOSING_REPORTS = [0, 4, 9, 13, 15, 20, 21]
+
+
+@pytest.mark.parametrize("seed", CLOSING_REPORTS)
+def test_a_cancel_reported_while_closing_the_gap_returns_the_set_as_interrupted(monkeypatch, seed):
+    """The web app's progress callback raises KeyboardInterrupt for a cancelled run; raised at the report
+    after a value of the gap's search, it used to come out of the fit (the run ended with no model)."""
+    import optrules.rulesets.colgen as colgen
+
+    features, y, complexity, max_degree, _ = planted_instance(4000 + seed)
+    optimum = full_mip_optimum(features, y, complexity, max_degree)[0]
+    solve_mip, columns_below, closing, raised = MasterProblem.solve_mip, colgen._columns_below, [], []
+    monkeypatch.setattr(MasterProblem, "solve_mip", lambda self, t: (np.inf, [], -np.inf, False) if not closing
+                        else solve_mip(self, t))  # (the first set is not proven: the gap's search runs)
+    monkeypatch.setattr(colgen, "_columns_below", lambda *a, **k: closing.append(1) or columns_below(*a, **k))
+
+    def progress(trace, counters):
+        if closing:
+            raised.append(1)
+            raise KeyboardInterrupt
+    try:
+        result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=60, pricing_time_limit=20,
+                                   progress=progress)
+    except KeyboardInterrupt:
+        pytest.fail("the cancel's KeyboardInterrupt came out of the fit")
+    cert = result.certificate
+    assert cert.lower_bound <= optimum + 1e-9 <= result.objective + 2e-9
+    # (the value the report followed may have proven the set: optimal then, the cancel notwithstanding)
+    assert cert.status == ("optimal" if result.objective <= cert.lower_bound + 1e-9 else "interrupted")
+    assert raised
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_the_columns_below_a_value_are_every_clause_a_set_of_that_value_may_use(seed):
     """Against every clause: each one priced at most v - (sum(mu) - lambda C) by the LP's duals is

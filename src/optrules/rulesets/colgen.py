@@ -427,7 +427,11 @@ def column_generation(
                            value_below + (1.0 if integral else 0.0))
             trace.append(time.perf_counter() - start, objective, proven_lower(), [len(clauses)], float("nan"))
             if progress is not None:
-                progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
+                try:  # (the web app's callback raises on a cancel: the set and the bound so far stand)
+                    progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
+                except KeyboardInterrupt:
+                    budget.interrupt()
+                    break
             if not integral:
                 break
             value_below = proven_lower()
