@@ -55,7 +55,7 @@ class Server:
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.token = re.search(r"\?token=(\S+)", self.process.stdout.readline()).group(1)
         # the server logs every request: unread, its output filled the pipe and the server stopped at its
-        # next line (a poll every 20 ms writes 64 KB in ~20 s); kept, its last lines say what went wrong
+        # next line (a poll every 20 ms writes 64 KB in ~20 s); what is not the access log is shown at stop
         self.log: list[str] = []
         threading.Thread(target=self._drain, daemon=True).start()
         self.headers = {"Authorization": f"token {self.token}"}
@@ -147,7 +147,9 @@ class Server:
 
     def stop(self):
         self.process.terminate()
-        self.process.communicate(timeout=30)
+        self.process.wait(timeout=30)  # (its output is the drain thread's to read, not communicate's)
+        if self.log:  # what the server said beside its access log: a worker's traceback, say
+            sys.stderr.write("server output:\n" + "".join(self.log[-200:]))
 
 
 def bank_times(k: int, folder: Path) -> Path:
