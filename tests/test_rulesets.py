@@ -1682,3 +1682,22 @@ def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(mon
         assert without < bound_at(halfway) - 1e-7
         checked += 1
     assert checked >= 2
+
+
+def test_the_fit_text_says_why_a_gap_as_large_as_the_objective_says_nothing():
+    from optrules.rulesets.family import FAMILY
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(300, 6)), columns=[f"x{j}" for j in range(6)])
+    y = ((X.x0 + X.x1 * X.x2 + rng.normal(scale=0.8, size=300)) > 0).astype(int)
+    # one pricing node: no proof of the master LP, so no bound above 0 (no two rows alike: no conflicts)
+    starved = RuleSetClassifier(complexity=15, time_limit=None, pricing_time_limit=None, max_nodes=1).fit(X, y)
+    assert starved.certificate_.lower_bound == 0 and starved.certificate_.objective > 0
+    assert not starved.certificate_.counters["lp_solved"]
+    assert "no lower bound yet" in FAMILY.fit_text(starved)
+    # a solved LP worth 0 is a bound of 0, not one left unproven
+    starved.certificate_.counters["lp_solved"] = True
+    assert "no lower bound yet" not in FAMILY.fit_text(starved)
+    proven = RuleSetClassifier(complexity=5, time_limit=None, pricing_time_limit=None).fit(X, y)
+    assert proven.certificate_.lower_bound > 0
+    assert "no lower bound yet" not in FAMILY.fit_text(proven)
