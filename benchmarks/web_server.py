@@ -19,6 +19,7 @@ and the section in ``BENCHMARKS.md``. Needs ``../shared`` beside the repository 
 from __future__ import annotations
 
 import argparse
+import collections
 import http.client
 import json
 import os
@@ -56,7 +57,7 @@ class Server:
         self.token = re.search(r"\?token=(\S+)", self.process.stdout.readline()).group(1)
         # the server logs every request: unread, its output filled the pipe and the server stopped at its
         # next line (a poll every 20 ms writes 64 KB in ~20 s); what is not the access log is shown at stop
-        self.log: list[str] = []
+        self.log: collections.deque[str] = collections.deque(maxlen=200)
         threading.Thread(target=self._drain, daemon=True).start()
         self.headers = {"Authorization": f"token {self.token}"}
         deadline = time.time() + 60
@@ -149,7 +150,7 @@ class Server:
         self.process.terminate()
         self.process.wait(timeout=30)  # (its output is the drain thread's to read, not communicate's)
         if self.log:  # what the server said beside its access log: a worker's traceback, say
-            sys.stderr.write("server output:\n" + "".join(self.log[-200:]))
+            sys.stderr.write("server output:\n" + "".join(self.log))
 
 
 def bank_times(k: int, folder: Path) -> Path:

@@ -40,10 +40,10 @@ def _fit_text(model) -> str:
         rows = sum(sum(totals) for totals in model.rule_set_.branch_totals or ())
         points = f" ({100 * gap / rows:.2f} accuracy points)" if rows > 0 else ""
         text += f"; objective at most {gap:,.6g}{points} above the best rule set's"
-    if gap > 0 and certificate.lower_bound <= 0 and not certificate.counters.get("lp_solved"):
-        # a gap as large as the objective says nothing: say why, and what lets the proof finish
-        text += (" (no lower bound yet: the master LP's bound was not proven within the budget; a larger budget, "
-                 "or a smaller complexity bound, lets the proof finish)")
+        if certificate.lower_bound <= 0 and not certificate.counters.get("lp_solved"):
+            # a gap as large as the objective says nothing: say why, and what lets the proof finish
+            text += (" (no lower bound yet: the master LP's bound was not proven within the budget; a larger "
+                     "budget, or a smaller complexity bound, lets the proof finish)")
     return text
 
 
