@@ -14,6 +14,7 @@ from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClass
 from optrules.budget import Budget
 from optrules.data.binarize import Binarizer
 from optrules.data.synthetic import make_mixed_table
+from optrules.data.tables import read_table
 
 FAMILIES = {
     "rulelist": lambda **kw: RuleListClassifier(regularization=0.002, **kw),
@@ -80,6 +81,25 @@ def test_integer_columns_that_are_not_identifiers_stay():
         assert Binarizer().fit(incomes.rename(columns={"income": "paid"})).dropped_columns_ == {}  # not "...Id"
     with pytest.warns(UserWarning, match="customer_id"):
         Binarizer().fit(pd.DataFrame({"customer_id": rng.permutation(500) * 37, "x": rng.random(500)}))
+
+
+def test_the_first_column_of_a_headerless_file_of_distinct_integers_is_an_identifier(tmp_path):
+    # UCI's wdbc.csv has no header and starts with patient numbers (569 distinct, 8,670 to 911,320,502)
+    rng = np.random.default_rng(3)
+    n = 300
+    path = tmp_path / "records.csv"
+    pd.DataFrame({"number": rng.choice(np.arange(8_000, 900_000_000), n, replace=False),
+                  "measure": rng.normal(size=n).round(3)}).to_csv(path, header=False, index=False)
+    frame = read_table(str(path), header=False)  # columns 0 and 1
+    with pytest.warns(UserWarning, match="row identifiers: '0'"):
+        dropped = Binarizer().fit(frame).dropped_columns_
+    assert list(dropped) == ["0"] and "without a header" in dropped["0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Binarizer().fit(frame[[1, 0]].set_axis([0, 1], axis=1)).dropped_columns_ == {}  # not first
+        assert Binarizer().fit(frame.iloc[:60]).dropped_columns_ == {}  # a small table: they say little
+        assert Binarizer().fit(pd.concat([frame[0] % 97, frame[1]], axis=1)).dropped_columns_ == {}  # repeats
+        assert Binarizer().fit(frame.set_axis(["number", "measure"], axis=1)).dropped_columns_ == {}  # named
 
 
 def test_numbers_stored_as_text_are_numeric():

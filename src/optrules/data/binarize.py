@@ -17,8 +17,9 @@ A raw table needs three more decisions, each announced by a warning or kept in `
   is numeric; one whose values are all dates (``2013-08-14``, ``2013-08-14 06:00``, ``14/08/2013``) is
   compared with thresholds too, named as dates (``c_offense_date<=2013-05-02``);
 * a column that identifies rows (a text column with a distinct value in at least half of its rows, or
-  an integer column unique per row that numbers the rows of a table of 100 rows or more, or is named
-  like an identifier: ``id``, ``customer_id``, ``PassengerId``) is left out, unless ``identifiers="keep"``: a rule ``Ticket=1601``
+  an integer column unique per row that numbers the rows of a table of 100 rows or more, is the first
+  column of such a table read without a header (column ``0``), or is named like an identifier: ``id``,
+  ``customer_id``, ``PassengerId``) is left out, unless ``identifiers="keep"``: a rule ``Ticket=1601``
   describes one passenger, not a pattern;
 * categories seen in fewer than ``min_category_count`` training rows get no feature (an antecedent
   needs at least its minimum support, so the miner would drop them anyway).
@@ -52,6 +53,8 @@ _DATE = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{
 _EPOCH = pd.Timestamp("1970-01-01")
 _IDENTIFIER_WORD = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid)$", re.IGNORECASE)  # id, customer_id, Key
 _IDENTIFIER_CAMEL = re.compile(r"[a-z](Id|ID)$")  # PassengerId, userID (but not "paid")
+#: the name pandas gives the first column of a file read without a header (numbered from 0)
+HEADERLESS_FIRST_COLUMN = "0"
 
 
 @dataclass(frozen=True)
@@ -328,6 +331,10 @@ def identifier_reason(column: str, series: pd.Series, n_distinct: int | None = N
         return f"{n:,} distinct integers in {n:,} rows, numbering the rows"
     if _IDENTIFIER_WORD.search(str(column)) or _IDENTIFIER_CAMEL.search(str(column)):
         return f"{n:,} distinct integers in {n:,} rows and an identifier's name"
+    # a file without a header names nothing, and its first column is where records keep their number
+    # (UCI's wdbc.csv: 569 patient numbers from 8,670 to 911,320,502 were 18 thresholds of features)
+    if str(column) == HEADERLESS_FIRST_COLUMN and n >= 5 * IDENTIFIER_MIN_VALUES:
+        return f"{n:,} distinct integers in {n:,} rows, first column of a table without a header"
     return None
 
 
