@@ -44,6 +44,8 @@ TABLES = {
     "ionosphere": dict(path="ionosphere/ionosphere.csv", header=False, target="34"),
     "pima": dict(path="pima/diabetes.csv", header=False, target="8"),
     "mushroom": dict(path="mushroom/agaricus-lepiota.data", header=False, target="0"),
+    # starts with patient numbers (569 distinct integers), which the binarizer leaves out as identifiers
+    "wdbc": dict(path="wdbc/wdbc.csv", header=False, target="1"),
     "mixed 5000x20": dict(generated=True, target="outcome"),
     # every antecedent of a wide table (~218k conjunctions of up to 2 of 660 features) in 200 MB
     "wide 3000x173": dict(generated=dict(n_rows=3000, n_numeric=21, n_text=2, n_binary=150, seed=5), target="outcome",
