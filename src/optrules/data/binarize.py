@@ -332,7 +332,7 @@ def identifier_reason(column: str, series: pd.Series, n_distinct: int | None = N
     if _IDENTIFIER_WORD.search(str(column)) or _IDENTIFIER_CAMEL.search(str(column)):
         return f"{n:,} distinct integers in {n:,} rows and an identifier's name"
     # a file without a header names nothing, and its first column is where records keep their number
-    # (UCI's wdbc.csv: 569 patient numbers from 8,670 to 911,320,502 were 18 thresholds of features)
+    # (UCI's wdbc.csv: 569 patient numbers from 8,670 to 911,320,502 made 18 threshold features)
     if str(column) == HEADERLESS_FIRST_COLUMN and n >= 5 * IDENTIFIER_MIN_VALUES:
         return f"{n:,} distinct integers in {n:,} rows, first column of a table without a header"
     return None
