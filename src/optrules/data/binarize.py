@@ -326,14 +326,15 @@ def identifier_reason(column: str, series: pd.Series, n_distinct: int | None = N
     # than the rows repeat (counting the distinct values of 26 columns of 700,000 rows took 0.7 s)
     if not _is_integer_valued(values) or values.max() - values.min() + 1 < n or present.nunique() < n:
         return None
-    # consecutive integers say little in a small table (ages of 30 people may be all distinct)
-    if n >= 5 * IDENTIFIER_MIN_VALUES and values.max() - values.min() + 1 <= 1.05 * n:
+    # distinct integers say little in a small table (ages of 30 people may be all distinct)
+    many_rows = n >= 5 * IDENTIFIER_MIN_VALUES
+    if many_rows and values.max() - values.min() + 1 <= 1.05 * n:
         return f"{n:,} distinct integers in {n:,} rows, numbering the rows"
     if _IDENTIFIER_WORD.search(str(column)) or _IDENTIFIER_CAMEL.search(str(column)):
         return f"{n:,} distinct integers in {n:,} rows and an identifier's name"
     # a file without a header names nothing, and its first column is where records keep their number
     # (UCI's wdbc.csv: 569 patient numbers from 8,670 to 911,320,502 made 18 threshold features)
-    if str(column) == HEADERLESS_FIRST_COLUMN and n >= 5 * IDENTIFIER_MIN_VALUES:
+    if many_rows and str(column) == HEADERLESS_FIRST_COLUMN:
         return f"{n:,} distinct integers in {n:,} rows, first column of a table without a header"
     return None
 
