@@ -255,6 +255,85 @@ def test_a_beam_as_wide_as_every_clause_finds_the_minimum(kind, seed):
         assert beam == []
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_the_neighbour_search_finds_every_improving_clause_a_condition_away(seed):
+    """One round of the neighbour search reports exactly the clauses of negative reduced cost that add a
+    condition to a start, drop one (not the empty clause) or swap one for another (brute force over
+    every clause), each once and re-scored exactly, never a start; with sample weights too. Three rounds
+    find at least what one does."""
+    from optrules.rulesets.pricing import neighbour_search
+
+    rng = np.random.default_rng(1300 + seed)
+    n, j, degree = int(rng.integers(10, 60)), int(rng.integers(3, 9)), int(rng.integers(2, 4))
+    features = rng.random((n, j)) < rng.uniform(0.3, 0.9)
+    y = rng.random(n) < 0.5
+    y[:2] = True, False
+    weights = rng.integers(1, 4, n) * 0.5 if seed % 3 == 0 else None
+    data = PricingData.from_features(features, y, sample_weight=weights)
+    mu = rng.integers(0, 9, int(y.sum())) * 0.25  # (exact in float32: no score lies a rounding from zero)
+    price = 0.375
+    every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]
+    starts = [every[i] for i in rng.choice(len(every), size=min(3, len(every)), replace=False)]
+
+    def a_condition_away(clause, start):
+        apart = set(clause) ^ set(start)
+        return len(apart) == 1 or (len(apart) == 2 and len(clause) == len(start))
+    expected = {c for c in every if c not in starts and any(a_condition_away(c, s) for s in starts)
+                and data.reduced_cost(c, mu, price) < -1e-9}
+    found = neighbour_search(data, mu, price, degree, starts, rounds=1, max_clauses=len(every))
+    assert {clause for _, clause in found} == expected and len(found) == len(expected)
+    for score, clause in found:
+        assert score == pytest.approx(data.reduced_cost(clause, mu, price), abs=1e-9)
+    further = neighbour_search(data, mu, price, degree, starts, rounds=3, max_clauses=len(every))
+    assert expected <= {clause for _, clause in further}
+
+
+def test_the_master_names_the_clauses_its_lp_prices_at_zero():
+    """priced_at_zero: the clauses whose reduced cost under the LP's duals is zero, each one, none other,
+    those the LP solution uses first."""
+    master, rng = _random_master(60, 40, seed=3)
+    covers = [np.flatnonzero(rng.random(60) < 0.3) for _ in range(15)]
+    costs, complexities = rng.integers(0, 4, 15).astype(float), rng.integers(2, 5, 15)
+    for cost, complexity, covered in zip(costs, complexities, covers):
+        master.add_clause(cost, int(complexity), covered)
+    _, mu, lam = master.solve_lp(None)
+    solution = master.highs.getSolution()
+    columns = np.asarray(master.clause_columns)
+    reduced = np.asarray(solution.col_dual)[columns]
+    zero = master.priced_at_zero(1e-7)
+    assert set(zero) == set(np.flatnonzero(reduced <= 1e-7)) and 0 < len(zero) < len(columns)
+    for k in zero[len(zero) - 15:]:  # the clauses added last: their reduced cost from the duals, by hand
+        if k >= 40:
+            assert costs[k - 40] - mu[covers[k - 40]].sum() + lam * complexities[k - 40] == pytest.approx(0, abs=1e-6)
+    used = np.asarray(solution.col_value)[columns][zero]
+    assert np.all(np.diff(used) <= 0) and used[0] > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generation_hands_the_neighbour_search_the_clauses_of_reduced_cost_zero(seed, monkeypatch):
+    """After a beam that finds nothing, generation searches a condition away from the master's clauses
+    of reduced cost 0 under the duals it prices (each such start is one, and the LP's support is among
+    them), and adds what that finds before any exact pricing; the bound still holds."""
+    from optrules.rulesets import colgen
+
+    handed = []
+    real = colgen._neighbour_clauses
+
+    def neighbours(data, mu, unit_price, max_degree, starts, should_stop=None):
+        found = real(data, mu, unit_price, max_degree, starts, should_stop)
+        handed.append(([data.reduced_cost(c, mu, unit_price) for c in starts], found))
+        return found
+    monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])
+    monkeypatch.setattr(colgen, "_neighbour_clauses", neighbours)
+    features, y, complexity, max_degree, _ = planted_instance(700 + seed)
+    complexity, max_degree = 8.0, 3
+    optimum, _ = full_mip_optimum(features, y, complexity, max_degree)
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=None, pricing_time_limit=None)
+    assert handed and all(np.allclose(costs, 0.0, atol=1e-6) for costs, _ in handed)
+    assert any(costs for costs, _ in handed)  # once there are clauses, some are priced at zero
+    assert result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_a_beam_asked_to_stop_returns_what_its_levels_so_far_found(seed):
     """A cancel reaches a wide beam between its levels (a web-app cancel has no other way in): asked to
@@ -757,6 +836,7 @@ def test_exact_pricing_retried_longer_leaves_the_certificate_its_share(monkeypat
     monkeypatch.setattr(colgen, "_exact", exact)
     monkeypatch.setattr(colgen, "largest_ratio_bound", largest_ratio_bound)
     monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])
+    monkeypatch.setattr(colgen, "_neighbour_clauses", lambda *args: [])
     result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
     # 0.5 + 1 + 2 + 4 + 8 s (and 0.25 s over one-condition clauses first), then what is left of
     # 40 - 2 (the MIP) - 10 (the certificate)
@@ -794,6 +874,7 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
     monkeypatch.setattr(colgen, "_exact", exact)
     monkeypatch.setattr(colgen, "largest_ratio_bound", largest_ratio_bound)
     monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])  # the exact pricing does it all
+    monkeypatch.setattr(colgen, "_neighbour_clauses", lambda *args: [])
     result = column_generation(features, y, 5.0, 0.0, 2, pricing_time_limit=0.5, beam_width=2, budget=budget)
     assert certified == [] and ratio_seconds == pytest.approx([11.45])  # what is left of the 40 s
     assert 0 < result.certificate.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
@@ -1523,6 +1604,7 @@ def test_a_creeping_lp_whose_search_over_every_clause_finds_nothing_ends_generat
     creeping: list[bool] = []  # what _creeping said at each solve
     monkeypatch.setattr(colgen, "_creeping", lambda history, limit: creeping.append(len(history) >= 2) or creeping[-1])
     monkeypatch.setattr(colgen, "_beam_on_features", lambda *args: [])
+    monkeypatch.setattr(colgen, "_neighbour_clauses", lambda *args: [])
     real_exact, real_shorter, calls, shorter = colgen._exact_with_bound, colgen._shorter_improving_clauses, [], []
 
     def exact(*args):

@@ -48,7 +48,7 @@ from ..budget import Budget, StoppableThreads, as_budget
 from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
-from .pricing import PricingBits, PricingData, beam_search, exact_pricing
+from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neighbour_search
 from ..data import bitset
 from ..data.mine import row_representatives
 
@@ -237,6 +237,13 @@ def column_generation(
                 beam_width, min(priced.n_features, max_pricing_features or priced.n_features)
                 * (len(priced.positive) + len(priced.negative)))
             found = beam.first(None if limit is None else min(pricing_time_limit, max(time_left(), 0.0)))
+            if not found and clauses:
+                # near the LP's optimum the improving clauses are often a condition away from the master's
+                # own (see neighbour_search): a fraction of a beam's time, where an exact search takes seconds
+                starts = [clauses[k] for k in master.priced_at_zero(_TOLERANCE)]
+                found = fresh([c for c in _neighbour_clauses(priced, mu_priced, unit_price, max_degree, starts,
+                                                             budget.cancelled)
+                               if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
             exact_left = bool(method) and not work.exhausted  # (spent: the beam alone, then the MIP)
             if not found and exact_left and creeping:
                 seconds = max(min(pricing_time_limit, _CREEP_SHARE * limit, time_left()), 0.01)
@@ -886,6 +893,12 @@ def _beam_on_features(data: PricingData, mu, unit_price, max_degree, beam_width,
     sub = data.features(subset)
     return [tuple(int(subset[j]) for j in c)
             for _, c in beam_search(sub, mu, unit_price, max_degree, beam_width, should_stop=should_stop)]
+
+
+def _neighbour_clauses(data: PricingData, mu, unit_price, max_degree, starts, should_stop=None) -> list:
+    """The improving clauses :func:`~optrules.rulesets.pricing.neighbour_search` finds a condition away from
+    ``starts``, most negative first."""
+    return [c for _, c in neighbour_search(data, mu, unit_price, max_degree, starts, should_stop=should_stop)]
 
 
 def _pricing_sample(y, max_samples: int, rng):

@@ -230,6 +230,15 @@ class MasterProblem:
         mu[order] = np.clip(group_mu[groups] - before, 0.0, weights)
         return self.highs.getInfo().objective_function_value, mu, max(0.0, -duals[0])
 
+    def priced_at_zero(self, tolerance: float) -> np.ndarray:
+        """The clauses (their indices, in the order added) that the last LP solution prices at reduced
+        cost at most ``tolerance``, those it uses most first."""
+        solution = self.highs.getSolution()
+        columns = np.asarray(self.clause_columns, np.int64)
+        values, reduced = np.asarray(solution.col_value)[columns], np.asarray(solution.col_dual)[columns]
+        zero = np.flatnonzero(reduced <= tolerance)
+        return zero[np.argsort(-values[zero], kind="stable")]
+
     def solve_mip(self, time_limit: float):
         """``(objective, selected clause indices, dual bound, proven optimal)`` of the restricted MIP;
         ``(inf, [], inf, True)`` when it is proven infeasible (only a :meth:`limit_reduced_cost` row can
