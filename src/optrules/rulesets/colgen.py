@@ -1,7 +1,8 @@
 """Column generation for Boolean rule sets (Dash, Guenluek, Wei, NeurIPS 2018), then the restricted MIP.
 
 1. Restricted master LP over the clauses generated so far (none at first: every positive is a mistake).
-2. Price with the duals: the beam search first; when it finds nothing, an exact pricing (time limit
+2. Price with the duals: the beam search first; when it finds nothing, the clauses a condition away
+   from the master's clauses of reduced cost 0; when those find nothing, an exact pricing (time limit
    per call): branch-and-bound over conjunctions (rulesets/enumeration.py, the default) or the pricing
    IP on HiGHS, first over clauses of 1, 2, ... conditions (the shortest improving clauses), then over
    every clause. Every negative-reduced-cost clause found is added, unless a column with as few
