@@ -50,6 +50,7 @@ from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL,
 from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
 from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neighbour_search
+from .setsearch import best_set_below
 from ..data import bitset
 from ..data.mine import row_representatives
 
@@ -393,30 +394,44 @@ def column_generation(
             seconds = pricing_time_limit if left is None else min(pricing_time_limit, 0.5 * left)
             try:
                 pool = _columns_below(full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
-                                      max_degree, n_pos, value_below, integral, seconds, budget.cancelled, work)
+                                      max_degree, n_pos, value_below, integral, seconds, budget.cancelled, work,
+                                      max_collected=_enumerated_columns(budget, n_pos))
             except KeyboardInterrupt:
                 budget.interrupt()
                 break
-            if pool is None or not add_columns(pool)[1]:
+            if pool is None:
                 if from_the_top:  # too many: from the bound up, with fewer
                     from_the_top, value_below = False, proven_lower()
                     continue
                 break
             gap_columns = len(pool)
             # the sets of value <= v, and no other: sum of the columns' reduced costs <= v - dual objective
-            master.limit_reduced_cost(
-                _column_reduced_costs(full, last_duals[0], last_duals[1], penalty, positive_costs, n_pos, clauses),
-                _room(last_duals[0], last_duals[1], complexity, positive_costs, max_degree, n_pos, value_below))
+            candidates = clauses + fresh(pool)
+            room = _room(last_duals[0], last_duals[1], complexity, positive_costs, max_degree, n_pos, value_below)
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and from_the_top:
-                left *= 2.0 / 3.0  # the rest for the values from the bound up, should this MIP not finish
+                left *= 2.0 / 3.0  # the rest for the values from the bound up, should this search not finish
+            started = time.perf_counter()
             try:
-                value, selected, _, proven = master.solve_mip(np.inf if left is None else max(left - 0.05, 0.05))
+                # the enumeration first: it decides in milliseconds to seconds what the MIP over the same
+                # clauses did not in 20-28 s (ilpd, liver, heart, pima folds at complexity 5-15), and on
+                # pools the MIP cannot hold; the MIP with what it leaves, on a pool it can hold
+                proven, value, better = _best_set_below(
+                    full, candidates, _column_reduced_costs(full, last_duals[0], last_duals[1], penalty,
+                                                            positive_costs, n_pos, candidates)[n_pos:],
+                    last_duals[0], positive_costs, n_pos, penalty, complexity, value_below, room, integral,
+                    None if left is None else 0.5 * left, budget.cancelled)
+                if not proven and not budget.stopped() and len(pool) <= GAP_COLUMNS and add_columns(pool)[1]:
+                    master.limit_reduced_cost(_column_reduced_costs(full, last_duals[0], last_duals[1], penalty,
+                                                                    positive_costs, n_pos, clauses), room)
+                    if left is not None:
+                        left -= time.perf_counter() - started
+                    value, selected, _, proven = master.solve_mip(np.inf if left is None else max(left - 0.05, 0.05))
+                    better = [clauses[k] for k in selected]
             except KeyboardInterrupt:
                 budget.interrupt()
                 break
-            if selected:
-                better = [clauses[k] for k in selected]
+            if better:
                 better_objective = _objective(features, y, better, costs, penalty)
                 if better_objective < objective:
                     chosen, objective = _without_redundant_clauses(features, y, better, better_objective, costs,
@@ -768,16 +783,26 @@ def _column_reduced_costs(data, mu, lam, penalty, positive_costs, n_pos, clauses
     return np.concatenate([xi, [data.reduced_cost(clause, mu, penalty + lam) for clause in clauses]])
 
 
-#: clauses each part of the search below the gap collects at most; more, and that value is given up (a MIP
-#: over 11,552 clauses of tic-tac-toe did not finish in 13 s, and HiGHS held 1 GB for it)
-GAP_COLUMNS = 2_500
+#: clauses each part of the search below the gap collects at most for the MIP (a MIP over 11,552 clauses of
+#: tic-tac-toe did not finish in 13 s, and HiGHS held 1 GB for it); the enumeration of the sets
+#: (:func:`~optrules.rulesets.setsearch.best_set_below`) takes up to ENUMERATED_COLUMNS a part, as the
+#: memory budget allows; more, and that value is given up
+GAP_COLUMNS, ENUMERATED_COLUMNS = 2_500, 50_000
+
+
+def _enumerated_columns(budget: Budget, n_pos: int) -> int:
+    """How many clauses a part of the search below the gap may collect for the enumeration: at most
+    ENUMERATED_COLUMNS, and what the memory budget has room for (a clause's tuple and list entry, ~200
+    bytes, and its positives' words, twice: collected, then packed for the enumeration, both parts)."""
+    each = 200 + 16 * bitset.n_words(n_pos)
+    return int(max(GAP_COLUMNS, min(ENUMERATED_COLUMNS, budget.allowance("gap pool") // (2 * each))))
 
 
 def _columns_below(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, value, integral,
-                   seconds, should_stop=None, work=None):
+                   seconds, should_stop=None, work=None, max_collected: int = GAP_COLUMNS):
     """Every clause that could be in a rule set of value at most ``value`` (integer weights; below it,
     otherwise), given duals ``(mu, lam)`` that price every clause at reduced cost >= -tolerance (the master
-    LP solved); None when the search does not finish in ``seconds`` or finds more than ``GAP_COLUMNS``
+    LP solved); None when the search does not finish in ``seconds`` or finds more than ``max_collected``
     (a part).
 
     For any rule set S and duals with mu in [0, positive weight], lam >= 0, the master's objective is
@@ -793,7 +818,7 @@ def _columns_below(data, mu, lam, penalty, complexity, positive_costs, max_degre
     threshold = _room(mu, lam, complexity, positive_costs, max_degree, n_pos, value) + (1e-9 if integral else 0.0)
     mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
     search = PricingSearch(data, np.maximum(mu, 1e-9), penalty + lam, max_degree, below=threshold,
-                           max_collected=GAP_COLUMNS)
+                           max_collected=max_collected)
     search.run(seconds, should_stop=should_stop, work=work)
     return search.collected if search.finished else None
 
@@ -900,6 +925,20 @@ def _neighbour_clauses(data: PricingData, mu, unit_price, max_degree, starts, sh
     """The improving clauses :func:`~optrules.rulesets.pricing.neighbour_search` finds a condition away from
     ``starts``, most negative first."""
     return [c for _, c in neighbour_search(data, mu, unit_price, max_degree, starts, should_stop=should_stop)]
+
+
+def _best_set_below(data, clauses, reduced, mu, positive_costs, n_pos, penalty, complexity, value, room, integral,
+                    seconds, should_stop):
+    """:func:`~optrules.rulesets.setsearch.best_set_below` over the ``clauses`` (``reduced``: their reduced
+    costs) that fit in ``room``: ``(finished, best value, the best set's clauses)``."""
+    reduced = np.asarray(reduced, np.float64)
+    kept = np.flatnonzero(reduced <= room)
+    cover = np.array([bitset.intersection(data.positive, clauses[k], n_pos) for k in kept], np.uint64).reshape(
+        len(kept), bitset.n_words(n_pos))
+    cost = np.array([data.negative_cost(data.covered(clauses[k])[1]) + penalty * (1 + len(clauses[k])) for k in kept])
+    finished, best, chosen = best_set_below(cover, cost, [1 + len(clauses[k]) for k in kept], reduced[kept], mu,
+                                            positive_costs, complexity, value, room, integral, seconds, should_stop)
+    return finished, best, [clauses[kept[j]] for j in chosen]
 
 
 def _pricing_sample(y, max_samples: int, rng):
