@@ -97,3 +97,19 @@ def test_the_gap_closes_by_enumeration_alone(monkeypatch, seed):
     assert cert.lower_bound <= optimum + 1e-9 <= result.objective + 2e-9
     if cert.counters["lp_solved"]:
         assert cert.is_optimal and result.objective == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_pools_covers_and_costs_are_each_clauses_own(weighted):
+    from optrules.rulesets.colgen import _clause_covers
+    from optrules.rulesets.pricing import PricingBits
+
+    rng = np.random.default_rng(7)
+    features, y = rng.random((300, 12)) < 0.5, rng.random(300) < 0.4
+    data = PricingBits.from_features(features, y, 1.5, sample_weight=rng.uniform(0.5, 2, 300) if weighted else None)
+    clauses = [()] + [c for k in (1, 2, 3) for c in itertools.combinations(range(12), k)]
+    cover, negatives = _clause_covers(data, clauses, block=7)
+    for k, clause in enumerate(clauses):
+        positives, covered_negatives = data.covered(clause)
+        assert (bitset.unpack(cover[k], data.n_positive) == positives).all()
+        assert negatives[k] == pytest.approx(data.negative_cost(covered_negatives))

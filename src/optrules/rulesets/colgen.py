@@ -932,13 +932,34 @@ def _best_set_below(data, clauses, reduced, mu, positive_costs, n_pos, penalty, 
     """:func:`~optrules.rulesets.setsearch.best_set_below` over the ``clauses`` (``reduced``: their reduced
     costs) that fit in ``room``: ``(finished, best value, the best set's clauses)``."""
     reduced = np.asarray(reduced, np.float64)
-    kept = np.flatnonzero(reduced <= room)
-    cover = np.array([bitset.intersection(data.positive, clauses[k], n_pos) for k in kept], np.uint64).reshape(
-        len(kept), bitset.n_words(n_pos))
-    cost = np.array([data.negative_cost(data.covered(clauses[k])[1]) + penalty * (1 + len(clauses[k])) for k in kept])
-    finished, best, chosen = best_set_below(cover, cost, [1 + len(clauses[k]) for k in kept], reduced[kept], mu,
+    kept = [clauses[k] for k in np.flatnonzero(reduced <= room)]
+    cover, negatives = _clause_covers(data, kept)
+    cost = negatives + penalty * np.array([1 + len(c) for c in kept], np.float64)
+    finished, best, chosen = best_set_below(cover, cost, [1 + len(c) for c in kept], reduced[reduced <= room], mu,
                                             positive_costs, complexity, value, room, integral, seconds, should_stop)
-    return finished, best, [clauses[kept[j]] for j in chosen]
+    return finished, best, [kept[j] for j in chosen]
+
+
+def _clause_covers(data: PricingBits, clauses, block: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Each clause's positives (packed, a row a clause) and its negatives' weight, the clauses of one
+    length a block at a time (a clause at a time took ~0.1 ms on bank marketing's 36,000 negatives)."""
+    cover = np.zeros((len(clauses), data.positive.shape[1]), np.uint64)
+    negatives = np.zeros(len(clauses), np.float64)
+    lengths = np.array([len(c) for c in clauses], np.int64)
+    for length in np.unique(lengths):
+        rows = np.flatnonzero(lengths == length)
+        for start in range(0, len(rows), block):
+            part = rows[start:start + block]
+            if length == 0:  # the empty clause covers every sample
+                cover[part] = bitset.ones(data.n_positive)
+                negatives[part] = data.negative_cost(np.ones(data.n_negative, bool))
+                continue
+            features = np.array([clauses[k] for k in part], np.int64)
+            cover[part] = np.bitwise_and.reduce(data.positive[features], axis=1)
+            covered = np.bitwise_and.reduce(data.negative[features], axis=1)
+            negatives[part] = (data.z_weight * bitset.popcount(covered) if data.z_weights is None
+                               else bitset.weighted_sums(covered, data.n_negative, data.z_weights))
+    return cover, negatives
 
 
 def _pricing_sample(y, max_samples: int, rng):
