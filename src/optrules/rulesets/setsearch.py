@@ -34,9 +34,10 @@ import time
 import numpy as np
 from numba import njit
 
-from .._numba import drop_stale_cache, trailing_zeros
+from .._numba import drop_stale_cache
+from .enumeration import _mu_sum  # the sum of weights over a row's set bits
 
-drop_stale_cache(__file__, ["../_numba.py"])
+drop_stale_cache(__file__, ["../_numba.py", "enumeration.py"])
 
 #: candidates a slice of the search examines between looks at the clock and at a cancel (~10 ms)
 _SLICE = 200_000
@@ -45,19 +46,6 @@ _SLICE = 200_000
 _DEPTH, _EXAMINED, _DONE = 0, 1, 2
 # and in a float64 array
 _BEST, _LIMIT = 0, 1
-
-
-@njit(cache=True)
-def _bits_sum(words, weights):
-    """The sum of ``weights`` over the bits set in ``words``."""
-    total = 0.0
-    for w in range(words.shape[0]):
-        x = words[w]
-        base = w * 64
-        while x != 0:
-            total += weights[base + np.int64(trailing_zeros(x))]
-            x &= x - np.uint64(1)
-    return total
 
 
 @njit(cache=True)
@@ -89,7 +77,7 @@ def _search_slice(cover, cost, complexity, reduced, below_zero, mu, weight, tota
         for w in range(n_words):
             scratch[w] = cover[i, w] & covered[d, w]
             fresh[w] = cover[i, w] & ~covered[d, w]
-        again = _bits_sum(scratch, mu)  # the positives it covers a second (third...) time
+        again = _mu_sum(scratch, mu)  # the positives it covers a second (third...) time
         if base + reduced[i] + again + below_zero[i + 1] > floats[_LIMIT]:
             continue
         for w in range(n_words):
@@ -97,7 +85,7 @@ def _search_slice(cover, cost, complexity, reduced, below_zero, mu, weight, tota
         rc_sum[d + 1] = rc_sum[d] + reduced[i]
         multiple[d + 1] = multiple[d] + again
         cost_sum[d + 1] = cost_sum[d] + cost[i]
-        weight_covered[d + 1] = weight_covered[d] + _bits_sum(fresh, weight)
+        weight_covered[d + 1] = weight_covered[d] + _mu_sum(fresh, weight)
         used[d + 1] = used[d] + complexity[i]
         chosen[d] = i
         objective = cost_sum[d + 1] + (total_weight - weight_covered[d + 1])
