@@ -7,6 +7,7 @@ import pytest
 
 from optrules.data import bitset
 from optrules.rulesets.master import MasterProblem
+from optrules.rulesets.colgen import column_generation
 from optrules.rulesets.setsearch import best_set_below
 from test_rulesets import full_mip_optimum, planted_instance
 
@@ -113,3 +114,26 @@ def test_the_pools_covers_and_costs_are_each_clauses_own(weighted):
         positives, covered_negatives = data.covered(clause)
         assert (bitset.unpack(cover[k], data.n_positive) == positives).all()
         assert negatives[k] == pytest.approx(data.negative_cost(covered_negatives))
+
+
+def test_a_value_whose_search_ran_out_of_time_is_searched_again_with_twice_the_time(monkeypatch):
+    import optrules.rulesets.colgen as colgen
+
+    features, y, complexity, max_degree, _ = planted_instance(4000)  # its first set is not proven
+    optimum = full_mip_optimum(features, y, complexity, max_degree)[0]
+    solve_mip, columns_below, calls = MasterProblem.solve_mip, colgen._columns_below, []
+    monkeypatch.setattr(MasterProblem, "solve_mip", lambda self, t: (np.inf, [], -np.inf, False) if not calls
+                        else solve_mip(self, t))  # (the first set is not proven: the gap's search runs)
+
+    def first_out_of_time(*args, outcome=None, **kwargs):
+        calls.append((args[8], args[10]))
+        if len(calls) == 1:
+            outcome.append("time")
+            return None
+        return columns_below(*args, outcome=outcome, **kwargs)
+    monkeypatch.setattr(colgen, "_columns_below", first_out_of_time)
+    result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=60, pricing_time_limit=0.5)
+    (value, seconds), (again, more) = calls[:2]
+    assert again == value and more == pytest.approx(2 * seconds)
+    assert result.certificate.lower_bound <= optimum + 1e-9 <= result.objective + 2e-9
+    assert result.certificate.is_optimal

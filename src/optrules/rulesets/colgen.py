@@ -387,18 +387,27 @@ def column_generation(
         deadline = None if budget.remaining() is None else time.perf_counter() + budget.remaining()
         value_below = objective - 1.0 if integral else objective
         from_the_top = integral and value_below > proven_lower() + 1e-9
+        longer = 1.0  # a value whose search ran out of its time is searched again with twice the time
         while objective > proven_lower() + 1e-9 and not budget.stopped():
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left < 0.1:
                 break
-            seconds = pricing_time_limit if left is None else min(pricing_time_limit, 0.5 * left)
+            seconds = longer * pricing_time_limit if left is None else min(longer * pricing_time_limit, 0.5 * left)
+            ended: list[str] = []
             try:
                 pool = _columns_below(full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
                                       max_degree, n_pos, value_below, integral, seconds, budget.cancelled, work,
-                                      max_collected=_enumerated_columns(budget, n_pos))
+                                      max_collected=_enumerated_columns(budget, n_pos), outcome=ended)
             except KeyboardInterrupt:
                 budget.interrupt()
                 break
+            if (pool is None and ended == ["time"] and deadline is not None
+                    and min(2.0 * longer * pricing_time_limit, 0.5 * (deadline - time.perf_counter())) > seconds):
+                # (an ilpd fold at complexity 10: the search of its lower bound's value took 1.7-2.1 s of
+                # the 2 s of a pricing call, with 20 s left; with more, its bound rose 123 -> 127)
+                longer *= 2.0
+                continue
+            longer = 1.0
             if pool is None:
                 if from_the_top:  # too many: from the bound up, with fewer
                     from_the_top, value_below = False, proven_lower()
@@ -799,11 +808,11 @@ def _enumerated_columns(budget: Budget, n_pos: int) -> int:
 
 
 def _columns_below(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos, value, integral,
-                   seconds, should_stop=None, work=None, max_collected: int = GAP_COLUMNS):
+                   seconds, should_stop=None, work=None, max_collected: int = GAP_COLUMNS, outcome=None):
     """Every clause that could be in a rule set of value at most ``value`` (integer weights; below it,
     otherwise), given duals ``(mu, lam)`` that price every clause at reduced cost >= -tolerance (the master
     LP solved); None when the search does not finish in ``seconds`` or finds more than ``max_collected``
-    (a part).
+    (a part), which ``outcome`` (a list) is told: ``"time"`` or ``"overflow"``.
 
     For any rule set S and duals with mu in [0, positive weight], lam >= 0, the master's objective is
     z(S) >= sum(mu) - lam C + sum over S's clauses of rc(k) (the slack of each covering row and of the
@@ -820,6 +829,8 @@ def _columns_below(data, mu, lam, penalty, complexity, positive_costs, max_degre
     search = PricingSearch(data, np.maximum(mu, 1e-9), penalty + lam, max_degree, below=threshold,
                            max_collected=max_collected)
     search.run(seconds, should_stop=should_stop, work=work)
+    if outcome is not None and not search.finished:
+        outcome.append("overflow" if search.overflowed else "time")
     return search.collected if search.finished else None
 
 
