@@ -404,7 +404,7 @@ def column_generation(
             if (pool is None and ended == ["time"] and deadline is not None
                     and min(2.0 * longer * pricing_time_limit, 0.5 * (deadline - time.perf_counter())) > seconds):
                 # (an ilpd fold at complexity 10: the search of its lower bound's value took 1.7-2.1 s of
-                # the 2 s of a pricing call, with 20 s left; with more, its bound rose 123 -> 127)
+                # the 2 s of a pricing call, with ~5 s left; given them, its bound rose 123 -> 124)
                 longer *= 2.0
                 continue
             longer = 1.0
@@ -415,7 +415,6 @@ def column_generation(
                 break
             gap_columns = len(pool)
             # the sets of value <= v, and no other: sum of the columns' reduced costs <= v - dual objective
-            candidates = clauses + fresh(pool)
             room = _room(last_duals[0], last_duals[1], complexity, positive_costs, max_degree, n_pos, value_below)
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and from_the_top:
@@ -426,10 +425,8 @@ def column_generation(
                 # clauses did not in 20-28 s (ilpd, liver, heart, pima folds at complexity 5-15), and on
                 # pools the MIP cannot hold; the MIP with what it leaves, on a pool it can hold
                 proven, value, better = _best_set_below(
-                    full, candidates, _column_reduced_costs(full, last_duals[0], last_duals[1], penalty,
-                                                            positive_costs, n_pos, candidates)[n_pos:],
-                    last_duals[0], positive_costs, n_pos, penalty, complexity, value_below, room, integral,
-                    None if left is None else 0.5 * left, budget.cancelled)
+                    full, clauses + pool, last_duals[0], last_duals[1], positive_costs, n_pos, penalty, complexity,
+                    value_below, room, integral, None if left is None else 0.5 * left, budget.cancelled)
                 if not proven and not budget.stopped() and len(pool) <= GAP_COLUMNS and add_columns(pool)[1]:
                     master.limit_reduced_cost(_column_reduced_costs(full, last_duals[0], last_duals[1], penalty,
                                                                     positive_costs, n_pos, clauses), room)
@@ -938,17 +935,24 @@ def _neighbour_clauses(data: PricingData, mu, unit_price, max_degree, starts, sh
     return [c for _, c in neighbour_search(data, mu, unit_price, max_degree, starts, should_stop=should_stop)]
 
 
-def _best_set_below(data, clauses, reduced, mu, positive_costs, n_pos, penalty, complexity, value, room, integral,
+def _best_set_below(data, clauses, mu, lam, positive_costs, n_pos, penalty, complexity, value, room, integral,
                     seconds, should_stop):
-    """:func:`~optrules.rulesets.setsearch.best_set_below` over the ``clauses`` (``reduced``: their reduced
-    costs) that fit in ``room``: ``(finished, best value, the best set's clauses)``."""
-    reduced = np.asarray(reduced, np.float64)
-    kept = [clauses[k] for k in np.flatnonzero(reduced <= room)]
-    cover, negatives = _clause_covers(data, kept)
-    cost = negatives + penalty * np.array([1 + len(c) for c in kept], np.float64)
-    finished, best, chosen = best_set_below(cover, cost, [1 + len(c) for c in kept], reduced[reduced <= room], mu,
+    """:func:`~optrules.rulesets.setsearch.best_set_below` over the ``clauses`` that fit in ``room`` under the
+    duals ``(mu, lam)``: ``(finished, best value, the best set's clauses)``. Clauses alike for every set (the
+    same positives, cost and complexity: the master's own and the pool's copy of it, or two thresholds
+    cutting the same rows) go in once, or the search would visit each set they make once a copy."""
+    cover, negatives = _clause_covers(data, clauses)
+    complexities = np.array([1 + len(c) for c in clauses], np.int64)
+    cost = negatives + penalty * complexities
+    mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
+    reduced = cost + lam * complexities - bitset.weighted_sums(cover, n_pos, mu)
+    fits = np.flatnonzero(reduced <= room)
+    keys = np.concatenate([cover[fits].view(np.uint8), cost[fits, None].view(np.uint8),
+                           complexities[fits, None].view(np.uint8)], axis=1)
+    kept = fits[np.sort(np.unique(keys, axis=0, return_index=True)[1])] if len(fits) else fits
+    finished, best, chosen = best_set_below(cover[kept], cost[kept], complexities[kept], reduced[kept], mu,
                                             positive_costs, complexity, value, room, integral, seconds, should_stop)
-    return finished, best, [kept[j] for j in chosen]
+    return finished, best, [clauses[kept[j]] for j in chosen]
 
 
 def _clause_covers(data: PricingBits, clauses, block: int = 4096) -> tuple[np.ndarray, np.ndarray]:
