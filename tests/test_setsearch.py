@@ -88,8 +88,6 @@ def test_a_search_out_of_time_says_it_did_not_finish():
 def test_the_gap_closes_by_enumeration_alone(monkeypatch, seed):
     """Every MIP finds nothing (the greedy set stands): where the LP is solved, the enumeration of the
     sets below each value must still find the optimum and prove it."""
-    from optrules.rulesets.colgen import column_generation
-
     features, y, complexity, max_degree, _ = planted_instance(2000 + seed)
     optimum = full_mip_optimum(features, y, complexity, max_degree)[0]
     monkeypatch.setattr(MasterProblem, "solve_mip", lambda self, time_limit: (np.inf, [], -np.inf, False))

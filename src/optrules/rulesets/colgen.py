@@ -786,7 +786,16 @@ def _column_reduced_costs(data, mu, lam, penalty, positive_costs, n_pos, clauses
     then each clause's."""
     mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
     xi = np.broadcast_to(np.asarray(positive_costs, np.float64), (n_pos,)) - mu
-    return np.concatenate([xi, [data.reduced_cost(clause, mu, penalty + lam) for clause in clauses]])
+    return np.concatenate([xi, _clause_prices(data, clauses, mu, lam, penalty, n_pos)[3]])
+
+
+def _clause_prices(data: PricingBits, clauses, mu, lam, penalty, n_pos):
+    """Each clause's positives (packed), cost (its negatives' weight plus its penalty), complexity and
+    reduced cost under the duals ``(mu, lam)`` (``mu`` clipped to its range)."""
+    cover, negatives = _clause_covers(data, clauses)
+    complexities = np.array([1 + len(c) for c in clauses], np.int64)
+    cost = negatives + penalty * complexities
+    return cover, cost, complexities, cost + lam * complexities - bitset.weighted_sums(cover, n_pos, mu)
 
 
 #: clauses each part of the search below the gap collects at most for the MIP (a MIP over 11,552 clauses of
@@ -941,11 +950,8 @@ def _best_set_below(data, clauses, mu, lam, positive_costs, n_pos, penalty, comp
     duals ``(mu, lam)``: ``(finished, best value, the best set's clauses)``. Clauses alike for every set (the
     same positives, cost and complexity: the master's own and the pool's copy of it, or two thresholds
     cutting the same rows) go in once, or the search would visit each set they make once a copy."""
-    cover, negatives = _clause_covers(data, clauses)
-    complexities = np.array([1 + len(c) for c in clauses], np.int64)
-    cost = negatives + penalty * complexities
     mu = np.clip(np.asarray(mu, np.float64), 0.0, positive_costs)
-    reduced = cost + lam * complexities - bitset.weighted_sums(cover, n_pos, mu)
+    cover, cost, complexities, reduced = _clause_prices(data, clauses, mu, lam, penalty, n_pos)
     fits = np.flatnonzero(reduced <= room)
     keys = np.concatenate([cover[fits].view(np.uint8), cost[fits, None].view(np.uint8),
                            complexities[fits, None].view(np.uint8)], axis=1)

@@ -45,7 +45,7 @@ drop_stale_cache(__file__, ["../_numba.py", "enumeration.py"])
 _SLICE = 200_000
 
 # the search's scalar state, in an int64 array (resumable between slices)
-_DEPTH, _EXAMINED, _DONE = 0, 1, 2
+_DEPTH, _DONE = 0, 1
 # and in a float64 array
 _BEST, _LIMIT = 0, 1
 
@@ -99,14 +99,13 @@ def _search_slice(cover, cost, complexity, reduced, below_zero, mu, weight, tota
         d += 1
         position[d] = i + 1
     state[_DEPTH] = d
-    state[_EXAMINED] += examined
 
 
 def best_set_below(cover, cost, complexity, reduced, mu, weight, complexity_bound, value, room, integral,
                    seconds=None, should_stop=None):
     """The best rule set of value at most ``value`` over a pool of clauses, or the proof that there is none.
 
-    ``cover``: each clause's positives (packed words, one row a clause, the positives in ``mu``'s order);
+    ``cover``: each clause's positives (packed words, one row a clause, a 2-d array, the positives in ``mu``'s order);
     ``cost``: each clause's cost (its negatives' weight plus its penalty); ``complexity``: each one's
     (1 + conditions); ``reduced``: each one's reduced cost under the solved LP's duals (``mu`` clipped to
     [0, ``weight``], its positives' weights); ``room``: the room of a set worth ``value`` under those duals
@@ -123,7 +122,7 @@ def best_set_below(cover, cost, complexity, reduced, mu, weight, complexity_boun
     order = np.argsort(reduced, kind="stable")
     n = len(order)
     weight = np.broadcast_to(np.asarray(weight, np.float64), (len(mu),)).copy()
-    n_words = cover.shape[1] if cover.ndim == 2 else 0
+    n_words = cover.shape[1]
     padded = n_words * 64
     mu_padded, weight_padded = np.zeros(padded), np.zeros(padded)
     mu_padded[: len(mu)] = np.clip(np.asarray(mu, np.float64), 0.0, weight)
@@ -132,14 +131,14 @@ def best_set_below(cover, cost, complexity, reduced, mu, weight, complexity_boun
     bound = float(complexity_bound) if np.isfinite(complexity_bound) else float(np.sum(complexity) + 1)
     # a set holds at most bound / (the least complexity) clauses: the levels of the search
     levels = 1 + (min(n, int(bound // max(int(complexity.min()), 1))) if n else 0)
-    covered = np.zeros((levels, max(n_words, 1)), np.uint64)[:, :n_words]
+    covered = np.zeros((levels, n_words), np.uint64)
     rc_sum, multiple, cost_sum, weight_covered = (np.zeros(levels) for _ in range(4))
     used = np.zeros(levels, np.int64)
     position = np.zeros(levels, np.int64)
     chosen, best_set = np.zeros(levels, np.int64), np.full(levels, -1, np.int64)
     total = float(weight.sum())
     # the empty set is a set too
-    state = np.array([0, 0, 0], np.int64)
+    state = np.array([0, 0], np.int64)
     floats = np.array([np.inf, room], np.float64)
     step = 1.0 if integral else 0.0
     if total <= value:
@@ -149,7 +148,7 @@ def best_set_below(cover, cost, complexity, reduced, mu, weight, complexity_boun
     # (none below -tolerance once the LP is solved; duals of an unsolved LP bound the sets all the same)
     below_zero = np.concatenate([np.cumsum(np.minimum(reduced[order], 0.0)[::-1])[::-1], [0.0]])
     deadline = None if seconds is None else time.perf_counter() + seconds
-    arguments = (cover[order].reshape(n, n_words), np.asarray(cost, np.float64)[order],
+    arguments = (cover[order], np.asarray(cost, np.float64)[order],
                  complexity[order], reduced[order], below_zero, mu_padded, weight_padded, total, bound,
                  float(room), float(value), step, covered, rc_sum, multiple, cost_sum, weight_covered, used, position,
                  chosen, best_set, state, floats)
