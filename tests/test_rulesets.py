@@ -1766,6 +1766,54 @@ def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(mon
     assert checked >= 2
 
 
+def test_with_whole_number_objectives_a_rung_proves_its_whole_number_at_a_higher_price():
+    """A bound b proves ceil(b) when every set is worth a whole number: _whole_step_price moves a rung to
+    the highest price proving the same whole number (and at least one more than proven), never below the
+    largest ratio known; its proof costs no more work, and with work for the quarter rung's proof alone
+    the certificate (integral) proves at least that rung's whole number, never above the bound at the
+    largest ratio (brute force)."""
+    import optrules.rulesets.colgen as colgen
+    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+
+    checked = 0
+    for seed in range(6):
+        j, max_degree, complexity = 40, 3, 10.0
+        data, mu, lam, n_pos, bound_at = _singleton_duals(seed, 400, j, max_degree, complexity, 0.3)
+        at_master = bound_at(lam)
+        largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
+        exact = bound_at(max(lam, largest))
+        rung = lam + 0.75 * at_master / complexity
+        whole = math.ceil(bound_at(rung) - 1e-6)
+        assert whole >= 1
+        price = colgen._whole_step_price(data, mu, rung, lam, -np.inf, 0.0, complexity, 1.0, max_degree, n_pos)
+        assert price > rung
+        assert whole - 1 < bound_at(price) - 1e-6 and math.ceil(bound_at(price) - 1e-6) == whole
+        # one more than proven: a lower price, its whole number one more (or the largest ratio known)
+        more = colgen._whole_step_price(data, mu, rung, lam, float(whole), 0.0, complexity, 1.0, max_degree, n_pos)
+        assert more < price
+        assert more == lam or math.ceil(bound_at(more) - 1e-6) == whole + 1
+        assert colgen._whole_step_price(data, mu, rung, lam, at_master + 5.0, 0.0, complexity, 1.0, max_degree,
+                                        n_pos) == lam
+        # the certificate, integral: valid, and no weaker than the quarter's proof on the same work
+        outcome = []
+        assert largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0, outcome=outcome,
+                                   integral=True) == pytest.approx(exact)
+        assert outcome[-1][0]
+        if largest >= rung:
+            continue  # the first proof finds the largest ratio itself
+        spent = []
+        for p in (rung, price):
+            work = NodeBudget()
+            PricingSearch(data, mu, p, max_degree, raise_price=True).run(60.0, work=work)
+            spent.append(work.spent)
+        assert spent[1] <= spent[0]
+        bound = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
+                                    work=NodeBudget(spent[0] + 2), integral=True)
+        assert whole - 1e-6 <= math.ceil(bound - 1e-6) and bound <= exact + 1e-7
+        checked += 1
+    assert checked >= 2
+
+
 def test_the_fit_text_says_why_a_gap_as_large_as_the_objective_says_nothing():
     from optrules.rulesets.family import FAMILY
 
