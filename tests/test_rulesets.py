@@ -1672,34 +1672,49 @@ def _singleton_duals(seed, n, j, max_degree, complexity, noise):
     return data, mu, lam, n_pos, bound_at
 
 
+def _ladder_case(seed, n, j, max_degree, complexity, noise):
+    """:func:`_singleton_duals`, with the bound at the master's price, the largest ratio of any clause
+    (brute force) and the first rung's price (the quarter of that bound)."""
+    data, mu, lam, n_pos, bound_at = _singleton_duals(seed, n, j, max_degree, complexity, noise)
+    at_master = bound_at(lam)
+    largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
+    return data, mu, lam, n_pos, bound_at, at_master, largest, lam + 0.75 * at_master / complexity
+
+
+def _proof_work(data, mu, prices, max_degree):
+    """The work (clauses searched) of proving each of the unit ``prices`` alone."""
+    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+
+    spent = []
+    for price in prices:
+        work = NodeBudget()
+        PricingSearch(data, mu, price, max_degree, raise_price=True).run(60.0, work=work)
+        spent.append(work.spent)
+    return spent
+
+
 def test_the_certificate_proves_a_cheaper_price_first():
     """largest_ratio_bound first proves the price where the bound is a quarter of the restricted
     master's (a proof at a higher price prunes more), then the largest ratio: with work enough for the
     first proof only, the bound is that quarter (where the largest ratio's search cut short bounds
     less), never above the bound at the largest ratio (brute force)."""
-    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.rulesets.enumeration import NodeBudget
 
     checked = 0
     for seed in range(6):
         j, max_degree, complexity = 40, 3, 10.0
-        data, mu, lam, n_pos, bound_at = _singleton_duals(seed, 400, j, max_degree, complexity, 0.3)
-        at_master = bound_at(lam)
+        data, mu, lam, n_pos, bound_at, at_master, largest, rung = _ladder_case(seed, 400, j, max_degree,
+                                                                                complexity, 0.3)
         assert at_master > 0
-        largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
         exact = bound_at(max(lam, largest))
         # with the time to finish: the largest ratio itself
         outcome = []
         assert largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
                                    outcome=outcome) == pytest.approx(exact)
         assert outcome == [(True, pytest.approx(max(lam, largest)))]
-        rung = lam + 0.75 * at_master / complexity
         if largest >= rung:
             continue  # the first proof finds the largest ratio itself
-        spent = []  # the work each proof takes alone
-        for price in (rung, lam):
-            work = NodeBudget()
-            PricingSearch(data, mu, price, max_degree, raise_price=True).run(60.0, work=work)
-            spent.append(work.spent)
+        spent = _proof_work(data, mu, (rung, lam), max_degree)
         if spent[1] < 3 * spent[0]:
             continue
         work = int(1.5 * spent[0])
@@ -1723,25 +1738,19 @@ def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(mon
     force). Without the ladder the same work proves less. Rungs that always seem too dear for the
     largest ratio still end with its proof (the last one allowed), not with time left."""
     import optrules.rulesets.colgen as colgen
-    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.rulesets.enumeration import NodeBudget
 
     checked = 0
     for seed in range(12):
         # many rows, few features, noisy labels: duals whose halfway price costs a few times the first
         # rung, as on bank marketing (on 400 x 40 tables it costs 4-6 times: the ladder stays out)
         j, max_degree, complexity = 16, 4, 10.0
-        data, mu, lam, n_pos, bound_at = _singleton_duals(seed, 3000, j, max_degree, complexity, 0.4)
-        at_master = bound_at(lam)
-        largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
-        rung = lam + 0.75 * at_master / complexity
+        data, mu, lam, n_pos, bound_at, at_master, largest, rung = _ladder_case(seed, 3000, j, max_degree,
+                                                                                complexity, 0.4)
         halfway = 0.5 * (rung + lam)
         if largest >= halfway:
             continue  # a rung would find the largest ratio itself
-        spent = []  # the work each proof takes alone
-        for price in (rung, halfway, lam):
-            work = NodeBudget()
-            PricingSearch(data, mu, price, max_degree, raise_price=True).run(60.0, work=work)
-            spent.append(work.spent)
+        spent = _proof_work(data, mu, (rung, halfway, lam), max_degree)
         work = spent[0] + spent[1] + 2  # (a search spending its last node looks once more to finish)
         if not work - spent[0] < 4 * spent[0] or spent[2] <= work - spent[0]:
             continue
@@ -1773,16 +1782,14 @@ def test_with_whole_number_objectives_a_rung_proves_its_whole_number_at_a_higher
     the certificate (integral) proves at least that rung's whole number, never above the bound at the
     largest ratio (brute force)."""
     import optrules.rulesets.colgen as colgen
-    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.rulesets.enumeration import NodeBudget
 
     checked = 0
     for seed in range(6):
         j, max_degree, complexity = 40, 3, 10.0
-        data, mu, lam, n_pos, bound_at = _singleton_duals(seed, 400, j, max_degree, complexity, 0.3)
-        at_master = bound_at(lam)
-        largest = max(-data.reduced_cost(c, mu, 0.0) / (1 + len(c)) for c in _all_clauses(j, max_degree))
+        data, mu, lam, n_pos, bound_at, at_master, largest, rung = _ladder_case(seed, 400, j, max_degree,
+                                                                                complexity, 0.3)
         exact = bound_at(max(lam, largest))
-        rung = lam + 0.75 * at_master / complexity
         whole = math.ceil(bound_at(rung) - 1e-6)
         assert whole >= 1
         price = colgen._whole_step_price(data, mu, rung, lam, -np.inf, 0.0, complexity, 1.0, max_degree, n_pos)
@@ -1801,11 +1808,7 @@ def test_with_whole_number_objectives_a_rung_proves_its_whole_number_at_a_higher
         assert outcome[-1][0]
         if largest >= rung:
             continue  # the first proof finds the largest ratio itself
-        spent = []
-        for p in (rung, price):
-            work = NodeBudget()
-            PricingSearch(data, mu, p, max_degree, raise_price=True).run(60.0, work=work)
-            spent.append(work.spent)
+        spent = _proof_work(data, mu, (rung, price), max_degree)
         assert spent[1] <= spent[0]
         bound = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
                                     work=NodeBudget(spent[0] + 2), integral=True)
