@@ -726,8 +726,7 @@ def _whole_step_price(data, mu, theta, lowest, proven, penalty, complexity, posi
     the quarter of wdbc fold 4's restricted master at complexity 15 (3.51) is a bound of 0.88, which
     proves 1, as a bound of 0.05 does at a price 0.06 higher."""
     def bound_at(price):
-        return weak_duality_bound(mu, price, complexity, positive_costs, data.reduced_cost((), mu, penalty + price),
-                                  0.0, max_degree, n_pos)
+        return _bound_if_proven(data, mu, price, penalty, complexity, positive_costs, max_degree, n_pos)
     bound = bound_at(theta)
     if not np.isfinite(bound):
         return theta
@@ -757,11 +756,17 @@ _WHOLE_MARGIN = 0.05
 _LADDER_FACTOR, _MAX_PROOFS = 5.0, 8
 
 
+def _bound_if_proven(data, mu, theta, penalty, complexity, positive_costs, max_degree, n_pos) -> float:
+    """The Lagrangian bound the duals ``mu`` give once every clause is proven to price >= 0 at the
+    complexity price ``theta`` (plus the penalty)."""
+    return weak_duality_bound(mu, theta, complexity, positive_costs, data.reduced_cost((), mu, penalty + theta), 0.0,
+                              max_degree, n_pos)
+
+
 def _first_rung_price(data, mu, lam, complexity, positive_costs, max_degree, n_pos, penalty) -> float:
     """The complexity price theta whose Lagrangian bound sum(mu) - C theta is a quarter of the one at
     the restricted master's own price ``lam`` (-inf when that is <= 0: nothing to take a share of)."""
-    at_master = weak_duality_bound(mu, lam, complexity, positive_costs, data.reduced_cost((), mu, penalty + lam), 0.0,
-                                   max_degree, n_pos)
+    at_master = _bound_if_proven(data, mu, lam, penalty, complexity, positive_costs, max_degree, n_pos)
     if not at_master > 0:
         return -np.inf
     return float(lam) + 0.75 * at_master / complexity_or_implied(complexity, max_degree, n_pos)
