@@ -1681,6 +1681,12 @@ def _ladder_case(seed, n, j, max_degree, complexity, noise):
     return data, mu, lam, n_pos, bound_at, at_master, largest, lam + 0.75 * at_master / complexity
 
 
+def _two_feature_mus(data, mu, max_degree):
+    from optrules.rulesets.enumeration import PricingSearch
+
+    return PricingSearch(data, mu, 1.0, max_degree, raise_price=True).two_feature_mus()
+
+
 def _proof_work(data, mu, prices, max_degree):
     """The work (clauses searched) of proving each of the unit ``prices`` alone."""
     from optrules.rulesets.enumeration import NodeBudget, PricingSearch
@@ -1730,47 +1736,108 @@ def test_the_certificate_proves_a_cheaper_price_first():
     assert checked >= 2
 
 
-def test_with_too_little_left_for_the_largest_ratio_the_next_rung_is_halfway(monkeypatch):
-    """After the first rung, with less than ``_LADDER_FACTOR`` (4 here) times its work left, the
-    certificate proves the price halfway between that rung and the largest ratio known (here the
-    master's own), which the work left pays for, rather than the largest ratio, which it does not: the
-    bound is the halfway price's, above the quarter, never above the bound at the largest ratio (brute
-    force). Without the ladder the same work proves less. Rungs that always seem too dear for the
-    largest ratio still end with its proof (the last one allowed), not with time left."""
+def test_the_next_rung_is_the_lowest_price_the_cost_model_says_the_budget_pays_for():
+    """_next_rung_price: a proof's cost taken to grow as (1 + the pairs of features its price leaves
+    open)^kappa (kappa 4 after one rung, the last two rungs' after two); the lowest price costing at most
+    0.8 of what is left, else all of it; the largest ratio known when that fits, None when no price below
+    the last rung's does."""
+    from optrules.rulesets.colgen import _next_rung_price
+
+    pairs = np.arange(1.0, 1001.0)  # one pair of each mu 1..1000: at the price u, those > 4u are open
+
+    def opened(u):
+        return 1 + np.count_nonzero(pairs > 4 * u)
+
+    rung = [(150.0, 1.0, 1000)]  # 401 open (mu 600..1000)
+    assert _next_rung_price(rung, 10.0, None, 10**9, pairs) == 10.0
+    assert _next_rung_price(rung, 10.0, 1e6, None, pairs) == 10.0
+    assert _next_rung_price(rung, 10.0, None, None, pairs) == 10.0
+    for left in (2_000, 5_000, 20_000):
+        price = _next_rung_price(rung, 10.0, None, left, pairs)
+        # what 0.8 of it pays for, and no lower price of a pair does
+        assert 10.0 < price < 150.0
+        assert 1000 * (opened(price) / opened(150.0)) ** 4 <= 0.8 * left + 1e-6
+        assert 1000 * (opened(price - 0.25) / opened(150.0)) ** 4 > 0.8 * left
+    # seconds and work both bound it: the dearer wins
+    assert _next_rung_price(rung, 10.0, 2.0, 10**9, pairs) == _next_rung_price(rung, 10.0, None, 2_000, pairs)
+    # 1,100 left: 0.8 of it pays for no lower price, all of it does
+    price = _next_rung_price(rung, 10.0, None, 1_100, pairs)
+    assert 10.0 < price < 150.0 and 0.8 * 1_100 < 1000 * (opened(price) / opened(150.0)) ** 4 <= 1_100
+    assert _next_rung_price(rung, 10.0, None, 999, pairs) is None
+    assert _next_rung_price(rung, 10.0, 0.0, None, pairs) is None
+    # two rungs: 8 times the work for twice the pairs open: kappa 3
+    rungs = [(150.0, 1.0, 1000), (49.875, 9.0, 8000)]  # 401 -> 801 open
+    assert opened(49.875) == 2 * opened(150.0)
+    price = _next_rung_price(rungs, 10.0, None, 12_000, pairs)
+    assert 10.0 < price < 49.875
+    assert 8000 * (opened(price) / opened(49.875)) ** 3 <= 0.8 * 12_000 + 1e-6
+    assert 8000 * (opened(price - 0.25) / opened(49.875)) ** 3 > 0.8 * 12_000
+    # without work counted, the seconds measure it, alike
+    assert _next_rung_price([(150.0, 1.0, 0), (49.875, 8.0, 0)], 10.0, 12.0, None, pairs) == price
+
+
+def test_two_feature_mus_are_the_mu_each_pair_of_searched_features_covers():
+    """PricingSearch.two_feature_mus: the mu (duals of the positives) both features of each pair of the
+    search's features cover, brute force over the boolean matrix; capped, a sample of those same
+    values, alike on every call."""
+    from optrules.rulesets.enumeration import PricingSearch
+
+    data, mu, lam, n_pos, _ = _singleton_duals(3, 400, 60, 3, 10.0, 0.3)
+    search = PricingSearch(data, mu, 1.0, 3, raise_price=True)
+    order = search._parts[0].problem.order
+    assert len(order) * (len(order) - 1) // 2 > 1_000
+    positive = data.unpacked().positive
+    expected = np.array(sorted(float(mu[positive[:, a] & positive[:, b]].sum())
+                               for i, a in enumerate(order) for b in order[i + 1:]))
+    assert search.two_feature_mus() == pytest.approx(expected)
+    sample = search.two_feature_mus(max_pairs=50)  # (at least 1,000 pairs)
+    assert 900 <= len(sample) <= 1_000 and np.all(np.diff(sample) >= 0)
+    assert np.array_equal(sample, search.two_feature_mus(max_pairs=50))
+    assert all(np.isclose(expected, value).any() for value in sample)
+
+
+def test_after_a_rung_the_certificate_proves_the_price_the_work_left_pays_for(monkeypatch):
+    """After the first rung the certificate proves the price _next_rung_price chooses for the work left
+    (the largest ratio's proof would not finish): the bound is at least that price's, above the
+    quarter's, never above the bound at the largest ratio (brute force); the largest ratio's proof
+    straight after the rung, cut short, proves less. With no lower price that all the work left pays for,
+    it stops after the rung, not finished, and spends nothing more."""
     import optrules.rulesets.colgen as colgen
     from optrules.rulesets.enumeration import NodeBudget
 
     checked = 0
     for seed in range(12):
-        # many rows, few features, noisy labels: duals whose halfway price costs a few times the first
-        # rung, as on bank marketing (on 400 x 40 tables it costs 4-6 times: the ladder stays out)
+        # many rows, few features, noisy labels: duals whose proofs cost more as the price falls, as on
+        # bank marketing
         j, max_degree, complexity = 16, 4, 10.0
         data, mu, lam, n_pos, bound_at, at_master, largest, rung = _ladder_case(seed, 3000, j, max_degree,
                                                                                 complexity, 0.4)
-        halfway = 0.5 * (rung + lam)
-        if largest >= halfway:
-            continue  # a rung would find the largest ratio itself
-        spent = _proof_work(data, mu, (rung, halfway, lam), max_degree)
-        work = spent[0] + spent[1] + 2  # (a search spending its last node looks once more to finish)
-        if not work - spent[0] < 4 * spent[0] or spent[2] <= work - spent[0]:
-            continue
-        monkeypatch.setattr(colgen, "_LADDER_FACTOR", 4.0)  # the mechanism, whatever the factor chosen
-        outcome = []
+        if largest >= rung:
+            continue  # the first rung finds the largest ratio itself
+        first, at_lam = _proof_work(data, mu, (rung, lam), max_degree)
+        left = 4 * first
+        following = colgen._next_rung_price([(rung, 1.0, first)], lam, None, left, _two_feature_mus(data, mu, max_degree))
+        assert following is not None and lam <= following < rung
+        if following <= max(lam, largest) or at_lam <= left:
+            continue  # the largest ratio itself, or within the work left
+        (then,) = _proof_work(data, mu, (following,), max_degree)
+        if then > left:
+            continue  # the model's guess too dear here
         bound = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
-                                    work=NodeBudget(work), outcome=outcome)
-        # the halfway price proven, then (with almost nothing left) a rung halfway again, cut short
-        assert outcome == [(False, pytest.approx(0.5 * (halfway + lam)))]
-        assert bound_at(halfway) - 1e-7 <= bound <= bound_at(max(lam, largest)) + 1e-7
+                                    work=NodeBudget(first + left + 2))
+        assert bound_at(following) - 1e-7 <= bound <= bound_at(max(lam, largest)) + 1e-7
         assert bound > bound_at(rung) + 1e-7
-        monkeypatch.setattr(colgen, "_LADDER_FACTOR", 0.0)  # the largest ratio straight after the first rung
+        monkeypatch.setattr(colgen, "_next_rung_price", lambda rungs, known, *_: known)  # the largest ratio next
         without = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
-                                      work=NodeBudget(work))
-        monkeypatch.setattr(colgen, "_LADDER_FACTOR", 1e12)  # never time enough: rungs, then the last proof
-        outcome = []
-        last = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0, outcome=outcome)
+                                      work=NodeBudget(first + left + 2))
         monkeypatch.undo()
-        assert outcome == [(True, pytest.approx(max(lam, largest)))] and last == pytest.approx(bound_at(max(lam, largest)))
-        assert without < bound_at(halfway) - 1e-7
+        assert without < bound_at(following) - 1e-7
+        # half the rung's work left: no lower price is paid for
+        outcome, work = [], NodeBudget(first + first // 2)
+        alone = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0, work=work,
+                                    outcome=outcome)
+        assert outcome == [(False, pytest.approx(lam))] and work.spent == first
+        assert alone == pytest.approx(bound_at(rung))
         checked += 1
     assert checked >= 2
 

@@ -669,9 +669,9 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     5) the largest ratio's proof does not finish in 20 s while the quarter's takes 1-6 s: the bound
     is 2.75 where it was 0. The largest ratio's proof costs several times a rung's (bank marketing's
     last duals: the quarter's 12.7 s, half 15.4 s, three quarters 24.6 s, 90 % 38.2 s, the largest ratio
-    ~60 s), so with less than :data:`_LADDER_FACTOR` times the last rung's time (or work) left, the next
-    proof is a rung halfway between the last one and the largest ratio known, rather than the largest
-    ratio, which would not finish. Cut short, the part left is bounded as
+    ~60 s), so after each rung the next price is the lowest whose proof the time (and work) left is
+    predicted to pay for (:func:`_next_rung_price`): the largest ratio when it fits, none when no lower
+    price does (the certificate ends there, with the time left unspent: not finished). Cut short, the part left is bounded as
     :func:`~optrules.rulesets.master.weak_duality_bound` does and the best of the proofs returned.
     ``integral``: every set is worth a whole number, so a bound b proves ceil(b), and each rung is moved
     to the cheapest price that proves the whole number it would, and at least one more than proven
@@ -685,6 +685,8 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     rung = _first_rung_price(data, mu, lam, complexity, positive_costs, max_degree, n_pos, penalty)
     theta = rung if rung > largest_at_least else largest_at_least
     proven, ended = -np.inf, (False, penalty + largest_at_least)
+    rungs: list[tuple[float, float, int]] = []  # each finished rung: its unit price, seconds and work
+    pair_mus = None
     for attempt in range(_MAX_PROOFS):
         # the price proven: the rung's, or with whole-number objectives the cheapest proving what it would
         # (the ladder goes on from the rung's: a ladder of the moved prices lost a mistake on ILPD's fold 9)
@@ -704,13 +706,18 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
         ended = (ratio_search.finished, price)
         if not ratio_search.finished or at <= largest_at_least or price > penalty + at:
             break  # cut short, or the largest ratio proven
-        took, work_left = time.perf_counter() - started, None if work is None else work.left()
-        enough = (deadline - time.perf_counter() >= _LADDER_FACTOR * took
-                  and (work_left is None or work_left >= _LADDER_FACTOR * (work.spent - spent_before)))
+        rungs.append((price, time.perf_counter() - started, 0 if work is None else work.spent - spent_before))
         # (the last proof allowed is the largest ratio's: rungs that finish fast must not end the
         # certificate with time left)
-        last = attempt + 2 >= _MAX_PROOFS
-        theta = largest_at_least if enough or last else 0.5 * (theta + largest_at_least)
+        if pair_mus is None:
+            pair_mus = ratio_search.two_feature_mus()  # (the same duals in every rung's search)
+        following = penalty + largest_at_least if attempt + 2 >= _MAX_PROOFS else _next_rung_price(
+            rungs, penalty + largest_at_least, deadline - time.perf_counter(), None if work is None else work.left(),
+            pair_mus)
+        if following is None:
+            ended = (False, penalty + largest_at_least)  # no proof all that is left pays for: not finished
+            break
+        theta = following - penalty
     if outcome is not None:
         outcome.append(ended)
     return proven
@@ -747,13 +754,59 @@ def _whole_step_price(data, mu, theta, lowest, proven, penalty, complexity, posi
 #: proves the next whole number)
 _WHOLE_MARGIN = 0.05
 
-#: the largest ratio is tried after a rung when this many times the rung's time (and work) is left,
-#: else another rung halfway down; at most _MAX_PROOFS proofs in all, the last the largest ratio's. The
-#: largest ratio's proof costs 4-5 times the first rung's on bank marketing's last duals (a rung of
-#: 9.7 s, then the largest ratio unproven after 39.8 s: with 4 that fit took it, lower bound 969 where
-#: the ladder proves 2,421) and ~2.5 times on ILPD's at complexity 50, which the ladder costs a little
-#: (lower bound 54, 54, 54 in three 30 s fits; 58, 54, 55 proving the largest ratio)
-_LADDER_FACTOR, _MAX_PROOFS = 5.0, 8
+def _next_rung_price(rungs, largest, seconds_left, work_left, pair_mus) -> float | None:
+    """The unit price of the certificate's next proof after the finished ``rungs`` ((unit price, seconds,
+    work) each, in order, prices falling): the lowest, no lower than ``largest`` (the largest ratio
+    known), whose proof is predicted to cost at most :data:`_RUNG_SHARE` of the seconds and the work
+    left (``None``: no bound); if none below the last rung's is, the lowest all that is left pays for,
+    and ``None`` when not even that is below the last rung's.
+
+    The prediction: a proof at the price u costs about (1 + the two-feature clauses its extension bound
+    leaves open, ``pair_mus`` > 4u) to the power kappa, kappa the last two rungs' (their work, else their
+    seconds) or :data:`_FIRST_STEEPNESS` after the first. A proof prunes each clause whose mu is below u
+    times its complexity, and the clauses it opens below grow with the pairs it opens. On the last duals
+    of 30-120 s fits (proofs from the quarter rung to the largest ratio, six prices each) the pairs
+    opened grew 1.08-1.55 times and the clauses searched 1.4-6.3 times: kappa 4.2-4.5 (ionosphere, wdbc,
+    ILPD), 2.8 (bank marketing), where the price alone predicts nothing alike (the work grew as
+    price^-0.9 on ILPD and bank marketing, price^-6 on ionosphere). Replayed on those costs with budgets
+    of 1.3-10 times the first rung, the ladder ends on average 50 % of the way from the quarter rung's
+    bound to the largest ratio's, where halfway rungs got 41 % (docs/rulesets.md)."""
+    price, seconds, nodes = rungs[-1]
+    ascending = np.asarray(pair_mus, dtype=np.float64)
+
+    def opened(unit_price):  # (plus one: a proof with no pair open still costs)
+        return 1 + len(ascending) - np.searchsorted(ascending, 4.0 * unit_price, side="right")
+
+    kappa = _FIRST_STEEPNESS
+    if len(rungs) >= 2:
+        earlier_price, earlier_seconds, earlier_nodes = rungs[-2]
+        grew = nodes / earlier_nodes if earlier_nodes > 0 and nodes > 0 else seconds / max(earlier_seconds, 1e-9)
+        more_open = opened(price) / opened(earlier_price)
+        if more_open > 1 and grew > 1:
+            kappa = min(max(math.log(grew) / math.log(more_open), _STEEPNESS_RANGE[0]), _STEEPNESS_RANGE[1])
+    descending = ascending[::-1]
+    for share in (_RUNG_SHARE, 1.0):
+        # the most pairs open that the share pays for: cost x (open / open now)^kappa <= share x left
+        affordable = np.inf
+        for cost, left in ((seconds, seconds_left), (nodes, work_left)):
+            if left is not None and cost > 0:
+                affordable = min(affordable, -np.inf if left <= 0 else opened(price) * (share * left / cost) ** (1 / kappa))
+        if affordable == np.inf:
+            return largest
+        if not affordable >= 1.0:
+            continue  # (what is left pays for no proof at all)
+        most = math.floor(affordable) - 1  # pairs open at the price descending[most] / 4 (ties: fewer)
+        lowest = largest if most >= len(descending) else max(largest, descending[most] / 4.0)
+        if lowest < price * (1.0 - 1e-9):
+            return lowest
+    return None
+
+
+#: the growth of a proof's cost with the pairs it leaves open assumed after the first rung (ionosphere's,
+#: wdbc's and ILPD's, above bank marketing's: too dear a rung is a proof lost, too cheap one a smaller
+#: step), and the range of it measured between two rungs; the share of what is left a rung is aimed at
+#: (the prediction is rough); at most _MAX_PROOFS proofs in all, the last the largest ratio's
+_FIRST_STEEPNESS, _STEEPNESS_RANGE, _RUNG_SHARE, _MAX_PROOFS = 4.0, (1.0, 8.0), 0.8, 8
 
 
 def _bound_if_proven(data, mu, theta, penalty, complexity, positive_costs, max_degree, n_pos) -> float:

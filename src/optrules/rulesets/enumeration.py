@@ -699,6 +699,26 @@ class PricingSearch:
                 part.root = max(part.root, before.root)
                 part.finished = part.finished or before.finished
 
+    def two_feature_mus(self, max_pairs: int = 200_000, max_words: int = 50_000_000) -> np.ndarray:
+        """The mu each clause of two searched features covers (two of one nesting chain left out), in
+        increasing order: of every pair, or of a seeded sample of at most ``max_pairs`` pairs and
+        ``max_words`` words ANDed (the same on every call). How many of them an extension bound at a
+        price u leaves open (mu > 4u) measures what a proof at u costs (colgen._next_rung_price)."""
+        if self.trivial:
+            return np.zeros(0)
+        problem = self._parts[0].problem
+        n = len(problem.order)
+        wanted = max(1_000, min(int(max_pairs), int(max_words) // max(problem.positives.shape[1], 1)))
+        if n * (n - 1) // 2 <= wanted:
+            first, second = np.triu_indices(n, 1)
+        else:
+            random = np.random.default_rng(0)
+            first, second = random.integers(0, n, wanted), random.integers(0, n, wanted)
+        chain = problem.chain_of
+        keep = (first != second) & ((chain[first] < 0) | (chain[first] != chain[second]))
+        return np.sort(_two_feature_mus(problem.positives, problem.mu, problem.word_mu,
+                                        problem.order[first[keep]], problem.order[second[keep]]))
+
     @property
     def finished(self) -> bool:
         return all(part.finished for part in self._parts) and not self.overflowed
@@ -866,6 +886,18 @@ class _Part:
         """What the clauses whose first feature is the part's current root price at least now: -(the mu
         it covers) + 2u (the price may have risen since the search began)."""
         return float(-self.problem.order_mu[self.root] + 2.0 * self.unit_price)
+
+
+@njit(cache=True, nogil=True)
+def _two_feature_mus(positives, mu, word_mu, first, second):
+    """The mu of the positives both features ``first[k]`` and ``second[k]`` cover, for each k."""
+    out = np.empty(first.shape[0])
+    both = np.empty(positives.shape[1], np.uint64)
+    for k in range(first.shape[0]):
+        for w in range(positives.shape[1]):
+            both[w] = positives[first[k], w] & positives[second[k], w]
+        out[k] = _covered_mu(both, mu, word_mu)
+    return out
 
 
 class NodeBudget:
