@@ -1816,7 +1816,8 @@ def test_after_a_rung_the_certificate_proves_the_price_the_work_left_pays_for(mo
             continue  # the first rung finds the largest ratio itself
         first, at_lam = _proof_work(data, mu, (rung, lam), max_degree)
         left = 4 * first
-        following = colgen._next_rung_price([(rung, 1.0, first)], lam, None, left, _two_feature_mus(data, mu, max_degree))
+        pairs = _two_feature_mus(data, mu, max_degree)
+        following = colgen._next_rung_price([(rung, 1.0, first)], lam, None, left, pairs)
         assert following is not None and lam <= following < rung
         if following <= max(lam, largest) or at_lam <= left:
             continue  # the largest ratio itself, or within the work left

@@ -85,6 +85,14 @@ def _rule_sets() -> None:
     X, y = _table(300, 8, seed=4)
     RuleSetClassifier(complexity=8, time_limit=30).fit(X, y)
     RuleSetClassifier(complexity=8, time_limit=30).fit(X, y, sample_weight=np.linspace(0.5, 2.0, len(y)))
+    # the certificate's cost model (a fit this small never needs it)
+    from .rulesets.enumeration import PricingSearch
+    from .rulesets.pricing import PricingData
+
+    features = np.random.default_rng(4).random((300, 8)) < 0.5
+    labels = features[:, 0] | features[:, 1]
+    PricingSearch(PricingData.from_features(features, labels), np.ones(int(labels.sum())), 1.0, 2,
+                  raise_price=True).two_feature_mus()
 
 
 #: what each part compiles, in the order they run

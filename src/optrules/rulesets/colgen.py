@@ -671,8 +671,9 @@ def largest_ratio_bound(data, mu, lam, penalty, complexity, positive_costs, max_
     last duals: the quarter's 12.7 s, half 15.4 s, three quarters 24.6 s, 90 % 38.2 s, the largest ratio
     ~60 s), so after each rung the next price is the lowest whose proof the time (and work) left is
     predicted to pay for (:func:`_next_rung_price`): the largest ratio when it fits, none when no lower
-    price does (the certificate ends there, with the time left unspent: not finished). Cut short, the part left is bounded as
-    :func:`~optrules.rulesets.master.weak_duality_bound` does and the best of the proofs returned.
+    price does (the certificate ends there, not finished, the time left unspent). Cut short, the part
+    left is bounded as :func:`~optrules.rulesets.master.weak_duality_bound` does and the best of the
+    proofs returned.
     ``integral``: every set is worth a whole number, so a bound b proves ceil(b), and each rung is moved
     to the cheapest price that proves the whole number it would, and at least one more than proven
     (:func:`_whole_step_price`); the largest ratio's proof stays where it is (it may solve the LP).
@@ -767,10 +768,10 @@ def _next_rung_price(rungs, largest, seconds_left, work_left, pair_mus) -> float
     times its complexity, and the clauses it opens below grow with the pairs it opens. On the last duals
     of 30-120 s fits (proofs from the quarter rung to the largest ratio, six prices each) the pairs
     opened grew 1.08-1.55 times and the clauses searched 1.4-6.3 times: kappa 4.2-4.5 (ionosphere, wdbc,
-    ILPD), 2.8 (bank marketing), where the price alone predicts nothing alike (the work grew as
+    ILPD), about 3 (bank marketing), where the price alone predicts nothing alike (the work grew as
     price^-0.9 on ILPD and bank marketing, price^-6 on ionosphere). Replayed on those costs with budgets
-    of 1.3-10 times the first rung, the ladder ends on average 50 % of the way from the quarter rung's
-    bound to the largest ratio's, where halfway rungs got 41 % (docs/rulesets.md)."""
+    of 1.3-10 times the first rung, the ladder ends on average 48 % of the way from the quarter rung's
+    bound to the largest ratio's, where halfway rungs got 40 % (docs/rulesets.md)."""
     price, seconds, nodes = rungs[-1]
     ascending = np.asarray(pair_mus, dtype=np.float64)
 
@@ -790,7 +791,8 @@ def _next_rung_price(rungs, largest, seconds_left, work_left, pair_mus) -> float
         affordable = np.inf
         for cost, left in ((seconds, seconds_left), (nodes, work_left)):
             if left is not None and cost > 0:
-                affordable = min(affordable, -np.inf if left <= 0 else opened(price) * (share * left / cost) ** (1 / kappa))
+                paid = -np.inf if left <= 0 else opened(price) * (share * left / cost) ** (1 / kappa)
+                affordable = min(affordable, paid)
         if affordable == np.inf:
             return largest
         if not affordable >= 1.0:
