@@ -41,7 +41,7 @@ def folds(y, seed=0):
 
 
 CANDIDATE_BOUNDS = (5, 10, 15, 30, 50)
-BASE_RATE = 0  # a bound below 2: the empty set, which predicts one class everywhere
+BASE_RATE = 0  # a bound below 1: the empty set, which predicts one class everywhere
 PRICING_TIME_LIMIT = 2.0  # seconds per exact pricing call (the paper: 45)
 INNER_TIME_LIMIT = 6.0  # seconds per fit of the inner cross-validation (exact pricing)
 

@@ -1407,6 +1407,59 @@ def test_cnf_with_class_weights_against_enumeration():
     assert certified >= 5
 
 
+def _random_settings_case(seed):
+    """A small mixed table and settings drawn from what users combine: the bound (below 1, 1 to 2, small,
+    none), the class described, CNF, penalty, class and sample weights, and budgets of time and of
+    pricing work small enough to stop generation."""
+    rng = np.random.default_rng(7700 + seed)
+    n = int(rng.integers(8, 60))
+    X = pd.DataFrame({"x0": np.round(rng.random(n), 1), "x1": np.round(rng.random(n), 1)})
+    if rng.random() < 0.6:
+        X["c"] = rng.choice(list("pqr"), n)
+    score = X["x0"].to_numpy() + (0.5 * (X["c"] == "p").to_numpy() if "c" in X else 0.0)
+    y = np.where(score + rng.normal(0, 0.3, n) > 0.7, "yes", "no")
+    y[:2] = ["yes", "no"]
+    time_limit = [None, 10.0, 0.3][int(rng.integers(0, 3))]
+    params = dict(complexity=[0.0, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, None][int(rng.integers(0, 8))],
+                  max_degree=int(rng.integers(1, 3)), cnf=bool(rng.random() < 0.5),
+                  pos_label=[None, "yes", "no"][int(rng.integers(0, 3))], penalty=float(rng.choice([0.0, 0.0, 0.5])),
+                  class_weight=[None, "balanced", {"yes": 2, "no": 1}][int(rng.integers(0, 3))],
+                  n_thresholds=int(rng.integers(1, 3)), time_limit=time_limit,
+                  pricing_time_limit=None if time_limit is None else 2.0,
+                  max_nodes=[None, 20, 2000][int(rng.integers(0, 3))])
+    sample_weight = None if rng.random() < 0.5 else rng.integers(1, 4, n).astype(float)
+    return X, y, params, sample_weight
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_settings_against_the_enumerated_mip(seed):
+    """Whatever the settings and budgets, the certificate's bound is at most the optimum over every
+    clause of the binarized table (enumerated, the problem the settings pose: a CNF's negated, its
+    weights swapped), the set is no better than it and fits the bound, `optimal` means equal, and the
+    mistakes counted are the predictions'. (A bound from 1 to 2 once certified the empty set while the
+    empty clause, complexity 1, was cheaper.)"""
+    X, y, params, sample_weight = _random_settings_case(seed)
+    model = RuleSetClassifier(**params).fit(X, y, sample_weight=sample_weight)
+    features = np.asarray(model.binarizer_.transform(X)).astype(bool)
+    y01 = (y == model.classes_[1]).astype(int)
+    describes = model.rule_set_.describes
+    target, weights = y01 == describes, model._class_weights(y01)
+    positive_weight, negative_weight = weights[describes], weights[1 - describes]
+    if params["cnf"]:
+        features, target = ~features, ~target
+        positive_weight, negative_weight = negative_weight, positive_weight
+    costs = np.where(target, positive_weight, negative_weight) * (1.0 if sample_weight is None else sample_weight)
+    complexity = np.inf if params["complexity"] is None else params["complexity"]
+    optimum, _ = full_mip_optimum(features, target, complexity, params["max_degree"], params["penalty"],
+                                  weights=costs)
+    cert = model.certificate_
+    assert cert.lower_bound <= optimum + 1e-6 <= cert.objective + 2e-6
+    assert model.rule_set_.complexity <= complexity
+    if cert.is_optimal:
+        assert cert.objective == pytest.approx(optimum)
+    assert cert.counters["training_mistakes"] == int((model.predict(X) != y).sum())
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_redundant_clauses_are_dropped_at_no_cost(seed):
     from optrules.rulesets.colgen import _objective, _without_redundant_clauses
@@ -1499,18 +1552,29 @@ def test_clauses_longer_than_the_bound_allows_are_never_priced():
 
 
 @pytest.mark.parametrize("cnf", [False, True])
-def test_a_bound_below_two_is_the_base_rate(cnf):
-    """No clause fits a complexity bound below 2: the empty set (a DNF that never holds, a CNF that
-    always does) is the only rule set, certified at once with its own cost as the bound."""
+@pytest.mark.parametrize("pos_label", ["yes", "no"])
+@pytest.mark.parametrize("complexity", [0, 0.5, 1, 1.5])
+def test_a_bound_below_two_is_the_base_rate(cnf, pos_label, complexity):
+    """No clause with a condition fits a complexity bound below 2: below 1 the empty set (a DNF that never
+    holds, a CNF that always does) is the only rule set; from 1 on the empty clause (complexity 1: a DNF
+    that always holds, a CNF that never does) fits too, and the better of the two is certified at once
+    with its own cost as the bound. Whichever class the set describes, a bound of 1 is the majority."""
     rng = np.random.default_rng(3)
     X = pd.DataFrame({"a": rng.random(90), "b": rng.choice(list("pq"), 90)})
     y = np.where(rng.random(90) < 0.3, "yes", "no")
-    model = RuleSetClassifier(complexity=1.5, cnf=cnf, pos_label="yes").fit(X, y)
-    assert model.rule_set_.complexity == 0 and model.certificate_.is_optimal
-    predicted = "yes" if cnf else "no"
-    assert (model.predict(X) == predicted).all()
-    assert model.certificate_.objective == model.certificate_.lower_bound == int((y != predicted).sum())
-    assert model.certificate_.counters["training_mistakes"] == int((y != predicted).sum())
+    model = RuleSetClassifier(complexity=complexity, cnf=cnf, pos_label=pos_label).fit(X, y)
+    other = "no" if pos_label == "yes" else "yes"
+    empty_set = pos_label if cnf else other  # what the empty set predicts everywhere
+    candidates = {empty_set: 0} if complexity < 1 else {"yes": 1, "no": 1, empty_set: 0}
+    best = min(candidates, key=lambda label: int((y != label).sum()))
+    assert model.certificate_.is_optimal
+    assert (model.predict(X) == best).all()
+    assert model.rule_set_.complexity == candidates[best]
+    mistakes = int((y != best).sum())
+    assert model.certificate_.objective == model.certificate_.lower_bound == mistakes
+    assert model.certificate_.counters["training_mistakes"] == mistakes
+    if complexity >= 1:
+        assert best == "no"  # the majority
 
 
 @pytest.mark.parametrize("block_bytes", [50, 16 << 20])

@@ -266,9 +266,10 @@ class RuleSetCV(_CrossValidated):
 
     Parameters
     ----------
-    complexities : the complexity bounds C to try (clauses + conditions); a bound below 2 stands for
-        the empty set, the base rate (it predicts the other class everywhere), so that the search can
-        say no rule set beats it.
+    complexities : the complexity bounds C to try (clauses + conditions); a bound below 1 stands for
+        the empty set (it predicts the other class everywhere), one from 1 to 2 for the cheaper of it
+        and the empty clause (it always holds: the majority class), so that the search can say no rule
+        set beats them.
     estimator : a :class:`~optrules.estimators.RuleSetClassifier` with every other setting (its
         budgets apply to each fit: a fold fits every candidate).
     pos_labels : the classes the set may describe: None (the estimator's ``pos_label``), or a list of

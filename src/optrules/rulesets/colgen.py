@@ -206,8 +206,14 @@ def column_generation(
     lp_history: list[tuple[float, float, int, int]] = []
     try:
         while True:
-            if complexity < 2:  # no clause fits (each has complexity >= 2): the empty set is the only one
-                lp_solved, lp_bound, lp_value = True, float(costs[y].sum()), float(costs[y].sum())
+            if complexity < 2:
+                # no clause with a condition fits (complexity 1 + conditions): the empty set, or, within a
+                # bound of at least 1, the empty clause (complexity 1: the set that always holds); the LP
+                # over these two is the better of them
+                lp_value = _empty_sets_best(costs, y, penalty, complexity)
+                if lp_value < float(costs[y].sum()):
+                    add_columns([()])
+                lp_solved, lp_bound = True, lp_value
                 break
             iterations += 1
             solved = master.solve_lp(None if limit is None else max(time_left(), 0.01))
@@ -504,6 +510,16 @@ def _counters(total_time, iterations, columns, exact_calls, pricing_nodes, lp_ob
         "distinct_rows": distinct_rows,
         "solver": f"HiGHS {highs_version()}",
     }
+
+
+def _empty_sets_best(costs, y, penalty: float, complexity: float) -> float:
+    """The best value of a rule set within a complexity bound below 2: the empty set's (every positive
+    missed), or from a bound of 1 on, the empty clause's when lower (every negative covered, once; it
+    counts the penalty of complexity 1)."""
+    nothing = float(costs[y].sum())
+    if complexity < 1:
+        return nothing
+    return min(nothing, float(costs[~y].sum()) + penalty)
 
 
 def feasible_degree(max_degree: int, complexity: float) -> int:

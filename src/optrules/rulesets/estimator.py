@@ -20,8 +20,9 @@ class RuleSetClassifier(RuleModelEstimator):
 
     Parameters
     ----------
-    complexity : C, the bound on sum over clauses of (1 + conditions). Below 2 only the empty set fits
-        (it predicts the other class everywhere): the base rate, which cross-validation may choose.
+    complexity : C, the bound on sum over clauses of (1 + conditions). Below 1 only the empty set fits
+        (it predicts the other class everywhere); from 1 to 2 the empty clause too (complexity 1, it
+        always holds), and the cheaper of the two is the base rate: bounds cross-validation may choose.
     max_degree : conditions per clause, at most (and at most ``complexity`` - 1: a longer clause fits
         in no rule set).
     cnf : learn a CNF (AND of ORs) instead of a DNF.
@@ -117,8 +118,8 @@ class RuleSetClassifier(RuleModelEstimator):
         """Learn the rule set; ``sample_weight`` (one non-negative number a row) multiplies each row's
         class weight in the objective."""
         if not (self.complexity is None or self.complexity >= 0):
-            raise ValueError(f"complexity must be >= 0 (below 2, one clause of one condition, only the empty "
-                             f"set fits), got {self.complexity}")
+            raise ValueError(f"complexity must be >= 0 (below 1 only the empty set fits, below 2 "
+                             f"no clause with a condition), got {self.complexity}")
         if int(self.max_degree) < 1:
             raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
         if self.penalty < 0 or not (self.pricing_time_limit is None or self.pricing_time_limit > 0):
