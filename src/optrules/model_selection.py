@@ -242,8 +242,9 @@ class RuleListCV(_CrossValidated):
         return self.best_estimator_.rule_list_
 
 
-#: the complexity bounds tried when none are given (the paper's grid runs 5 ... 30)
-DEFAULT_COMPLEXITIES = (5, 10, 15, 20, 30)
+#: the complexity bounds tried when none are given: the base rate (1: the majority class, the cheaper of the
+#: empty set and the empty clause), then the paper's grid, 5 ... 30
+DEFAULT_COMPLEXITIES = (1, 5, 10, 15, 20, 30)
 
 
 def _fold_fits(base, X, y, weights, train, test, candidates, scorer):
@@ -269,7 +270,7 @@ class RuleSetCV(_CrossValidated):
     complexities : the complexity bounds C to try (clauses + conditions); a bound below 1 stands for
         the empty set (it predicts the other class everywhere), one from 1 to 2 for the cheaper of it
         and the empty clause (it always holds: the majority class), so that the search can say no rule
-        set beats them.
+        set beats them. Default: 1, then 5, 10, 15, 20, 30.
     estimator : a :class:`~optrules.estimators.RuleSetClassifier` with every other setting (its
         budgets apply to each fit: a fold fits every candidate).
     pos_labels : the classes the set may describe: None (the estimator's ``pos_label``), or a list of
