@@ -72,6 +72,58 @@ def test_bad_input_errors():
         model.predict(X.assign(b=1))
 
 
+@pytest.mark.parametrize("regularization", [0.3, 0.45, 0.5, 0.6, 0.9])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_lambda_no_antecedent_is_supported_enough_for_certifies_the_list_of_no_rule(regularization, n_classes):
+    """With the default supports (Thms 10 and 21, from lambda; at most 1/2, where the window closes), a
+    table none of whose antecedents is supported enough has the list of no rule as its optimum: certified
+    so, as brute force over every list of its conjunctions finds (it used to be the error "no antecedent
+    has support in [0.45, 0.55]", and a lambda above 1/2 the error "min_support must lie in [0, 0.5]")."""
+    import itertools
+
+    from optrules.corels.bruteforce import brute_force
+
+    rng = np.random.default_rng(n_classes)
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 40, p=[0.2, 0.6, 0.2]), "b": rng.integers(0, 3, 40)})
+    y = rng.integers(0, n_classes, 40)
+    model = RuleListClassifier(regularization=regularization, max_card=2).fit(X, y)
+    features = np.asarray(model.binarizer_.transform(X)).astype(bool)
+    conjunctions = [c for d in (1, 2) for c in itertools.combinations(range(features.shape[1]), d)]
+    captures = np.array([features[:, list(c)].all(axis=1) for c in conjunctions])
+    optimum = brute_force(captures, y, regularization, max_length=int(1 / regularization) + 1, n_classes=n_classes)
+    assert model.certificate_.is_optimal
+    assert model.certificate_.objective == pytest.approx(optimum.objective)
+    if regularization > 0.5:  # a rule corrects at most the smaller of the majority's share and the rest
+        assert model.rule_list_.rules == [] and optimum.prefix == ()
+    # a table whose every antecedent captures 2 or 3 rows of 5: none within [0.45, 0.55] of them
+    few = RuleListClassifier(regularization=0.45).fit(pd.DataFrame({"a": list("xyyyx")}), [0, 1, 0, 1, 1])
+    assert len(few.antecedents_) == 0 and few.rule_list_.rules == [] and few.certificate_.is_optimal
+    assert few.certificate_.objective == pytest.approx(0.4)
+
+
+def test_a_table_without_a_feature_to_mine():
+    """A table whose columns give no rule (a single value, all forbidden) leaves the list of no rule,
+    the only list there is: certified optimal for rule lists, a clear error where thresholds were the
+    user's (falling lists); a class left no weight by sample_weight is a clear error in every family
+    (a rule set's LP used to fail with "restricted master LP not solved: Empty")."""
+    from optrules import FallingRuleListClassifier
+
+    y = np.array(["a", "b", "b", "a", "a", "a"])
+    constant, forbidden = pd.DataFrame({"k": [1] * 6}), pd.DataFrame({"x": [2, 0, 1, 3, 0, 2]})
+    for model, X in ((RuleListClassifier(), constant), (RuleListClassifier(forbidden=["x"]), forbidden)):
+        model.fit(X, y)
+        assert model.rule_list_.rules == [] and model.certificate_.is_optimal
+        assert model.certificate_.objective == pytest.approx(2 / 6) and (model.predict(X) == "a").all()
+    with pytest.raises(ValueError, match="no antecedent|no feature"):
+        FallingRuleListClassifier().fit(constant, y)
+    X = pd.DataFrame({"x": [2, 0, 1, 3, 0, 2], "c": list("pqpqpq")})
+    for weights in ([1, 0, 0, 1, 1, 2.0], [0, 1, 1, 0, 0, 0.0]):
+        for estimator in (RuleListClassifier(), RuleSetClassifier(), RuleSetClassifier(cnf=True),
+                          FallingRuleListClassifier()):
+            with pytest.raises(ValueError, match="same label: two classes are needed"):
+                estimator.fit(X, y, sample_weight=weights)
+
+
 def test_verbose_progress_is_shown(capsys, rng):
     X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 200), "b": rng.integers(0, 5, 200)})
     y = (rng.random(200) < 0.4).astype(int)

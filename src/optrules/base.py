@@ -119,9 +119,11 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         return names, masks
 
     def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
-              budget: Budget | None = None, forbidden=None, required=None) -> None:
+              budget: Budget | None = None, forbidden=None, required=None, none_is_an_answer: bool = False) -> None:
         """Mine the antecedents of the packed features (``_binarize(packed=True)``), but the ``forbidden``
-        ones (conjunctions of a ``required`` one whatever their support); set ``antecedents_``."""
+        ones (conjunctions of a ``required`` one whatever their support); set ``antecedents_``. When none
+        has the support asked, an error, unless ``none_is_an_answer`` (the supports are the ones a
+        theorem allows an optimal model's antecedents: then no antecedent is the answer)."""
         binarizer = self.binarizer_
         allowed = ~self._named_features(forbidden, "forbidden")[1].any(axis=0)
         required_names, required_masks = self._named_features(required, "required")
@@ -153,6 +155,15 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             features = features[allowed]
             names = [name for name, keep in zip(names, allowed) if keep]
             groups = groups[allowed]
+        if len(names) == 0:  # no feature (each column takes one value on the rows that count, or is left out)
+            if not none_is_an_answer:
+                raise ValueError("the table gives no feature to mine: every column takes a single value on the "
+                                 "rows with weight, is forbidden or was left out "
+                                 f"{dict(getattr(binarizer, 'dropped_columns_', {}))}")
+            self.antecedents_ = Antecedents([], [], np.zeros((0, bitset.n_words(len(y01))), np.uint64), len(y01),
+                                            MiningReport(len(y01), 0, int(self.max_card), float(min_support), None,
+                                                         notes=["no feature to mine"]))
+            return
         antecedents = mine_antecedents(
             features, names, groups, max_card=self.max_card,
             min_support=min_support, y=y01, min_class_support=min_class_support,
@@ -161,7 +172,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         )
         if budget is not None:
             budget.release("features")
-        if len(antecedents) == 0:
+        if len(antecedents) == 0 and not none_is_an_answer:
             raise ValueError(
                 f"no antecedent has support in [{min_support}, {1 - min_support}]"
                 + (f" and {min_class_support} of a class" if min_class_support else "")

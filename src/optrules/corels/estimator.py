@@ -160,8 +160,11 @@ class RuleListClassifier(RuleModelEstimator):
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         # (but a required one may be, so with requirements every category gets its feature)
         rarest = 1 if as_names(self.required) else math.ceil(min_support * len(codes) - 1e-9)
-        features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes)), packed=True)
-        self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required)
+        features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes), codes),
+                                 packed=True)
+        # the supports from lambda are those of Thms 10 and 21: none there, the list of no rule is optimal
+        self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required,
+                   none_is_an_answer=self.min_support is None)
         return codes, weights
 
     def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
@@ -173,9 +176,10 @@ class RuleListClassifier(RuleModelEstimator):
         try:
             budget = budget if budget is not None else self._budget(progress)
             mined = self._mined()
-            if not len(self.antecedents_):  # not mined: the budget ended while mining's kernels compiled
+            if not len(self.antecedents_):  # not mined (the budget ended while mining's kernels compiled), or
+                # no antecedent within the supports an optimal list's may have
                 result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
-                                        budget)
+                                        budget, proven=mined)
             else:
                 budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
                 # not mined, but for the required features: no equivalent points (grouping's kernel did
@@ -217,6 +221,10 @@ class RuleListClassifier(RuleModelEstimator):
         if not self._mined():
             raise ValueError("the fit mined no antecedent (its budget ended while mining's kernels compiled, in a "
                              "first fit after install): fit again, or run `optrules compile` first")
+        if not len(self.antecedents_):
+            raise ValueError("the fit mined no antecedent: none has the support lambda allows an optimal list's, so "
+                             "its list has no rule; the lists within epsilon may have rarer ones: fit with "
+                             "min_support=max(0, lambda - epsilon)")
         epsilon = check_epsilon(epsilon)
         check_budget_values(time_limit, max_memory, max_nodes)
         codes, weights = self._training
@@ -294,6 +302,9 @@ class RuleListClassifier(RuleModelEstimator):
         of samples is below lambda * W / (N * largest weight) can be left out without losing the optimum."""
         if self.min_support is not None:
             return float(self.min_support)
-        if weights is None:
-            return regularization
-        return regularization * float(weights.sum()) / (len(weights) * float(weights.max()))
+        share = regularization if weights is None else (
+            regularization * float(weights.sum()) / (len(weights) * float(weights.max())))
+        # at most a half, mining's widest floor: above lambda = 1/2 the empty list is optimal anyway (a rule
+        # corrects at most the smaller of the majority's share and the rest), and the mined window
+        # [share, 1 - share] would be empty
+        return min(share, 0.5)

@@ -51,8 +51,9 @@ def equivalent_points_minority(bits: np.ndarray, y: np.ndarray, sample_weight=No
     return y != np.argmax(totals, axis=1)[group]
 
 
-def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
-    """Finite, non-negative weights, one per sample, not all zero (or None)."""
+def check_sample_weight(sample_weight, n_samples: int, y=None) -> np.ndarray | None:
+    """Finite, non-negative weights, one per sample, not all zero (or None); with the labels ``y``, on
+    two classes at least (a fit on one weighted class learns nothing, and a rule set's LP has no row)."""
     if sample_weight is None:
         return None
     weights = np.asarray(sample_weight, dtype=np.float64).ravel()
@@ -64,6 +65,8 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
         raise ValueError("sample_weight must be non-negative")
     if weights.sum() <= 0:
         raise ValueError("sample_weight sums to zero: no sample counts")
+    if y is not None and np.unique(np.asarray(y)[weights > 0]).shape[0] < 2:
+        raise ValueError("every sample of positive weight has the same label: two classes are needed")
     return weights
 
 
@@ -92,7 +95,6 @@ class Problem:
         self.n_classes = int(self.n_classes)
         if n and (self.y.min() < 0 or self.y.max() >= self.n_classes):
             raise ValueError(f"labels must be class indices in [0, {self.n_classes}), got {self.y.min()}..{self.y.max()}")
-        self.sample_weight = check_sample_weight(self.sample_weight, n)
         if self.bits.ndim != 2 or self.bits.shape[0] == 0:
             raise ValueError("the antecedent set is empty: mine with a lower min_support or more features")
         if self.bits.shape[1] != bitset.n_words(n):
@@ -105,8 +107,7 @@ class Problem:
             raise ValueError("no samples")
         if self.y.min() == self.y.max():
             raise ValueError(f"all {n} labels are {int(self.y[0])}: two classes are needed")
-        if self.sample_weight is not None and np.unique(self.y[self.sample_weight > 0]).shape[0] < 2:
-            raise ValueError("every sample of positive weight has the same label: two classes are needed")
+        self.sample_weight = check_sample_weight(self.sample_weight, n, self.y)
 
     @property
     def n_samples(self) -> int:

@@ -16,7 +16,8 @@ from numba import get_num_threads
 
 from .._numba import workspace
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, compile_for,
-                   compiled_in_time, drive, parallel_region, proven_status, unsearched_certificate)
+                   compiled_in_time, drive, parallel_region, proven_status, unsearched_certificate,
+                   unsearched_counters)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
@@ -535,12 +536,17 @@ def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: fl
                                                                        policy=policy, map_type=map_type))
 
 
-def unmined_result(y, sample_weight, n_classes: int, regularization: float, budget: Budget) -> SearchResult:
-    """The list of no rule, with lower bound 0: a fit whose budget ended before it had an antecedent
-    (:meth:`optrules.base.RuleModelEstimator._mine`), so that no bound over antecedents applies."""
+def unmined_result(y, sample_weight, n_classes: int, regularization: float, budget: Budget,
+                   proven: bool = False) -> SearchResult:
+    """The list of no rule: with lower bound 0 when the fit's budget ended before it had an antecedent
+    (:meth:`optrules.base.RuleModelEstimator._mine`), so that no bound over antecedents applies; certified
+    optimal when ``proven``: mining found no antecedent within the supports Theorems 10 and 21 allow an
+    optimal list's (so the optimal list has no rule)."""
     class_totals = np.bincount(np.asarray(y, dtype=np.int64), weights=sample_weight, minlength=n_classes)
     mistakes = class_totals.sum() - class_totals.max()
     best = objective(mistakes, 0, float(class_totals.sum()), regularization)
+    if proven:
+        return SearchResult((), mistakes, best, Certificate(OPTIMAL, best, best, unsearched_counters(0), Trace()))
     return SearchResult((), mistakes, best, unsearched_certificate(best, 0.0, budget, 0))
 
 

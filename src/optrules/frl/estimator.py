@@ -114,7 +114,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         from .search import FRLProblem, certified_search
 
         frame, codes = self._target(X, y)
-        weights = check_sample_weight(sample_weight, len(codes))
+        weights = check_sample_weight(sample_weight, len(codes), codes)
         describes = self._described_class()
         y01 = (codes == describes).astype(codes.dtype)  # 1: the class whose probability falls
         # a conjunction must hold for min_class_support of the positives or of the negatives: rarer

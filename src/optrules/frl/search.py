@@ -65,10 +65,7 @@ class FRLProblem:
         if self.conditions is None:
             self.conditions = [(f"a{i}",) for i in range(self.bits.shape[0])]
         if self.sample_weight is not None:
-            self.sample_weight = check_sample_weight(self.sample_weight, self.y.shape[0])
-            positive = self.y.astype(bool)
-            if not (self.sample_weight[positive].sum() > 0 and self.sample_weight[~positive].sum() > 0):
-                raise ValueError("each class needs a positive total sample weight")
+            self.sample_weight = check_sample_weight(self.sample_weight, self.y.shape[0], self.y)
 
     @property
     def n_samples(self) -> int:

@@ -135,7 +135,7 @@ class RuleSetClassifier(RuleModelEstimator):
         from .colgen import column_generation, first_covering
 
         frame, y01 = self._target(X, y)
-        sample_weight = check_sample_weight(sample_weight, len(y01))
+        sample_weight = check_sample_weight(sample_weight, len(y01), y01)
         features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget,
                                   sample_weight, packed=True)
         names = list(self.binarizer_.feature_names_)
