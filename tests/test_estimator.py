@@ -101,6 +101,23 @@ def test_a_lambda_no_antecedent_is_supported_enough_for_certifies_the_list_of_no
     assert few.certificate_.objective == pytest.approx(0.4)
 
 
+def test_mining_cut_short_with_no_antecedent_proves_nothing(monkeypatch):
+    """No antecedent because the budget stopped mining is no proof: the list of no rule with lower bound
+    0, not certified (only a finished mining that found none within the supports is)."""
+    import optrules.base as base
+    from optrules.data.mine import Antecedents, MiningReport
+
+    def stopped(features, names, groups, n_samples, **_):
+        report = MiningReport(n_samples, len(names), 2, 0.01, None, stopped=True)
+        return Antecedents(list(names), [], np.zeros((0, (n_samples + 63) // 64), np.uint64), n_samples, report)
+
+    monkeypatch.setattr(base, "mine_antecedents", stopped)
+    X = pd.DataFrame({"a": ["x", "y", "y", "y", "x", "y"]})
+    model = RuleListClassifier(regularization=0.01).fit(X, [0, 1, 0, 1, 1, 1])
+    assert model.rule_list_.rules == [] and not model.certificate_.is_optimal
+    assert model.certificate_.lower_bound == 0
+
+
 def test_a_table_without_a_feature_to_mine():
     """A table whose columns give no rule (a single value, all forbidden) leaves the list of no rule,
     the only list there is: certified optimal for rule lists, a clear error where thresholds were the

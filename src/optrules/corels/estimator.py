@@ -176,10 +176,11 @@ class RuleListClassifier(RuleModelEstimator):
         try:
             budget = budget if budget is not None else self._budget(progress)
             mined = self._mined()
-            if not len(self.antecedents_):  # not mined (the budget ended while mining's kernels compiled), or
-                # no antecedent within the supports an optimal list's may have
+            if not len(self.antecedents_):  # not mined (the budget ended while mining's kernels compiled, or
+                # while it mined the first level), or no antecedent within the supports an optimal list's may have
+                report = self.antecedents_.report
                 result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
-                                        budget, proven=mined)
+                                        budget, proven=mined and not (report is not None and report.stopped))
             else:
                 budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
                 # not mined, but for the required features: no equivalent points (grouping's kernel did
