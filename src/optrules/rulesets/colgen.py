@@ -209,10 +209,12 @@ def column_generation(
             if complexity < 2:
                 # no clause with a condition fits (complexity 1 + conditions): the empty set, or, within a
                 # bound of at least 1, the empty clause (complexity 1: the set that always holds); the LP
-                # over these two is the better of them
-                lp_value = _empty_sets_best(costs, y, penalty, complexity)
-                if lp_value < float(costs[y].sum()):
+                # over these two is the better of them (the empty clause covers every negative once)
+                lp_value = float(costs[y].sum())
+                always = float(costs[~y].sum()) + penalty
+                if complexity >= 1 and always < lp_value:
                     add_columns([()])
+                    lp_value = always
                 lp_solved, lp_bound = True, lp_value
                 break
             iterations += 1
@@ -510,16 +512,6 @@ def _counters(total_time, iterations, columns, exact_calls, pricing_nodes, lp_ob
         "distinct_rows": distinct_rows,
         "solver": f"HiGHS {highs_version()}",
     }
-
-
-def _empty_sets_best(costs, y, penalty: float, complexity: float) -> float:
-    """The best value of a rule set within a complexity bound below 2: the empty set's (every positive
-    missed), or from a bound of 1 on, the empty clause's when lower (every negative covered, once; it
-    counts the penalty of complexity 1)."""
-    nothing = float(costs[y].sum())
-    if complexity < 1:
-        return nothing
-    return min(nothing, float(costs[~y].sum()) + penalty)
 
 
 def feasible_degree(max_degree: int, complexity: float) -> int:
