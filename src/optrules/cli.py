@@ -21,8 +21,10 @@ import numpy as np
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from .data.datasets import DATASETS, load_dataset
+from .escape import printable, printable_lines
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
 # use them, not here: `optrules --help` and a mistyped option answer in ~0.3 s instead of ~1.7 s
@@ -152,8 +154,14 @@ def _binarize_and_mine(args, X, y, min_support: float):
     return binarizer, antecedents
 
 
+def _cell(text) -> Text:
+    """A table cell from the data: shown as it is (no markup), control characters escaped."""
+    return Text(printable(text))
+
+
 def _print(console: Console, text) -> None:
-    console.print(str(text), markup=False, highlight=False, soft_wrap=True)
+    """Text that holds names and values from the data: its control characters shown escaped."""
+    console.print(printable_lines(text), markup=False, highlight=False, soft_wrap=True)
 
 
 # -- info, mine ---------------------------------------------------------------------------------------
@@ -183,7 +191,7 @@ def cmd_mine(args, console: Console) -> int:
     table.add_column("support", justify="right")
     table.add_column("share", justify="right")
     for i, (name, count) in enumerate(zip(antecedents.names, antecedents.support)):
-        table.add_row(str(i), name, str(int(count)), f"{count / antecedents.n_samples:.3f}")
+        table.add_row(str(i), _cell(name), str(int(count)), f"{count / antecedents.n_samples:.3f}")
     console.print(table)
     _print(console, antecedents.report)
     console.print(f"binarized and mined in {elapsed:.3f} s")
@@ -297,7 +305,7 @@ def _print_cv_table(console: Console, n_folds, search, parameter: str, size: str
         table.add_column(column, justify="right")
     for j, value in enumerate(results[parameter]):
         chosen = value == search.best_params_[parameter] and (not by_class or labels[j] == search.best_params_["pos_label"])
-        cells = [f"{value:g}" + (" *" if chosen else "")] + ([str(labels[j])] if by_class else [])
+        cells = [f"{value:g}" + (" *" if chosen else "")] + ([_cell(labels[j])] if by_class else [])
         table.add_row(*cells, f"{results['mean_test_score'][j]:.4f}", f"{results['std_test_score'][j]:.4f}",
                       f"{results[size][j]:.1f}", f"{results['certified_fraction'][j]:.0%}")
     console.print(table)
@@ -307,10 +315,10 @@ def cmd_fit(args, console: Console) -> int:
     if args.reference_out:
         return _fit_reference(args, console)
     model, X, y, weights, _, summary = _fit_model(args, console)
-    console.print(f"[dim]{escape(summary)}[/]")
+    console.print(f"[dim]{escape(printable_lines(summary))}[/]")
     report = getattr(getattr(model, "antecedents_", None), "report", None)
     if report is not None and report.notes:
-        console.print(f"[dim]{escape(str(report))}[/]")
+        console.print(f"[dim]{escape(printable_lines(report))}[/]")
     _print(console, model.rule_list_)
     console.print()
     certificate = getattr(model, "certificate_", None)
@@ -348,7 +356,7 @@ def cmd_rashomon(args, console: Console) -> int:
         raise SystemExit(f"error: --plot {args.plot}: name a .png, .svg or .pdf file")
     started = args.started
     model, X, y, _, _, summary = _fit_model(args, console)
-    console.print(f"[dim]{escape(summary)}[/]")
+    console.print(f"[dim]{escape(printable_lines(summary))}[/]")
     for column in args.group or []:
         if column not in X.columns:
             raise SystemExit(f"error: --group {column}: no such feature column; columns: {', '.join(map(str, X.columns))}")
@@ -397,7 +405,7 @@ def cmd_rashomon(args, console: Console) -> int:
     for column in ("feature", "members", "share", "in optimal list"):
         table.add_column(column, justify="right" if column in ("members", "share") else "left")
     for row in usage.head(args.rows).itertuples():
-        table.add_row(row.feature, f"{row.members:,}", f"{row.share:.1%}", "yes" if row.in_optimal_list else "")
+        table.add_row(_cell(row.feature), f"{row.members:,}", f"{row.share:.1%}", "yes" if row.in_optimal_list else "")
     console.print(table)
     multiplicity = rashomon.multiplicity(X, chosen)
     console.print(f"predictive multiplicity on the training rows{note}: ambiguity {multiplicity['ambiguity']:.1%} "
@@ -409,7 +417,7 @@ def cmd_rashomon(args, console: Console) -> int:
         for name in ("group", "rate", "rows", "min", "optimal", "max"):
             table.add_column(name, justify="left" if name in ("group", "rate") else "right")
         for row in rates.itertuples():
-            table.add_row(str(row.group), row.rate.replace("_", " "), f"{row.rows:,}", f"{row.min:.3f}",
+            table.add_row(_cell(row.group), row.rate.replace("_", " "), f"{row.rows:,}", f"{row.min:.3f}",
                           f"{row.optimal:.3f}", f"{row.max:.3f}")
         console.print(table)
     if args.output:
@@ -941,7 +949,7 @@ def main(argv=None, started: float | None = None) -> int:
     errors = Console(stderr=True, width=None if console.is_terminal else 160)
 
     def show_warning(message, category, filename, lineno, file=None, line=None):
-        errors.print(f"[bold yellow]warning:[/] {escape(str(message))}", highlight=False)
+        errors.print(f"[bold yellow]warning:[/] {escape(printable_lines(message))}", highlight=False)
 
     try:
         with warnings.catch_warnings():
@@ -949,7 +957,7 @@ def main(argv=None, started: float | None = None) -> int:
             warnings.showwarning = show_warning
             return args.handler(args, console)
     except (ValueError, MemoryError) as error:
-        console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+        console.print(f"[bold red]error:[/] {escape(printable_lines(error))}", highlight=False)
         return 2
     except KeyboardInterrupt:
         errors.print("interrupted")

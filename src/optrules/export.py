@@ -27,6 +27,7 @@ import math
 from typing import Any
 
 from .data.binarize import MISSING_MARKERS, Feature
+from .escape import printable, python_literal, sql_identifier, sql_string
 from .models import _plain
 
 #: what pandas.read_csv reads as missing by default (so a CSV row read as text agrees with a DataFrame)
@@ -67,11 +68,10 @@ def _refuses_missing(model) -> bool:
 
 
 # -- SQL ------------------------------------------------------------------------------------------
-def _identifier(name: str) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
+_identifier = sql_identifier
 
 
-def _sql_literal(value: Any) -> str:
+def _sql_literal(value: Any, dialect: str = "sqlite") -> str:
     value = _plain(value)
     if value is None:
         return "NULL"
@@ -81,7 +81,9 @@ def _sql_literal(value: Any) -> str:
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"no SQL literal for {value!r}")
         return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
+    if isinstance(value, str):
+        return sql_string(value, dialect)
+    raise ValueError(f"cannot write a value of type {type(value).__name__} into SQL: {printable(repr(value))[:80]}")
 
 
 def _sql_reading(column: str, reading: str, dialect: str) -> str:
@@ -96,7 +98,7 @@ def _sql_reading(column: str, reading: str, dialect: str) -> str:
         if dialect == "sqlite":
             return f"(CAST(strftime('%s', {text}) AS INTEGER) / 86400.0)"
         return f"(epoch(TRY_CAST({text} AS TIMESTAMP)) / 86400.0)"
-    markers = ", ".join(_sql_literal(m) for m in MISSING_NUMBER_TEXT)
+    markers = ", ".join(_sql_literal(m, dialect) for m in MISSING_NUMBER_TEXT)
     if dialect == "sqlite":  # CAST of text that is no number gives 0 in SQLite: refuse it first
         return (f"(CASE WHEN LOWER({text}) IN ({markers}) OR {text} GLOB '*[^0-9.eE+-]*' THEN NULL "
                 f"ELSE CAST({text} AS REAL) END)")
@@ -113,50 +115,43 @@ def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
     whens = []
     if _refuses_missing(model):
         for column in readings:
-            whens.append(f"    WHEN {values[column]} IS NULL THEN NULL  -- {column} is missing: no prediction")
+            whens.append(f"    WHEN {values[column]} IS NULL THEN NULL  -- {printable(column)} is missing: no prediction")
+    words = _sql_words(dialect)
     for k, branch in enumerate(branches[:-1]):
-        tests = [_feature_test(features[name], values[features[name].column], "sql") for name, truth in branch.literals]
+        tests = [_feature_test(features[name], values[features[name].column], words) for name, truth in branch.literals]
         tests = [t if truth else f"(NOT {t})" for t, (_, truth) in zip(tests, branch.literals)]
         whens.append(f"    WHEN {' AND '.join(tests) or 'TRUE'} THEN {k}  -- {_comment(branch.text)}")
     fired = "  CASE\n" + "\n".join(whens) + f"\n    ELSE {len(branches) - 1}  -- {_comment(branches[-1].text)}\n  END"
     if not whens:
         fired = f"  {len(branches) - 1}"
-    prediction = " ".join(f"WHEN {k} THEN {_sql_literal(model.classes[b.prediction])}" for k, b in enumerate(branches))
+    prediction = " ".join(f"WHEN {k} THEN {_sql_literal(model.classes[b.prediction], dialect)}" for k, b in enumerate(branches))
     columns = [f"  CASE rule {prediction} END AS prediction", "  rule"]
     if len(model.classes) == 2:
         probability = " ".join(f"WHEN {k} THEN {_sql_literal(float(b.probabilities[1]))}" for k, b in enumerate(branches))
         columns.insert(1, f"  CASE rule {probability} END AS probability")
-    return (f"-- {model!r}, exported by optrules; rule k is row k of model.get_rules()\n"
-            f"-- probability: of class {_plain(model.classes[-1])!r}\n" * (len(model.classes) == 2)
+    return (f"-- {printable(repr(model))}, exported by optrules; rule k is row k of model.get_rules()\n"
+            f"-- probability: of class {printable(repr(_plain(model.classes[-1])))}\n" * (len(model.classes) == 2)
             + "SELECT\n" + ",\n".join(columns) + "\nFROM (SELECT\n" + fired + f" AS rule\nFROM {_identifier(table)}) AS fired")
 
 
-def _comment(text: str) -> str:
-    return text.replace("\n", " ")
+_comment = printable  # a comment's text: one line, every unprintable character escaped
 
 
-# -- Python -------------------------------------------------------------------------------------
-def _py_literal(value: Any) -> str:
-    value = _plain(value)
-    if isinstance(value, float) and math.isinf(value):
-        return "math.inf" if value > 0 else "-math.inf"
-    return repr(value)
-
-
-#: how each language writes a feature's test (the same reading of every feature kind for both)
-_LANGUAGES = {
-    "sql": {"literal": _sql_literal, "equals": "=", "one": "1", "and": " AND ", "always": "TRUE",
-            "missing": "({v} IS NULL)", "negate": "(NOT {t})",
+# -- how each language writes a feature's test (the same reading of every feature kind for both) --------
+def _sql_words(dialect: str) -> dict:
+    return {"literal": lambda value: _sql_literal(value, dialect), "equals": "=", "one": "1", "and": " AND ",
+            "always": "TRUE", "missing": "({v} IS NULL)", "negate": "(NOT {t})",
             # NULL (missing) makes a test false, as in the binarizer
-            "guarded": "COALESCE({c}, FALSE)"},
-    "python": {"literal": _py_literal, "equals": "==", "one": "1.0", "and": " and ", "always": "True",
-               "missing": "{v} is None", "negate": "(not {t})", "guarded": "({v} is not None and {c})"},
-}
+            "guarded": "COALESCE({c}, FALSE)"}
 
 
-def _feature_test(feature: Feature, value: str, language: str) -> str:
-    """The truth of ``feature`` in ``language`` (never NULL), ``value`` being the column's reading."""
-    words = _LANGUAGES[language]
+_PYTHON_WORDS = {"literal": python_literal, "equals": "==", "one": "1.0", "and": " and ", "always": "True",
+                 "missing": "{v} is None", "negate": "(not {t})", "guarded": "({v} is not None and {c})"}
+
+
+def _feature_test(feature: Feature, value: str, words: dict) -> str:
+    """The truth of ``feature`` (never NULL) in the language of ``words``, ``value`` being the column's
+    reading."""
     literal = words["literal"]
     if feature.kind == "missing":
         test = words["missing"].format(v=value)
@@ -263,13 +258,14 @@ def model_to_python(model) -> str:
     features, readings = _readings(model)
     branches = model.branches()
     seen = {} if model.binarizer is None else model.binarizer.categories_
-    lines = [f'"""{model!r}, exported by optrules: a standalone module (standard library only).',
+    # the docstring holds only our own text: names and values enter as literals (COLUMNS, RULES) and comments
+    lines = [f'"""{printable(repr(model))}, exported by optrules: a standalone module (standard library only).',
              "",
              "    predict(row)        the predicted class of one row, a dict from column name to value",
              "    predict_proba(row)  {class: probability}",
              "    explain(row)        the rule that decided the row, with its training counts",
              "",
-             "Columns used: " + ", ".join(readings) + ".",
+             "The columns it reads are listed in COLUMNS, its rules in RULES.",
              "Values may be numbers or text as read from a CSV file; None, NaN or a missing marker is missing.",
              '"""',
              "",
@@ -277,13 +273,14 @@ def model_to_python(model) -> str:
              "import math",
              "import re",
              "",
-             f"CLASSES = {[_plain(c) for c in model.classes]!r}",
-             f"RULES = {[b.text for b in branches]!r}",
-             f"PREDICTIONS = {[b.prediction for b in branches]!r}",
-             f"PROBABILITIES = {[list(b.probabilities) for b in branches]!r}",
-             f"SUPPORT = {[b.support for b in branches]!r}",
-             f"COLUMNS = {list(readings)!r}",
-             _PY_READERS.format(markers=repr(list(MISSING_NUMBER_TEXT)), pandas_missing=repr(list(PANDAS_MISSING_TEXT))),
+             f"CLASSES = {python_literal([_plain(c) for c in model.classes])}",
+             f"RULES = {python_literal([b.text for b in branches])}",
+             f"PREDICTIONS = {python_literal([int(b.prediction) for b in branches])}",
+             f"PROBABILITIES = {python_literal([[float(p) for p in b.probabilities] for b in branches])}",
+             f"SUPPORT = {python_literal([b.support for b in branches])}",
+             f"COLUMNS = {python_literal(list(readings))}",
+             _PY_READERS.format(markers=python_literal(list(MISSING_NUMBER_TEXT)),
+                                pandas_missing=python_literal(list(PANDAS_MISSING_TEXT))),
              "",
              "def _read(row):",
              '    """The used columns of ``row``, read as the model was trained to read them."""',
@@ -292,7 +289,7 @@ def model_to_python(model) -> str:
              '        raise ValueError(f"the row has no column(s) {absent}")',
              "    return ["]
     for column, reading in readings.items():
-        key = repr(column)
+        key = python_literal(column)
         if reading in (NUMBER, NUMBER_TEXT, FLAG):  # numbers given as text are parsed either way
             lines.append(f"        _number(row[{key}], {key}),")
         elif reading == DATE:
@@ -300,7 +297,7 @@ def model_to_python(model) -> str:
         else:
             values = [_plain(v) for v in seen.get(column, [])]
             text_values = bool(values) and all(isinstance(v, str) for v in values)
-            lines.append(f"        _category(row[{key}], {key}, frozenset({values!r}), {text_values!r}),")
+            lines.append(f"        _category(row[{key}], {key}, frozenset({python_literal(values)}), {text_values!r}),")
     lines += ["    ]", "", "", "def rule_index(row):",
               '    """Index of the rule that decides ``row`` (into RULES; the last is the default)."""',
               "    v = _read(row)"]
@@ -313,7 +310,7 @@ def model_to_python(model) -> str:
     for k, branch in enumerate(branches[:-1]):
         tests = []
         for name, truth in branch.literals:
-            test = _feature_test(features[name], f"v[{position[features[name].column]}]", "python")
+            test = _feature_test(features[name], f"v[{position[features[name].column]}]", _PYTHON_WORDS)
             tests.append(test if truth else f"(not {test})")
         lines += [f"    if {' and '.join(tests) or 'True'}:  # {_comment(branch.text)}", f"        return {k}"]
     lines += [f"    return {len(branches) - 1}", "", "",

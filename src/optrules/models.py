@@ -8,6 +8,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .escape import printable
+
 FORMAT = "optrules.RuleList"
 FORMAT_VERSION = 1
 
@@ -47,7 +49,7 @@ def _plain(value: Any) -> Any:
 def _display_label(classes: Sequence[Any], index: int) -> str:
     if [_plain(c) for c in classes] in ([0, 1], [False, True]):
         return ("no", "yes")[index]
-    return str(classes[index])
+    return printable(classes[index])
 
 
 @dataclass(frozen=True)
@@ -374,7 +376,7 @@ class RuleList(_OrderedRules):
         lines = []
         for k, rule in enumerate(self.rules):
             keyword = "if" if k == 0 else "else if"
-            condition = " and ".join(f"({c})" for c in rule.conditions)
+            condition = " and ".join(f"({printable(c)})" for c in rule.conditions)
             lines.append(f"{keyword} {condition} then predict {_display_label(self.classes, rule.prediction)}")
         prefix = "else " if self.rules else ""
         lines.append(f"{prefix}predict {_display_label(self.classes, self.default.prediction)}")
@@ -450,7 +452,7 @@ class FallingRuleList(_OrderedRules):
             if k == len(self.rules):  # the else clause (a list of no rule: its probability alone)
                 head = "else " if self.rules else ""
             else:
-                head = ("if " if k == 0 else "else if ") + " and ".join(f"({c})" for c in self.rules[k].conditions) + " then "
+                head = ("if " if k == 0 else "else if ") + " and ".join(f"({printable(c)})" for c in self.rules[k].conditions) + " then "
             lines.append(
                 f"{head}probability {row['probability']:.3f}"
                 f"  ({row['positives']} positives, {row['negatives']} negatives)"
@@ -555,7 +557,7 @@ class RuleSet(Model):
         if not self.clauses:
             return f"predict {positive if self.cnf else negative}"
         inner, outer = (" OR ", "\n  AND ") if self.cnf else (" AND ", "\n  OR ")
-        body = outer.join("(" + (inner.join(c) if c else ("false" if self.cnf else "true")) + ")" for c in self.clauses)
+        body = outer.join("(" + (inner.join(map(printable, c)) if c else ("false" if self.cnf else "true")) + ")" for c in self.clauses)
         return f"IF {body}\nTHEN predict {positive}\nELSE predict {negative}"
 
     def __repr__(self) -> str:
