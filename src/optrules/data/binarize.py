@@ -422,52 +422,29 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"columns named in categorical/bins are not in the data: {sorted(unknown)}")
         self.categories_ = {}
         self.numeric_text_columns_, self.date_columns_ = [], []
-        columns = list(frame.columns)
-        n_distinct = {}  # of the columns left as text (their distinct values are found once)
-        for column in columns:
-            distinct = None if column in categorical else _distinct_values(frame[column])
-            if distinct is None:
-                continue
-            if _all_numbers(distinct):
-                self.numeric_text_columns_.append(column)
-            elif _all_dates(distinct, frame[column]):
-                self.date_columns_.append(column)
-            else:
-                n_distinct[column] = len(distinct)
-        frame = self._numbers_from_text(frame)
         self.dropped_columns_ = {}
-        if self.identifiers == "drop":
-            for column in columns:
-                reason = None if column in categorical or column in bins else identifier_reason(
-                    column, frame[column], n_distinct.get(column))
-                if reason:
-                    self.dropped_columns_[column] = reason
-            if self.dropped_columns_ and len(self.dropped_columns_) == frame.shape[1]:
-                raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
-                                 "pass identifiers='keep' to use them")
-            if self.dropped_columns_:
-                warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
-                              "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=2)
+        columns = list(frame.columns)
         features: list[Feature] = []
         next_group = 0
         read_until = len(columns)  # the columns from this position on get no feature (a stop was asked)
+        # one pass, a column at a time, so that a stop is heard between any two columns of a wide table;
+        # it is heard once there is a feature: a model needs one
         for position, column in enumerate(columns):
-            # a stop is heard once there is a feature: a model needs one (the 36 columns of 700,000 rows
-            # took ~1 s, their distinct values and thresholds, against 0.3 s for the checks above)
             if features and should_stop is not None and should_stop():
                 read_until = position
                 break
-            series = frame[column]
-            if column in self.dropped_columns_:
-                continue
+            series, n_distinct = self._read_at_fit(column, frame[column], categorical)
+            if self.identifiers == "drop" and column not in categorical and column not in bins:
+                reason = identifier_reason(column, series, n_distinct)
+                if reason:
+                    self.dropped_columns_[column] = reason
+                    continue
             self._check_missing(column, series)
             before = len(features)
             if column in bins:
                 features += self._bin_features(column, series, bins[column], next_group)
-            elif column in categorical or not (
-                pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
-            ) or _is_zero_one(series):
-                features += self._categorical_features(column, series, next_group)
+            elif column in categorical or _is_text(series) or _is_zero_one(series):
+                features += self._categorical_features(column, series, next_group, column in categorical)
             else:
                 features += self._threshold_features(column, series)
             if series.isna().any():
@@ -479,14 +456,17 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     if f.kind != "le" and f.kind != "gt"
                 ]
             next_group += 1
+        if self.dropped_columns_:
+            if len(self.dropped_columns_) == len(columns):
+                raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
+                                 "pass identifiers='keep' to use them")
+            warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
+                          "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=2)
         del self._weights
-        self.unread_columns_ = [c for c in columns[read_until:] if c not in self.dropped_columns_]
+        self.unread_columns_ = columns[read_until:]
         if self.unread_columns_:
             for column in self.unread_columns_:
                 self.dropped_columns_[column] = UNREAD_REASON
-            unread = set(self.unread_columns_)
-            self.numeric_text_columns_ = [c for c in self.numeric_text_columns_ if c not in unread]
-            self.date_columns_ = [c for c in self.date_columns_ if c not in unread]
             warnings.warn(f"the fit was stopped (time budget or Ctrl-C) while binarizing: {len(self.unread_columns_)} "
                           f"of {len(columns)} columns get no feature ({self.unread_columns_[:5]}"
                           f"{', ...' if len(self.unread_columns_) > 5 else ''})", UserWarning, stacklevel=2)
@@ -501,7 +481,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return self
 
     def _dropped_text(self) -> str:
-        return "; ".join(f"{c!r} ({reason})" for c, reason in self.dropped_columns_.items())
+        shown = list(self.dropped_columns_.items())
+        more = f"; and {len(shown) - 20:,} more" if len(shown) > 20 else ""
+        return "; ".join(f"{c!r} ({reason})" for c, reason in shown[:20]) + more
+
+    def _read_at_fit(self, column: str, series: pd.Series, categorical) -> tuple[pd.Series, int | None]:
+        """The column as the fit reads it (text holding numbers or dates read as numbers or days, the
+        column noted as such), and a text column's number of distinct values (for the identifier check)."""
+        distinct = None if column in categorical else _distinct_values(series)
+        if distinct is None:
+            return series, None
+        if _all_numbers(distinct):
+            self.numeric_text_columns_.append(column)
+            return _coerce_numbers(series), None
+        if _all_dates(distinct, series):
+            self.date_columns_.append(column)
+            return _days(series), None
+        return series, len(distinct)
 
     def _numbers_from_text(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with the text columns that hold numbers read as numbers, and one-hot columns in the
@@ -535,8 +531,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
             )
         check_no_infinite(column, series)
 
-    def _categorical_features(self, column: str, series: pd.Series, group: int) -> list[Feature]:
-        if _is_zero_one(series) and column not in set(self.categorical or ()):
+    def _categorical_features(self, column: str, series: pd.Series, group: int, categorical: bool) -> list[Feature]:
+        if _is_zero_one(series) and not categorical:
             # named by its column ("smoker"), but "7=1" for a headerless file's column 7: a rule "if (7)"
             # reads as the number
             name = value_name(column, 1) if _looks_numeric(str(column)) else str(column)
@@ -586,31 +582,32 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     # -- applying ----------------------------------------------------------------------------------
     def _check_columns(self, frame: pd.DataFrame) -> None:
+        seen = set(self.columns_)
         missing = [c for c in self.columns_ if c not in frame.columns]
-        extra = [c for c in frame.columns if c not in set(self.columns_)]
+        extra = [c for c in frame.columns if c not in seen]
         if missing or extra:
             parts = []
             if missing:
-                parts.append(f"missing columns seen at fit time: {missing}")
+                parts.append(f"missing columns seen at fit time: {_listed(missing)}")
             if extra:
-                parts.append(f"unknown columns not seen at fit time: {extra}")
+                parts.append(f"unknown columns not seen at fit time: {_listed(extra)}")
             raise ValueError("; ".join(parts))
 
     def transform(self, X, features=None, packed: bool = False) -> np.ndarray:
         """Boolean matrix ``(n_samples, n_features)``, columns in the order of ``feature_names_``; warns
         when a one-hot column holds values not seen at fit time (none of its features holds for them).
         ``features``: only these feature names, in this order (a model evaluates only what its rules use;
-        every column is still checked). ``packed``: the features packed instead, one row of uint64 words a
-        feature (:mod:`.bitset`), with no boolean table (700,000 rows x 748 features: 65 MB instead of 524)."""
+        every column must be there, and only the columns of these features are read). ``packed``: the
+        features packed instead, one row of uint64 words a feature (:mod:`.bitset`), with no boolean table
+        (700,000 rows x 748 features: 65 MB instead of 524)."""
         frame = as_frame(X, columns=getattr(self, "columns_", None))
         self._check_columns(frame)
-        frame = self._numbers_from_text(frame)
-        dropped = getattr(self, "dropped_columns_", {})
-        for column in self.columns_:
-            if column not in dropped:
-                self._check_missing(column, frame[column])
-        self._warn_unseen(frame)
         chosen = self.features_ if features is None else self._features_named(features)
+        read = list(dict.fromkeys(feature.column for feature in chosen))  # a wide table's other columns: untouched
+        frame = self._numbers_from_text(frame[read])
+        for column in read:
+            self._check_missing(column, frame[column])
+        self._warn_unseen(frame)
         if packed:
             from . import bitset  # (numba's import, for the models that search)
 
@@ -639,6 +636,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _warn_unseen(self, frame: pd.DataFrame) -> None:
         unseen = {}
         for column, seen in getattr(self, "categories_", {}).items():
+            if column not in frame.columns:
+                continue
             values = frame[column]
             new = values.notna() & ~values.isin(seen)
             if new.any():
@@ -706,6 +705,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         binarizer.date_columns_ = list(data.get("date_columns", []))
         binarizer.categories_ = {c: list(v) for c, v in data.get("categories", {}).items()}
         return binarizer
+
+
+def _listed(columns: list, shown: int = 20) -> str:
+    """The first columns of a list that may be very long, and how many more."""
+    return repr(columns[:shown])[:-1] + (f", ... {len(columns) - shown:,} more]" if len(columns) > shown else "]")
 
 
 def _coerce_numbers(series: pd.Series) -> pd.Series:
