@@ -640,3 +640,127 @@ def test_cancel_a_rashomon_run(client):
     result = run["result"]
     assert not result["complete"] and result["status"] == "interrupted"
     assert result["complete_below"] < parent["result"]["certificate"]["objective"] * 1.5
+
+
+# -- hostile requests ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("raw", [
+    b'{"table": "dataset:compas", "target": "two_year_recid", "params": {"time_limit": ' + b"9" * 450 + b"}}",
+    b'{"table": "dataset:compas", "target": "two_year_recid", "params": {"time_limit": ' + b"9" * 5000 + b"}}",
+    b'{"table": "dataset:compas", "target": "two_year_recid", "params": {"time_limit": "' + b"9" * 5000 + b'"}}',
+    b'{"params": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+])
+def test_huge_numbers_and_deep_json_are_a_400(client, raw):
+    response = client.post("/api/runs", content=raw, headers={"Content-Type": "application/json"})
+    assert response.status_code in (400, 413), response.text
+    assert len(response.json()["error"]) < 300
+    assert client.get("/api/runs").json() == []
+
+
+def test_a_json_body_has_a_size_limit(client):
+    body = b'{"table": "dataset:compas", "target": "' + b"x" * (1 << 20) + b'"}'
+    response = client.post("/api/runs", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 413 and "KB" in response.json()["error"]
+
+
+def test_the_queue_of_runs_has_a_cap(client, monkeypatch):
+    from optrules.web import runs as web_runs
+
+    monkeypatch.setattr(web_runs, "MAX_QUEUED_RUNS", 3)
+    run = {"table": "dataset:compas", "target": "two_year_recid", "params": {"time_limit": 30}}
+    answers = [client.post("/api/runs", json=run).status_code for _ in range(6)]  # one runs, three wait
+    assert answers[:4] == [201] * 4 and answers[-1] == 429, answers
+    for listed in client.get("/api/runs").json():
+        client.post(f"/api/runs/{listed['id']}/cancel")
+
+
+def test_other_cookies_do_not_hide_the_token():
+    from optrules.web.app import _cookie
+
+    name = "optrules-token-8000"
+    for header in [f'prefs={{"a": 1, "b": [2]}}; {name}=secret; x=1', f"a[b]=1; {name}=secret",
+                   f"theme=dark mode; {name}=secret", f'{name}="secret"', f"junk; ;=; {name}=secret"]:
+        assert _cookie(header, name) == "secret", header
+    assert _cookie("other=1", name) == ""
+
+
+def test_responses_refuse_framing_and_sniffing(client):
+    for path in ("/", "/api/datasets", "/static/app.js"):
+        headers = client.get(path).headers
+        assert headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_tokens_are_hidden_in_the_access_log():
+    import logging
+
+    from optrules.web.app import HideTokens
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5000", "GET", "/?token=abc123&x=1", "1.1", 303), None)
+    HideTokens().filter(record)
+    assert "abc123" not in record.getMessage() and "token=***" in record.getMessage()
+
+
+def test_a_wildcard_host_allows_the_machines_own_names():
+    import socket
+
+    from optrules.web.app import host_names
+
+    assert set(host_names("127.0.0.1")) == {"127.0.0.1", "localhost", "::1"}
+    names = host_names("0.0.0.0")
+    assert socket.gethostname() in names and "127.0.0.1" in names
+
+
+def test_a_token_file_keeps_the_token_out_of_the_process_list(tmp_path, monkeypatch):
+    from optrules import cli
+
+    seen = {}
+    monkeypatch.setattr("optrules.web.app.serve", lambda *args: seen.setdefault("args", args))
+    path = tmp_path / "token"
+    path.write_text("a-long-enough-secret-token\n")
+    assert cli.main(["serve", "--token-file", str(path)]) == 0
+    assert seen["args"][4] == "a-long-enough-secret-token"
+    path.write_text("short")
+    with pytest.raises(SystemExit, match="at least 16"):
+        cli.main(["serve", "--token-file", str(path)])
+
+
+def test_wide_and_odd_uploads_get_a_message(client, monkeypatch):
+    from optrules.web import runs as web_runs
+
+    monkeypatch.setattr(web_runs, "MAX_COLUMNS", 50)
+    wide = ",".join(f"c{j}" for j in range(60)) + "\n" + ",".join("1" * 60) + "\n"
+    response = upload(client, (wide * 1).encode() + (",".join("0" * 60) + "\n").encode())
+    assert response.status_code == 400 and "60 columns" in response.json()["error"]
+    assert "command line" in response.json()["error"]
+    response = upload(client, b"a,label,label\n1,0,0\n2,1,1\n3,0,0\n")
+    assert response.status_code == 400 and "twice" in response.json()["error"]
+    response = upload(client, ("x" * 600 + ",label\n1,0\n2,1\n3,0\n").encode())
+    assert response.status_code == 400 and "600 characters" in response.json()["error"]
+    response = upload(client, "a,b,label\n1,x,0\n2,y,1\n3,x,0\n4,y,1\n".encode("utf-16"))
+    assert response.status_code == 200 and response.json()["columns"] == ["a", "b", "label"]
+
+
+def test_a_preview_is_capped(client):
+    from optrules.web.runs import PREVIEW_CELL_CHARS, PREVIEW_COLUMNS
+
+    n_columns = PREVIEW_COLUMNS + 30
+    header = ",".join(f"c{j}" for j in range(n_columns)) + ",label\n"
+    rows = "".join(",".join(["y" * 500] * n_columns) + f",{k % 2}\n" for k in range(20))
+    info = upload(client, (header + rows).encode()).json()
+    assert len(info["columns"]) == n_columns + 1 and info["preview_columns"] == PREVIEW_COLUMNS
+    assert all(len(row) == PREVIEW_COLUMNS for row in info["preview"])
+    assert all(len(cell) <= PREVIEW_CELL_CHARS + 1 for row in info["preview"] for cell in row)
+
+
+def test_a_sniffing_bomb_is_read_at_once():
+    import tempfile
+
+    from optrules.data.tables import TableError, read_table
+
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
+        handle.write(',"' * 32768)
+    started = time.perf_counter()
+    with pytest.raises(TableError):
+        read_table(handle.name)
+    assert time.perf_counter() - started < 2.0  # csv.Sniffer took 13.5 s on this sample

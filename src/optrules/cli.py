@@ -682,6 +682,18 @@ def cmd_compile(args, console: Console) -> int:
 
 
 # -- serve ----------------------------------------------------------------------------------------------
+def _token_from_file(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise SystemExit(f"error: cannot read the token file {path}: {error}") from None
+    if len(token) < 16 or not token.isprintable():
+        raise SystemExit(f"error: the token in {path} must be one line of at least 16 printable characters")
+    return token
+
+
 def cmd_serve(args, console: Console) -> int:
     from urllib.parse import quote
 
@@ -697,7 +709,11 @@ def cmd_serve(args, console: Console) -> int:
         console.print(f"[bold yellow]warning:[/] serving on {args.host}: anyone who reaches this machine "
                       + ("can upload data and start searches" if args.no_token else "and has the link can use the app")
                       + " (plain HTTP: the token and data cross the network unencrypted)")
-    token = None if args.no_token else (args.token or new_token())
+    if args.token:
+        console.print("[bold yellow]warning:[/] --token shows in the process list (ps) to every user of this "
+                      "machine: prefer --token-file or the OPTRULES_TOKEN environment variable")
+    token = None if args.no_token else (args.token or _token_from_file(args.token_file)
+                                        or os.environ.get("OPTRULES_TOKEN") or new_token())
     if args.no_token:
         console.print("[bold yellow]warning:[/] no access token: every user of this machine can use the app")
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -925,7 +941,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="uploads kept on disk at most, MB (default 10 x --max-upload-mb); the oldest go first")
     access = serve.add_mutually_exclusive_group()
     access.add_argument("--token", default=None,
-                        help="the access token the page and API need (default: a new random one at each start)")
+                        help="the access token the page and API need (default: $OPTRULES_TOKEN, or a new random one "
+                             "at each start); it shows in the process list: prefer --token-file")
+    access.add_argument("--token-file", default=None,
+                        help="read the access token from this file (one line), out of sight of the process list")
     access.add_argument("--no-token", action="store_true",
                         help="no access token: anyone who can reach the port (other users of this machine "
                              "included) can use the app")

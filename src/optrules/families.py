@@ -19,6 +19,12 @@ class ParameterError(ValueError):
     """A setting with a wrong value: the message says which and why (shown as it is)."""
 
 
+def _shown(value, most: int = 60) -> str:
+    """A value a request sent, for a message: its repr, cut (it may be megabytes long)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return text if len(text) <= most else text[:most] + "..."
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One setting of a family's web form: its estimator keyword, label, kind and range, and the
@@ -38,16 +44,16 @@ class Parameter:
         value = params.get(self.name, self.default)
         if self.kind == "flag":
             if not isinstance(value, bool):
-                raise ParameterError(f"{self.name} must be true or false, got {value!r}")
+                raise ParameterError(f"{self.name} must be true or false, got {_shown(value)}")
             return value
         if self.kind == "choice":
             allowed = [choice for choice, _ in self.choices]
             if value not in allowed and not (value is None and "" in allowed):
-                raise ParameterError(f"{self.name} must be one of {allowed}, got {value!r}")
+                raise ParameterError(f"{self.name} must be one of {allowed}, got {_shown(value)}")
             return value or None
         if self.kind == "class":
             if value is not None and not isinstance(value, str):
-                raise ParameterError(f"{self.name} must be the text of a class (or empty), got {value!r}")
+                raise ParameterError(f"{self.name} must be the text of a class (or empty), got {_shown(value)}")
             return value or None
         if self.kind == "names":
             return self._names(value)
@@ -61,27 +67,28 @@ class Parameter:
         if isinstance(value, str):
             value = value.split(",")
         if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-            raise ParameterError(f"{self.name} must be names separated by commas, got {value!r}")
+            raise ParameterError(f"{self.name} must be names separated by commas, got {_shown(value)}")
         names = [name.strip() for name in value if name.strip()]
         return names or None
 
     def _number(self, value):
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise ParameterError(f"{self.name} must be a number, got {value!r}")
+        shown = _shown(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (isinstance(value, str) and len(value) > 100):
+            raise ParameterError(f"{self.name} must be a number, got {shown}")
         try:
             number = float(value)
-        except ValueError:
-            raise ParameterError(f"{self.name} must be a number, got {value!r}") from None
+        except (ValueError, OverflowError):  # (OverflowError: an integer of hundreds of digits)
+            raise ParameterError(f"{self.name} must be a number of at most 300 digits, got {shown}") from None
         if not math.isfinite(number):
-            raise ParameterError(f"{self.name} must be finite, got {value!r}")
+            raise ParameterError(f"{self.name} must be finite, got {shown}")
         if self.kind == "integer":
             if not number.is_integer():
-                raise ParameterError(f"{self.name} must be a whole number, got {value!r}")
+                raise ParameterError(f"{self.name} must be a whole number, got {shown}")
             number = int(number)
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             low = -math.inf if self.low is None else self.low
             high = math.inf if self.high is None else self.high
-            raise ParameterError(f"{self.name} must lie in [{low:g}, {high:g}], got {value!r}")
+            raise ParameterError(f"{self.name} must lie in [{low:g}, {high:g}], got {shown}")
         return number
 
     def describe(self) -> dict:

@@ -16,12 +16,17 @@ from .prefix import class_weight_matrix, prefix_mistakes
 
 #: below this lambda the bounds prune little and the search space explodes
 SMALL_REGULARIZATION = 1e-4
+#: a positive lambda below this is refused (1 / lambda and counts over lambda must stay finite)
+SMALLEST_REGULARIZATION = 1e-300
 
 
 def check_regularization(regularization: float) -> float:
     regularization = float(regularization)
     if not np.isfinite(regularization) or not (0.0 <= regularization < 1.0):
         raise ValueError(f"regularization (lambda) must lie in [0, 1), got {regularization}")
+    if 0.0 < regularization < SMALLEST_REGULARIZATION:  # (1 / lambda overflows: the bounds divide by it)
+        raise ValueError(f"regularization (lambda) {regularization} is 0 for every purpose but overflows the bounds: "
+                         f"pass 0 or at least {SMALLEST_REGULARIZATION:g}")
     if regularization < SMALL_REGULARIZATION:
         warnings.warn(
             f"regularization {regularization} is close to 0: the bounds barely prune and the search may "
@@ -51,6 +56,10 @@ def equivalent_points_minority(bits: np.ndarray, y: np.ndarray, sample_weight=No
     return y != np.argmax(totals, axis=1)[group]
 
 
+#: the largest total sample weight (doubles count whole numbers exactly up to 2**53, about 9e15)
+MAX_TOTAL_WEIGHT = 1e15
+
+
 def check_sample_weight(sample_weight, n_samples: int, y=None) -> np.ndarray | None:
     """Finite, non-negative weights, one per sample, not all zero (or None); with the labels ``y``, on
     two classes at least (a fit on one weighted class learns nothing, and a rule set's LP has no row)."""
@@ -63,8 +72,12 @@ def check_sample_weight(sample_weight, n_samples: int, y=None) -> np.ndarray | N
         raise ValueError("sample_weight has NaN or infinite entries")
     if (weights < 0).any():
         raise ValueError("sample_weight must be non-negative")
-    if weights.sum() <= 0:
+    total = float(weights.sum())
+    if total <= 0:
         raise ValueError("sample_weight sums to zero: no sample counts")
+    if not total <= MAX_TOTAL_WEIGHT:  # (a sum of huge weights overflows to inf, and sums of them lose the units)
+        raise ValueError(f"sample_weight sums to {total:.3g}, more than {MAX_TOTAL_WEIGHT:.0e}: divide the weights by a "
+                         "common factor (only their ratios and the penalties' scale matter)")
     if y is not None and np.unique(np.asarray(y)[weights > 0]).shape[0] < 2:
         raise ValueError("every sample of positive weight has the same label: two classes are needed")
     return weights

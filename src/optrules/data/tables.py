@@ -7,7 +7,9 @@ no such file, a folder, an empty file, binary data, text in another encoding, no
 
 from __future__ import annotations
 
+import codecs
 import csv
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +17,11 @@ import pandas as pd
 #: separators a CSV may use (sniffed from the first bytes; a single column gives nothing to sniff: comma)
 SEPARATORS = ",;\t|"
 _SAMPLE = 65536
+#: the longest header line read to check the columns' names before parsing the file
+MAX_HEADER_BYTES = 8 * 2**20
+#: byte-order marks of encodings whose text holds NUL bytes (checked before the test for binary data)
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+              (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
 class TableError(ValueError):
@@ -30,13 +37,54 @@ def _encoding_of(head: bytes) -> str:
         return "utf-8-sig" if error.start >= len(head) - 3 else "latin-1"
 
 
+def sniff_separator(text: str) -> str:
+    """The separator (of :data:`SEPARATORS`) that cuts the sample's first lines into the same number of
+    fields, the most lines and then the most fields; a comma when none cuts them in two. Each candidate
+    is one pass of the C CSV reader over at most 100 lines: linear in the sample, which
+    ``csv.Sniffer``'s regular expressions are not (64 KB of ``,"`` kept it busy 13 s)."""
+    lines = text.splitlines(keepends=True)
+    lines = (lines[:-1] if len(lines) > 1 else lines)[:100]  # the sample's last line may be cut
+    best, best_key = ",", (0, 0)
+    for sep in SEPARATORS:
+        try:
+            widths = Counter(len(row) for row in csv.reader(lines, delimiter=sep))
+        except csv.Error:
+            continue
+        width, count = max(widths.items(), key=lambda item: (item[1], item[0]), default=(0, 0))
+        if width >= 2 and (count, width) > best_key:
+            best, best_key = sep, (count, width)
+    return best
+
+
+def _header_problem(file: Path, name: str, sep: str, encoding: str, max_columns: int | None) -> str | None:
+    """What is wrong with the header line: a column named twice (pandas would rename the copy, and a
+    target named twice would become a feature), or more columns than ``max_columns``."""
+    with open(file, encoding=encoding, errors="replace", newline="") as handle:
+        line = handle.readline(MAX_HEADER_BYTES)
+    if len(line) >= MAX_HEADER_BYTES and not line.endswith(("\n", "\r")):
+        return f"{name}'s header line is over {MAX_HEADER_BYTES // 2**20} MB"
+    try:
+        names = next(csv.reader([line], delimiter=sep, skipinitialspace=True), [])
+    except csv.Error:  # e.g. a quoted name across lines: pandas reads it, and says what is wrong
+        return None
+    if max_columns is not None and len(names) > max_columns:
+        return f"{name} has {len(names):,} columns, more than the {max_columns:,} this reader takes"
+    twice = [n for n, count in Counter(n.strip() for n in names).items() if count > 1 and n.strip()]
+    if twice:
+        shown = ", ".join(repr(n) for n in twice[:10]) + (" ..." if len(twice) > 10 else "")
+        return f"{name} names a column twice ({shown}): rename one of each pair, so that no column is taken for another"
+    return None
+
+
 def read_table(path, name: str | None = None, sep: str | None = None, encoding: str | None = None,
-               header: bool = True) -> pd.DataFrame:
+               header: bool = True, max_columns: int | None = None) -> pd.DataFrame:
     """The table in ``path`` (Parquet when the name ends in ``.parquet``, else CSV).
 
     ``name``: how messages call the file (default: the path). ``sep``: the CSV separator (default:
     sniffed among comma, semicolon, tab and bar). ``encoding``: the text encoding (default: UTF-8,
-    falling back to Latin-1 when the bytes are not UTF-8). ``header``: the first line names the columns.
+    falling back to Latin-1 when the bytes are not UTF-8; UTF-16 and UTF-32 by their byte-order mark).
+    ``header``: the first line names the columns (a name given twice is refused). ``max_columns``: more
+    columns are refused before the file is parsed.
     """
     file = Path(path)
     name = str(path) if name is None else name
@@ -53,26 +101,36 @@ def read_table(path, name: str | None = None, sep: str | None = None, encoding: 
         head = handle.read(_SAMPLE)
     if not head.strip():
         raise TableError(f"{name} is empty ({file.stat().st_size} bytes)")
-    if b"\x00" in head[:8192]:
-        raise TableError(f"{name} is not a CSV file (it holds binary data)")
+    wide = next((wide for bom, wide in _WIDE_BOMS if head.startswith(bom)), None)
+    if encoding is None and wide is not None:
+        encoding = wide
+    if b"\x00" in head[:8192] and not (encoding or "").lower().replace("_", "-").startswith(("utf-16", "utf-32")):
+        raise TableError(f"{name} is not a CSV file (it holds NUL bytes: binary data, or UTF-16 text without a "
+                         "byte-order mark, which --encoding utf-16-le or utf-16-be reads)")
     guessed = encoding is None
     encoding = _encoding_of(head) if guessed else encoding
     if sep is None:
         try:
-            sep = csv.Sniffer().sniff(head.decode(encoding, "ignore"), delimiters=SEPARATORS).delimiter
-        except (csv.Error, LookupError):
+            sep = sniff_separator(head.decode(encoding, "ignore"))
+        except LookupError:
             sep = ","
+    try:
+        problem = _header_problem(file, name, sep, encoding, max_columns) if header else None
+    except LookupError:
+        raise TableError(f"unknown encoding {encoding!r}") from None
+    if problem:
+        raise TableError(problem)
 
     def read(text_encoding: str) -> pd.DataFrame:
         return pd.read_csv(file, sep=sep, encoding=text_encoding, header=0 if header else None, skipinitialspace=True)
 
     try:
         try:
-            return read(encoding)
+            frame = read(encoding)
         except UnicodeDecodeError:
             if not guessed or encoding == "latin-1":
                 raise
-            return read("latin-1")  # not UTF-8 after all, past the sample
+            frame = read("latin-1")  # not UTF-8 after all, past the sample
     except UnicodeDecodeError as error:
         raise TableError(f"{name} is not {encoding} text (byte {error.object[error.start:error.start + 1]!r} "
                          f"at position {error.start}): pass its encoding (command line: --encoding latin-1)") from None
@@ -83,3 +141,6 @@ def read_table(path, name: str | None = None, sep: str | None = None, encoding: 
     except (pd.errors.ParserError, csv.Error, ValueError) as error:
         message = " ".join(str(error).split())
         raise TableError(f"{name} is not a readable CSV file: {message}") from None
+    if max_columns is not None and frame.shape[1] > max_columns:
+        raise TableError(f"{name} has {frame.shape[1]:,} columns, more than the {max_columns:,} this reader takes")
+    return frame

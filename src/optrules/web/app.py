@@ -20,8 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import re
 import secrets
-from http.cookies import CookieError, SimpleCookie
+import socket
 from importlib import resources
 
 from starlette.applications import Starlette
@@ -35,6 +37,11 @@ from .uploads import UploadRefused
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
+#: the largest JSON request body (a run's settings are a few hundred bytes)
+MAX_JSON_BYTES = 64 * 1024
+#: headers of every response: no other site may frame the app, and no browser may guess a type
+SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"),
+                    (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
 
 
 def _hostname(value: str) -> str:
@@ -70,10 +77,16 @@ class RefuseOtherSites:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+            await send(message)
+
         problem = self.problem(scope)
         if problem is None:
-            return await self.app(scope, receive, send)
-        await _error(problem[1], problem[0])(scope, receive, send)
+            return await self.app(scope, receive, send_with_headers)
+        await _error(problem[1], problem[0])(scope, receive, send_with_headers)
 
     def problem(self, scope) -> tuple[int, str] | None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
@@ -105,10 +118,14 @@ def _same(given: str, token: str) -> bool:
 
 
 def _cookie(header: str, name: str) -> str:
-    cookies = SimpleCookie()
-    with contextlib.suppress(CookieError):
-        cookies.load(header)
-    return cookies[name].value if name in cookies else ""
+    """The value of cookie ``name`` in a ``Cookie`` header, read as browsers send it (``a=1; b=2``), each
+    pair on its own: another local app's cookie (JSON, spaces, ``a[b]=1``) hides none of the others, as
+    ``http.cookies.SimpleCookie`` let it (it drops every cookie after one it cannot parse)."""
+    for pair in header.split(";"):
+        key, equals, value = pair.strip().partition("=")
+        if equals and key.strip() == name:
+            return value.strip().strip('"')
+    return ""
 
 
 def token_cookie(scope) -> str:
@@ -122,10 +139,19 @@ def _error(message: str, status: int = 400) -> JSONResponse:
 
 
 async def _json_object(request: Request):
-    """The request's JSON object body, or the error response saying why there is none."""
+    """The request's JSON object body (at most :data:`MAX_JSON_BYTES`, counted as it arrives), or the
+    error response saying why there is none."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_JSON_BYTES:
+            return _error(f"the request body passed {MAX_JSON_BYTES // 1024} KB: a run's settings are far smaller", 413)
+        chunks.append(chunk)
     try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = json.loads(b"".join(chunks))
+    except RecursionError:
+        return _error("the request body is JSON nested too deep")
+    except (ValueError, UnicodeDecodeError):  # (ValueError: also an integer of thousands of digits)
         return _error("the request body is not JSON")
     return body if isinstance(body, dict) else _error("the request body must be a JSON object")
 
@@ -217,7 +243,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
             run = await asyncio.to_thread(manager.submit, fields["table"], fields["target"], fields["model"],
                                           body.get("params") or {})
         except InputError as error:
-            return _error(str(error))
+            return _error(str(error), error.status)
         return _json(run.summary(), 201)
 
     async def rashomon(request: Request) -> Response:
@@ -228,7 +254,7 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
             run = await asyncio.to_thread(manager.submit_rashomon, request.path_params["run_id"],
                                           body.get("params") or {})
         except InputError as error:
-            return _error(str(error), 404 if str(error).startswith("no run") else 400)
+            return _error(str(error), 404 if str(error).startswith("no run") else error.status)
         return _json(run.summary(), 201)
 
     def _run_or_404(request: Request):
@@ -317,11 +343,37 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+class HideTokens(logging.Filter):
+    """Access-log lines carry the request's address: the token of the printed link is written ``***``."""
+
+    _TOKEN = re.compile(r"(token=)[^&\s\"]*")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(self._TOKEN.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+        record.msg = self._TOKEN.sub(r"\1***", str(record.msg))
+        return True
+
+
+def host_names(host: str) -> tuple[str, ...]:
+    """The names a request's ``Host`` may carry for a server bound to ``host``: loopback's, ``host``
+    itself, and for a wildcard address (0.0.0.0, ::, what a user asks for to be reached from the
+    network) this machine's own names and addresses."""
+    names = {*LOOPBACK_NAMES, host}
+    if host in ("0.0.0.0", "::", ""):
+        machine = socket.gethostname()
+        names |= {machine, socket.getfqdn()}
+        with contextlib.suppress(OSError):
+            names |= {info[4][0] for info in socket.getaddrinfo(machine, None)}
+    return tuple(sorted(n for n in names if n))
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_upload_mb: float = 50.0,
           token: str | None = None, max_upload_total_mb: float | None = None) -> None:
     """Run the app with uvicorn (blocking) on ``host``:``port``; loopback only unless told otherwise."""
     import uvicorn
 
-    app = create_app(workers=workers, max_upload_mb=max_upload_mb, allowed_hosts=(*LOOPBACK_NAMES, host),
+    app = create_app(workers=workers, max_upload_mb=max_upload_mb, allowed_hosts=host_names(host),
                      token=token, max_upload_total_mb=max_upload_total_mb)
+    logging.getLogger("uvicorn.access").addFilter(HideTokens())
     uvicorn.run(app, host=host, port=port, log_level="info")

@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,17 @@ QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed"
 FINISHED = (DONE, FAILED, CANCELLED)
 
 PREVIEW_ROWS = 8
+PREVIEW_COLUMNS = 40  # the preview's columns; every name is listed (the page picks the target among them)
+PREVIEW_CELL_CHARS = 120  # a longer cell is cut in the preview
+#: runs waiting in the queue at most; one more is refused (429) until some finish or are cancelled
+MAX_QUEUED_RUNS = 100
+#: a table the web app takes: at most this many columns, each name at most this long (the page lists
+#: them all; the command line and Python take wider tables)
+MAX_COLUMNS = 10_000
+MAX_NAME_CHARS = 500
+#: how long checking a run's table when it is submitted may take; what is not checked by then is
+#: checked by the fit, which says so in the run's message
+SUBMIT_CHECK_SECONDS = 2.0
 PARSED_UPLOADS_KEPT = 2  # parsed tables in memory; the others are read from disk again when needed
 FITTED_KEPT = 2  # fitted rule lists kept for their Rashomon sets; older ones are fitted again when asked
 RASHOMON_MEMBERS_SHOWN = 10  # sets of rules a Rashomon run shows (the best, or a uniform sample's best)
@@ -35,7 +47,11 @@ RASHOMON_MEMBERS_ANALYSED = 10_000  # above this, the analysis is of a uniform s
 
 
 class InputError(ValueError):
-    """Something the user can fix: shown on the page as it is."""
+    """Something the user can fix: shown on the page as it is; ``status``: the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -49,9 +65,13 @@ def read_csv_upload(name: str, path) -> pd.DataFrame:
     from ..data.tables import TableError, read_table
 
     try:
-        frame = read_table(path, name=name)
+        frame = read_table(path, name=name, max_columns=MAX_COLUMNS)
     except TableError as error:
-        raise InputError(str(error)) from None
+        raise InputError(f"{error}{' (the command line and Python take wider tables)' * ('columns, more' in str(error))}") from None
+    long_name = next((str(c) for c in frame.columns if len(str(c)) > MAX_NAME_CHARS), None)
+    if long_name is not None:
+        raise InputError(f"{name} has a column name of {len(long_name):,} characters; the web app takes names of at most "
+                         f"{MAX_NAME_CHARS} (the command line and Python take longer ones)")
     if frame.shape[1] < 2:
         raise InputError(f"{name} has {frame.shape[1]} column: a CSV with a target column and at least one "
                          "feature column is needed (is the separator a comma, semicolon or tab?)")
@@ -63,20 +83,23 @@ def read_csv_upload(name: str, path) -> pd.DataFrame:
 def describe_table(key: str, table: Table) -> dict:
     """What the page shows of a table: size, columns, where values are missing, the first rows."""
     frame = table.frame
-    head = frame.head(PREVIEW_ROWS)
+    head = frame.iloc[:PREVIEW_ROWS, :PREVIEW_COLUMNS]
     return {
         "key": key, "name": table.name, "n_rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns],
         "missing": {str(c): int(n) for c, n in frame.isna().sum().items() if n},
-        "preview": [[_shown(value) for value in row] for row in head.itertuples(index=False)],
+        "preview_columns": int(head.shape[1]),
+        "preview": [[_shown(value) for value in row] for row in head.itertuples(index=False, name=None)],
     }
 
 
 def _shown(value):
-    """A preview cell as strict JSON: missing is None, an infinite number its text."""
+    """A preview cell as strict JSON: missing is None, an infinite number its text, long text cut."""
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     if isinstance(value, (float, np.floating)) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, str) and len(value) > PREVIEW_CELL_CHARS:
+        return value[:PREVIEW_CELL_CHARS] + "\u2026"
     return value.item() if isinstance(value, np.generic) else value
 
 
@@ -215,16 +238,20 @@ class RunManager:
     async def receive_upload(self, content_type: str, chunks) -> dict:
         """Stream an upload to disk and parse it: the table's info (InputError / UploadRefused if not)."""
         key, name, _ = await self.uploads.receive(content_type, chunks, self._pinned, self._forget_table)
-        try:
-            table = Table(name, await asyncio.to_thread(read_csv_upload, name, self.uploads.path(key)))
+        try:  # parsing and describing grow with the table: off the event loop, which serves everyone
+            return await asyncio.to_thread(self._parse_upload, key, name)
         except InputError:
             self.uploads.remove(key)
             raise
+
+    def _parse_upload(self, key: str, name: str) -> dict:
+        table = Table(name, read_csv_upload(name, self.uploads.path(key)))
+        info = describe_table(key, table)
         with self._lock:
             self._names[key] = name
             self._remember(key, table)
-            self._info[key] = describe_table(key, table)
-            return self._info[key]
+            self._info[key] = info
+        return info
 
     def _remember(self, key: str, table: Table) -> None:
         self._parsed.pop(key, None)
@@ -275,8 +302,14 @@ class RunManager:
         return self._info[key]
 
     # -- runs ------------------------------------------------------------------------------------------
+    def _check_queue_room(self) -> None:
+        waiting = sum(run.status == QUEUED for run in list(self.runs.values()))
+        if waiting >= MAX_QUEUED_RUNS:
+            raise InputError(f"{waiting} runs are waiting already: wait for some to finish, or cancel some", 429)
+
     def submit(self, source: str, target: str, model: str, params: dict) -> Run:
         """Validate now (clear message on the page), fit later (queued)."""
+        self._check_queue_room()
         from ..data.binarize import Binarizer
         from ..data.validation import check_target
         from ..families import family
@@ -290,7 +323,11 @@ class RunManager:
         try:
             chosen = family(model)
             check_target(y, len(X), binary=not chosen.multiclass, why_binary=chosen.estimator.why_binary)
-            Binarizer(missing="category" if params.get("missing_as_category") else "error").fit(X)
+            deadline = time.monotonic() + SUBMIT_CHECK_SECONDS
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (a check: the fit warns of what it finds)
+                Binarizer(missing="category" if params.get("missing_as_category") else "error").fit(
+                    X, should_stop=lambda: time.monotonic() > deadline)
         except ValueError as error:
             hint = " (tick 'treat missing values as a category', or clean the file)" if "missing" in str(error) else ""
             raise InputError(f"{error}{hint}") from None
@@ -304,6 +341,7 @@ class RunManager:
     def submit_rashomon(self, parent_id, params) -> Run:
         """Queue the enumeration of every rule list within ``epsilon_percent`` % of a finished rule-list
         run's optimum; ``group``: a feature column whose rates are compared over the lists."""
+        self._check_queue_room()
         try:
             parent = self.get(int(parent_id))
         except (KeyError, TypeError, ValueError):

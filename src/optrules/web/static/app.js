@@ -29,7 +29,7 @@ function showTable(info) {
   table = info;
   const missing = Object.keys(info.missing);
   $("table-info").textContent = `${info.name}: ${info.n_rows} rows, ${info.columns.length} columns` +
-    (missing.length ? ` (missing values in ${missing.join(", ")})` : "");
+    (missing.length ? ` (missing values in ${missing.slice(0, 20).join(", ")}${missing.length > 20 ? `, and ${missing.length - 20} more columns` : ""})` : "");
   const target = $("target");
   target.innerHTML = "";
   for (const column of info.columns) {
@@ -40,7 +40,9 @@ function showTable(info) {
   target.value = info.columns[info.columns.length - 1];
   target.disabled = false;
   $("start").disabled = false;
-  let html = "<table><thead><tr>" + info.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("") + "</tr></thead><tbody>";
+  const shown = info.columns.slice(0, info.preview_columns ?? info.columns.length);
+  let html = "<table><thead><tr>" + shown.map((c) => `<th>${escapeHtml(c)}</th>`).join("") +
+    (shown.length < info.columns.length ? `<th>(${info.columns.length - shown.length} more columns)</th>` : "") + "</tr></thead><tbody>";
   for (const row of info.preview) {
     html += "<tr>" + row.map((v) => `<td>${v === null ? "<em>missing</em>" : escapeHtml(String(v))}</td>`).join("") + "</tr>";
   }
