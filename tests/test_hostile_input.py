@@ -254,3 +254,80 @@ def test_a_hostile_csv_through_the_command_line(tmp_path, capsys):
     got = json.loads(done.stdout)
     assert got["python"] == expected and got["sql"] == expected
     assert not marker.exists()
+
+
+# -- model files somebody else wrote -----------------------------------------------------------------
+def _edits(saved: dict) -> list:
+    """Hand edits of a saved rule list: each must load correctly or be refused in one line."""
+    import copy
+
+    def edit(change):
+        data = copy.deepcopy(saved)
+        change(data)
+        return json.dumps(data)
+
+    feature = saved["binarizer"]["features"]
+    threshold = next(k for k, f in enumerate(feature) if f["kind"] in ("le", "gt"))
+    edits = [
+        edit(lambda d: d["rules"][0].update(prediction=99)), edit(lambda d: d["rules"][0].update(prediction=-1)),
+        edit(lambda d: d["rules"][0].update(prediction=10**30)), edit(lambda d: d["rules"][0].update(prediction=1.5)),
+        edit(lambda d: d["rules"][0].update(prediction="1")), edit(lambda d: d["default"].update(prediction=True)),
+        edit(lambda d: d["rules"][0].update(n_captured=-3)), edit(lambda d: d["rules"][0].pop("n_positive")),
+        edit(lambda d: d["rules"][0].update(conditions=["no such feature"])),
+        edit(lambda d: d["rules"][0].update(conditions="age")), edit(lambda d: d["rules"][0].update(conditions=[[1]])),
+        edit(lambda d: d.update(classes=[0])), edit(lambda d: d.update(classes=[1, 1])),
+        edit(lambda d: d.update(classes=[{"a": 1}, 2])), edit(lambda d: d.update(rules="x")),
+        edit(lambda d: d.update(format="other")), edit(lambda d: d.update(version=99)),
+        edit(lambda d: d["binarizer"]["features"][threshold].update(value="3")),
+        edit(lambda d: d["binarizer"]["features"][threshold].update(kind="regex")),
+        edit(lambda d: d["binarizer"]["features"][threshold].update(column="elsewhere")),
+        edit(lambda d: d["binarizer"]["features"][threshold].update(extra=1)),
+        edit(lambda d: d["binarizer"]["params"].update(bogus=1)), edit(lambda d: d["binarizer"].pop("columns")),
+        edit(lambda d: d["certificate"].update(objective="0.3")), edit(lambda d: d["certificate"].update(lower_bound=None)),
+        edit(lambda d: d["certificate"].update(counters=[1])), edit(lambda d: d["certificate"]["trace"].update(time="x")),
+        edit(lambda d: d["certificate"]["trace"].update(bogus=[1])), edit(lambda d: d["certificate"].update(status=5)),
+        edit(lambda d: d.pop("certificate")),
+    ]
+    text = json.dumps(saved)
+    edits += [text.replace('"n_captured": ', '"n_captured": 1e400, "x": ', 1), "[" * 100_000 + "]" * 100_000,
+              '{"format": ' + "[" * 50_000 + "]" * 50_000 + "}", "null", "[]", text[: len(text) // 2], "\ufeff" + text]
+    return edits
+
+
+def test_hand_edited_model_files_load_right_or_get_one_line(tmp_path, capsys):
+    from optrules.cli import main
+
+    data = tmp_path / "d.csv"
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"age": rng.integers(18, 70, 300), "kind": rng.choice(["a", "b"], 300)})
+    frame["label"] = ((frame["age"] < 30) | (frame["kind"] == "a")).astype(int)
+    frame.to_csv(data, index=False)
+    rows = tmp_path / "rows.csv"
+    frame.drop(columns="label").to_csv(rows, index=False)
+    saved = tmp_path / "model.json"
+    assert main(["fit", str(data), "--target", "label", "-r", "0.01", "-o", str(saved)]) == 0
+    capsys.readouterr()
+    good = json.loads(saved.read_text())
+    refused = 0
+    for k, text in enumerate(_edits(good)):
+        path = tmp_path / f"edited-{k}.json"
+        path.write_text(text, encoding="utf-8")
+        for command in (["predict", str(path), str(rows)], ["export", str(path), "--to", "python"],
+                        ["export", str(path), "--to", "sql"], ["report", str(path), "-o", str(tmp_path / "r.html")],
+                        ["trace", str(path)]):
+            try:
+                code = main(command)
+            except SystemExit as stop:  # a refusal: one line that says what is wrong
+                message = str(stop.code)
+                assert message.startswith("error: ") and "\n" not in message and len(message) < 400, (k, command, message)
+                refused += 1
+                continue
+            out = capsys.readouterr()
+            assert code == 0, (k, command, out)
+            if command[0] == "predict":  # a file that loads predicts what the model it describes predicts
+                from optrules.models import load_model
+
+                model = load_model(text)
+                assert all(0 <= branch.prediction < len(model.classes) for branch in model.branches())
+        capsys.readouterr()
+    assert refused >= 80

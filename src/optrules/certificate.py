@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -122,11 +123,44 @@ class Certificate:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Certificate":
-        """The inverse of :meth:`to_dict` (the ``gap`` entry is derived, not read)."""
+        """The inverse of :meth:`to_dict` (the ``gap`` entry is derived, not read). A certificate read
+        from a file is checked first: ValueError, in one line, says what is wrong."""
+        _check_saved(data)
         trace = dict(data.get("trace", {}))
         trace["log10_remaining"] = [-np.inf if v is None else v for v in trace.get("log10_remaining", [])]
         return cls(data["status"], float(data["objective"]), float(data["lower_bound"]), dict(data.get("counters", {})),
                    Trace(**trace))
+
+
+def _finite_number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _check_saved(data) -> None:
+    """What :meth:`Certificate.from_dict` and its printing take for granted of a saved certificate."""
+    if not isinstance(data, dict):
+        raise ValueError("the certificate must be a JSON object")
+    if not isinstance(data.get("status"), str) or len(data["status"]) > 100:
+        raise ValueError("the certificate's status must be a short text")
+    for key in ("objective", "lower_bound"):
+        if not _finite_number(data.get(key)):
+            raise ValueError(f"the certificate's {key} must be a finite number, got {str(data.get(key))[:40]!r}")
+    counters = data.get("counters", {})
+    if not isinstance(counters, dict) or not all(
+            isinstance(k, str) and (v is None or isinstance(v, (str, bool)) or _finite_number(v)) for k, v in counters.items()):
+        raise ValueError("the certificate's counters must map names to finite numbers")
+    trace = data.get("trace", {})
+    known = {f.name for f in fields(Trace)}
+    if not isinstance(trace, dict) or not set(trace) <= known:
+        raise ValueError(f"the certificate's trace must hold only {sorted(known)}")
+    for key, values in trace.items():
+        if not isinstance(values, list):
+            raise ValueError(f"the certificate's trace {key} must be a list")
+        flat = [v for row in values for v in row] if key == "queue_by_length" and all(isinstance(r, list) for r in values) else values
+        if not all(v is None or _finite_number(v) for v in flat):
+            raise ValueError(f"the certificate's trace {key} must hold finite numbers")
+    if len({len(values) for values in trace.values()}) > 1:
+        raise ValueError("the certificate's trace lists must have one entry per point")
 
 
 def _plain(value):

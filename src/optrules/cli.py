@@ -487,15 +487,23 @@ def _load_saved(path: str):
     if not Path(path).is_file():
         raise SystemExit(f"error: no such model file: {path}")
     try:
-        return load_model(Path(path).read_text(encoding="utf-8"))
+        return load_model(Path(path).read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise SystemExit(f"error: {path} is not a saved optrules model (not UTF-8 text)") from None
-    except json.JSONDecodeError as error:
-        raise SystemExit(f"error: {path} is not a saved optrules model (invalid JSON: {error})") from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        detail = f"missing entry {error}" if isinstance(error, KeyError) else str(error)
-        raise SystemExit(f"error: {path} is not a valid optrules model ({detail}); save models with "
-                         "'optrules fit ... -o FILE'") from None
+    except ValueError as error:  # load_model checks the whole file: ModelFileError, one line
+        raise SystemExit(f"error: {path}: {printable(error)}; save models with 'optrules fit ... -o FILE'") from None
+
+
+def _saved_certificate(path: str, data):
+    """The certificate saved beside a model (None if there is none), or a one-line error."""
+    from .certificate import Certificate
+
+    if not isinstance(data, dict) or "certificate" not in data:
+        return None
+    try:
+        return Certificate.from_dict(data["certificate"])
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
+        raise SystemExit(f"error: {path} has an invalid certificate ({printable(error)[:200]})") from None
 
 
 def cmd_predict(args, console: Console) -> int:
@@ -556,12 +564,9 @@ def _write_report(path: str, model, certificate, X, y, groups, weights, source, 
 
 
 def cmd_report(args, console: Console) -> int:
-    from .certificate import Certificate
-
     _check_output(args.output)
     model = _load_saved(args.model_file)
-    saved = json.loads(Path(args.model_file).read_text(encoding="utf-8"))
-    certificate = Certificate.from_dict(saved["certificate"]) if "certificate" in saved else None
+    certificate = _saved_certificate(args.model_file, json.loads(Path(args.model_file).read_text(encoding="utf-8-sig")))
     X = y = groups = weights = None
     source = args.model_file
     if args.data or args.dataset:
@@ -581,21 +586,16 @@ def cmd_report(args, console: Console) -> int:
 
 # -- trace ----------------------------------------------------------------------------------------------
 def cmd_trace(args, console: Console) -> int:
-    from .certificate import Certificate
-
     if args.data and args.data.endswith(".json"):
         if not Path(args.data).is_file():
             raise SystemExit(f"error: no such model file: {args.data}")
         try:
-            data = json.loads(Path(args.data).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise SystemExit(f"error: {args.data} is not a saved optrules model ({error})") from None
-        if not isinstance(data, dict) or "certificate" not in data:
+            data = json.loads(Path(args.data).read_text(encoding="utf-8-sig"))
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
+            raise SystemExit(f"error: {args.data} is not a saved optrules model ({printable(error)[:200]})") from None
+        certificate = _saved_certificate(args.data, data)
+        if certificate is None:
             raise SystemExit(f"error: {args.data} has no certificate: save it with 'optrules fit ... -o FILE'")
-        try:
-            certificate = Certificate.from_dict(data["certificate"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise SystemExit(f"error: {args.data} has an invalid certificate ({error})") from None
         title = args.data
     else:
         model, *_, summary = _fit_model(args, console)
@@ -686,7 +686,7 @@ def _token_from_file(path: str | None) -> str | None:
     if not path:
         return None
     try:
-        token = Path(path).read_text(encoding="utf-8").strip()
+        token = Path(path).read_text(encoding="utf-8-sig").strip()
     except (OSError, UnicodeDecodeError) as error:
         raise SystemExit(f"error: cannot read the token file {path}: {error}") from None
     if len(token) < 16 or not token.isprintable():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -306,9 +307,21 @@ def _rule_dict(rule: Rule) -> dict:
     return data
 
 
+def _whole(value, what: str) -> int:
+    """A whole number read from a file: not a float cut down, not a boolean, not an absurd count."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**62:
+        raise ValueError(f"{what} must be a whole number from 0, got {printable(repr(value))[:40]}")
+    return value
+
+
 def _rule_from(d: dict) -> Rule:
     totals = d.get("class_totals")
-    return Rule(tuple(d["conditions"]), int(d["prediction"]), int(d["n_captured"]), int(d["n_positive"]),
+    if not isinstance(d["conditions"], list) or not all(isinstance(c, str) for c in d["conditions"]):
+        raise ValueError(f"a rule's conditions must be a list of feature names, got {printable(repr(d['conditions']))[:80]}")
+    if totals is not None and not all(isinstance(t, (int, float)) and math.isfinite(t) and t >= 0 for t in totals):
+        raise ValueError("a rule's class totals must be finite non-negative numbers")
+    return Rule(tuple(d["conditions"]), _whole(d["prediction"], "a rule's prediction"),
+                _whole(d["n_captured"], "a rule's n_captured"), _whole(d["n_positive"], "a rule's n_positive"),
                 tuple(float(t) for t in totals) if totals is not None else None)
 
 
@@ -580,10 +593,66 @@ class RuleSet(Model):
                    data.get("feature_names"), data.get("describes", 1), data.get("branch_totals"))
 
 
+class ModelFileError(ValueError):
+    """A model file that cannot be used as it is: what is wrong, in one line."""
+
+
+#: what reading a malformed model file may raise before :func:`check_loaded` can look at it
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError)
+
+
 def load_model(text: str):
-    """A model saved with ``to_json``: rule list, falling rule list or rule set."""
-    data = json.loads(text)
+    """A model saved with ``to_json``: rule list, falling rule list or rule set. A file somebody edited
+    or sent is checked whole before use (:func:`check_loaded`): :class:`ModelFileError` says what is
+    wrong, in one line."""
+    try:
+        data = json.loads(text.removeprefix("\ufeff"))  # (a byte-order mark some editors write)
+    except RecursionError:
+        raise ModelFileError("not a saved optrules model (JSON nested too deep)") from None
+    except ValueError as error:
+        raise ModelFileError(f"not a saved optrules model (invalid JSON: {printable(error)[:200]})") from None
     formats = {FORMAT: RuleList, FALLING_FORMAT: FallingRuleList, RULESET_FORMAT: RuleSet}
-    if data.get("format") not in formats:
-        raise ValueError(f"not a saved optrules model (format {data.get('format')!r})")
-    return formats[data["format"]].from_dict(data)
+    if not isinstance(data, dict) or not isinstance(data.get("format"), str) or data["format"] not in formats:
+        shown = printable(repr(data.get("format")))[:60] if isinstance(data, dict) else type(data).__name__
+        raise ModelFileError(f"not a saved optrules model (format {shown})")
+    try:
+        model = formats[data["format"]].from_dict(data)
+        check_loaded(model)
+    except ModelFileError:
+        raise
+    except _MALFORMED as error:
+        detail = f"missing entry {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise ModelFileError(f"not a valid optrules model ({printable(detail)[:200]})") from None
+    return model
+
+
+def _plain_scalar(value) -> bool:
+    return isinstance(value, (str, bool, int)) or (isinstance(value, float) and math.isfinite(value))
+
+
+def check_loaded(model: Model) -> None:
+    """What prediction and the exports take for granted, checked on a model read from a file: classes
+    (two or more distinct plain values), each branch's class index, probabilities and count, each
+    condition a feature of the model, and the binarizer's features (known kinds, numbers where a
+    comparison needs them, columns it knows)."""
+    classes = [_plain(c) for c in model.classes]
+    if len(classes) < 2 or not all(_plain_scalar(c) for c in classes) or len(set(map(repr, classes))) < len(classes):
+        raise ModelFileError(f"the classes must be two or more distinct numbers or texts, got {printable(repr(classes))[:100]}")
+    known = set(model.binarizer.feature_names_ if model.binarizer is not None else model.feature_names or ())
+    for k, branch in enumerate(model.branches()):
+        if isinstance(branch.prediction, bool) or not isinstance(branch.prediction, (int, np.integer)) \
+                or not 0 <= branch.prediction < len(classes):
+            raise ModelFileError(f"rule {k} predicts class {printable(repr(branch.prediction))[:40]}; the model has "
+                                 f"{len(classes)} classes (0 to {len(classes) - 1})")
+        if not all(isinstance(p, (int, float)) and 0.0 <= p <= 1.0 for p in branch.probabilities):
+            raise ModelFileError(f"rule {k} has probabilities outside [0, 1]: {printable(repr(branch.probabilities))[:100]}")
+        if branch.support is not None and not (isinstance(branch.support, (int, np.integer)) and branch.support >= 0):
+            raise ModelFileError(f"rule {k} has a training count that is not a count: {printable(repr(branch.support))[:60]}")
+        unknown = [name for name, _ in branch.literals if not isinstance(name, str) or name not in known]
+        if unknown:
+            raise ModelFileError(f"rule {k} tests {printable(repr(unknown[0]))[:80]}, which is not a feature of the model")
+    if model.binarizer is not None:
+        from .data.binarize import check_loaded_features
+
+        check_loaded_features(model.binarizer)
+

@@ -707,6 +707,35 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return binarizer
 
 
+FEATURE_KINDS = ("equals", "binary", "le", "gt", "interval", "missing")
+
+
+def check_loaded_features(binarizer: "Binarizer") -> None:
+    """A binarizer read from a file: every feature of a known kind, on a column it knows, with a number
+    where it compares (a threshold of text would compare text with numbers at predict time)."""
+    columns = set(binarizer.columns_)
+    if not all(isinstance(c, str) for c in columns):
+        raise ValueError("the binarizer's columns must be names (text)")
+    for feature in binarizer.features_:
+        where = f"feature {feature.name!r}"[:100]
+        if not isinstance(feature.name, str) or feature.kind not in FEATURE_KINDS or not isinstance(feature.negated, bool):
+            raise ValueError(f"{where} has kind {feature.kind!r}; kinds are {FEATURE_KINDS}"[:200])
+        if feature.column not in columns:
+            raise ValueError(f"{where} reads column {feature.column!r}, which the binarizer does not list"[:200])
+        numbers = {"le": ("value",), "gt": ("value",), "interval": ("value", "upper")}.get(feature.kind, ())
+        for key in numbers:
+            value = getattr(feature, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or (
+                    feature.kind != "interval" and math.isinf(value)):
+                raise ValueError(f"{where} compares with {value!r}, which is not a number"[:200])
+        if feature.kind == "equals" and not (isinstance(feature.value, (str, bool, int)) or (
+                isinstance(feature.value, float) and math.isfinite(feature.value))):
+            raise ValueError(f"{where} compares with {feature.value!r}, which is not a plain value"[:200])
+    for column, values in binarizer.categories_.items():
+        if not all(isinstance(v, (str, bool, int, float)) for v in values):
+            raise ValueError(f"the categories of column {column!r} must be plain values"[:200])
+
+
 def _listed(columns: list, shown: int = 20) -> str:
     """The first columns of a list that may be very long, and how many more."""
     return repr(columns[:shown])[:-1] + (f", ... {len(columns) - shown:,} more]" if len(columns) > shown else "]")
