@@ -40,11 +40,39 @@ def test_signature_groups_match_grouping_the_columns(captures):
 def test_equal_hashes_are_told_apart_by_their_bits(captures):
     # every sample with the same hash: only the bit comparison can separate the groups
     bits = bitset.pack(captures)
-    first, group, group_bits = _groups_of(bits, np.zeros(captures.shape[1], np.uint64))
+    first, group, group_bits = _groups_of(bits, np.zeros(captures.shape[1], np.uint64), 64, lambda: None)
     expected_first, expected_group = naive_groups(captures)
     assert first.tolist() == expected_first.tolist()
     assert group.tolist() == expected_group.tolist()
     assert np.array_equal(bitset.unpack(group_bits, len(first)), captures[:, first])
+
+
+@given(capture_matrices())
+@settings(max_examples=50, deadline=None)
+def test_grouping_in_slices_groups_alike(captures):
+    from optrules.data import groups
+
+    bits = bitset.pack(captures)
+    whole = signature_groups(bits, captures.shape[1])
+    saved = groups.GROUPING_SLICE
+    try:
+        groups.GROUPING_SLICE = 1  # a slice of 64 antecedents, and one sample compared at a time
+        sliced = signature_groups(bits, captures.shape[1], should_stop=lambda: False)
+    finally:
+        groups.GROUPING_SLICE = saved
+    assert all(np.array_equal(a, b) for a, b in zip(whole, sliced))
+
+
+def test_grouping_stops_when_asked():
+    import pytest
+
+    from optrules.data.groups import GroupingStopped
+
+    captures = np.random.default_rng(0).random((130, 500)) < 0.5
+    asked = []
+    with pytest.raises(GroupingStopped):
+        signature_groups(bitset.pack(captures), 500, should_stop=lambda: asked.append(1) or True)
+    assert len(asked) == 1
 
 
 def test_grouped_counts_add_up_to_the_samples():

@@ -9,7 +9,7 @@ import numpy as np
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
 from ..data import bitset
-from ..data.groups import GROUPING, grouping_bytes
+from ..data.groups import GROUPING, GroupingStopped, grouping_bytes
 from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization, check_sample_weight
 from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
@@ -186,13 +186,19 @@ class RuleListClassifier(RuleModelEstimator):
                 # not mined, but for the required features: no equivalent points (grouping's kernel did
                 # not compile either, and the groups of these antecedents bound no other list), so the
                 # search, whose budget has ended, returns the shortest admissible list, bound lambda a rule
-                problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
-                                                   minor=None if mined else np.zeros(len(codes), bool),
-                                                   sample_weight=weights, n_classes=len(self.classes_))
-                result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
-                                max_nodes=self.max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
-                                progress=progress, budget=budget, max_length=self.max_rules,
-                                required=self._requirements())
+                try:
+                    problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
+                                                       minor=None if mined else np.zeros(len(codes), bool),
+                                                       sample_weight=weights, n_classes=len(self.classes_),
+                                                       should_stop=budget.stopped)
+                except GroupingStopped:  # a tall table's budget ended while its rows were grouped: no search
+                    result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
+                                            budget)
+                else:
+                    result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
+                                    max_nodes=self.max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
+                                    progress=progress, budget=budget, max_length=self.max_rules,
+                                    required=self._requirements())
         finally:
             if own_progress:
                 self._close(progress)

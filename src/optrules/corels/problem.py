@@ -190,20 +190,24 @@ class Problem:
 
     @classmethod
     def from_antecedents(cls, antecedents: Antecedents, y, regularization: float, minor=None, sample_weight=None,
-                         n_classes: int | None = None) -> "Problem":
+                         n_classes: int | None = None, should_stop=None) -> "Problem":
+        """The problem of mined antecedents; ``should_stop`` (a fit's budget) is heard while the samples
+        are grouped, which grows with rows x antecedents (``GroupingStopped`` then)."""
         conditions = antecedents.condition_names
         y = np.asarray(y)
         if y.shape[0] != antecedents.n_samples:
             raise ValueError(f"antecedents cover {antecedents.n_samples} samples but there are {y.shape[0]} labels")
-        return cls._with_minority(antecedents.bits, y, regularization, conditions, minor, sample_weight, n_classes)
+        return cls._with_minority(antecedents.bits, y, regularization, conditions, minor, sample_weight, n_classes,
+                                  should_stop)
 
     @classmethod
-    def _with_minority(cls, bits, y, regularization, conditions, minor, sample_weight, n_classes) -> "Problem":
+    def _with_minority(cls, bits, y, regularization, conditions, minor, sample_weight, n_classes,
+                       should_stop=None) -> "Problem":
         """The problem, with the minority vector computed (from the samples' groups, kept) if not given."""
         sample_weight = check_sample_weight(sample_weight, y.shape[0])
         signatures = None
         if minor is None and len(bits):
-            signatures = signature_groups(bits, y.shape[0])
+            signatures = signature_groups(bits, y.shape[0], should_stop)
             minor = equivalent_points_minority(bits, y, sample_weight, group=signatures[1])
         elif minor is None:
             minor = np.zeros(y.shape[0], bool)

@@ -95,7 +95,15 @@ def grouping_bytes(bits, n_samples: int) -> int:
     return int(bits.nbytes) + 48 * int(n_samples)
 
 
-def signature_groups(bits, n_samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+#: bits of capture vectors (antecedents x samples) grouped between two looks at the budget (~0.1 s)
+GROUPING_SLICE = 1 << 27
+
+
+class GroupingStopped(Exception):
+    """The budget ended (or a stop was asked) while grouping: no groups, so no search over them."""
+
+
+def signature_groups(bits, n_samples: int, should_stop=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Group the samples by their column (signature) of the packed ``(antecedents, words)`` capture
     vectors: ``(first, group, group_bits)``, the first sample of each group (increasing), each sample's
     group, and the vectors over the groups (bit g of row a: antecedent a captures group g).
@@ -103,35 +111,62 @@ def signature_groups(bits, n_samples: int) -> tuple[np.ndarray, np.ndarray, np.n
     Samples are hashed over their antecedent bits, 64 antecedents at a time; samples of one hash form
     a group, which one pass over the vectors checks (two signatures with one hash are compared bit by
     bit then). Memory ~48 bytes a sample, where unpacking the vectors would take antecedents x samples
-    bytes."""
+    bytes. ``should_stop`` (a fit's budget) is asked after each slice of about :data:`GROUPING_SLICE`
+    bits (a tall table's grouping took seconds); :class:`GroupingStopped` once it says stop."""
     bits = np.ascontiguousarray(bits, dtype=np.uint64)
-    return _groups_of(bits, _column_hashes(bits, int(n_samples)))
+    n_samples = int(n_samples)
+
+    def check():
+        if should_stop is not None and should_stop():
+            raise GroupingStopped
+
+    rows = 64 * max(1, GROUPING_SLICE // (64 * max(1, n_samples)))  # antecedents a slice (64 a hash step)
+    hashes = np.full(n_samples, FNV_OFFSET, np.uint64)
+    for start in range(0, bits.shape[0], rows):
+        _hash_columns(bits, start, min(start + rows, bits.shape[0]), hashes)
+        check()
+    return _groups_of(bits, hashes, rows, check)
 
 
-def _groups_of(bits, hashes):
-    representative = representatives(hashes, lambda items, candidates: _signature_differs(bits, items, candidates),
-                                     lambda sample: _signature(bits, sample).tobytes())
+def _groups_of(bits, hashes, rows: int, check):
+    items_a_slice = max(1, GROUPING_SLICE // max(1, bits.shape[0]))
+
+    def differs(items, candidates):
+        out = np.zeros(len(items), np.bool_)
+        for start in range(0, len(items), items_a_slice):
+            end = start + items_a_slice
+            out[start:end] = _signature_differs(bits, items[start:end], candidates[start:end])
+            check()
+        return out
+
+    representative = representatives(hashes, differs, lambda sample: _signature(bits, sample).tobytes())
     first = np.flatnonzero(representative == np.arange(len(hashes)))
-    group_bits = bits if len(first) == len(hashes) else columns_of(bits, first)  # (no two samples alike)
+    if len(first) == len(hashes):  # (no two samples alike)
+        group_bits = bits
+    else:
+        parts = []
+        for start in range(0, bits.shape[0], rows):
+            parts.append(columns_of(bits[start:start + rows], first))
+            check()
+        group_bits = np.vstack(parts) if parts else columns_of(bits, first)
     return first, np.searchsorted(first, representative), group_bits
 
 
 @njit(cache=True)
-def _column_hashes(bits, n_samples):
-    hashes = np.full(n_samples, FNV_OFFSET, np.uint64)
+def _hash_columns(bits, start, end, hashes):
+    """Fold antecedents ``start:end`` (``start`` a multiple of 64) into each sample's hash."""
     column = np.zeros(64 * bits.shape[1], np.uint64)  # 64 antecedents' bits of each sample
-    for start in range(0, bits.shape[0], 64):
+    for block in range(start, end, 64):
         column[:] = 0
-        for k in range(min(64, bits.shape[0] - start)):
+        for k in range(min(64, bits.shape[0] - block)):
             for w in range(bits.shape[1]):
-                x = bits[start + k, w]
+                x = bits[block + k, w]
                 while x:
                     low = np.uint64(trailing_zeros(x))
                     column[w * 64 + np.int64(low)] |= np.uint64(1) << np.uint64(k)
                     x &= x - np.uint64(1)
-        for i in range(n_samples):
+        for i in range(len(hashes)):
             hashes[i] = fnv_step(hashes[i], column[i])
-    return hashes
 
 
 def _signature(bits, sample: int) -> np.ndarray:
