@@ -331,3 +331,57 @@ def test_hand_edited_model_files_load_right_or_get_one_line(tmp_path, capsys):
                 assert all(0 <= branch.prediction < len(model.classes) for branch in model.branches())
         capsys.readouterr()
     assert refused >= 80
+
+
+# -- tables very wide or very tall: their work is inside the budget -------------------------------------
+def _elapsed(work) -> float:
+    import time
+
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_wide_table_keeps_the_budget(family):
+    """20,000 columns: the fit stops binarizing on its budget, and predict reads only the model's columns
+    (the column check was quadratic: 40,000 columns took 44 s to fit with time_limit=2, and 40 s to predict)."""
+    rng = np.random.default_rng(0)
+    n, m = 60, 20_000
+    X = pd.DataFrame(rng.integers(0, 5, (n, m)).astype(np.int8), columns=[f"c{j}" for j in range(m)])
+    y = (X["c0"] > 2).to_numpy()
+    estimator = FAMILIES[family]().set_params(time_limit=1)
+    with pytest.warns(UserWarning, match="stopped"):
+        took = _elapsed(lambda: estimator.fit(X, y))
+    assert took < 8, took
+    assert _elapsed(lambda: estimator.predict(X)) < 2
+    assert estimator.certificate_.lower_bound <= estimator.certificate_.objective
+
+
+@pytest.mark.slow
+def test_a_tall_table_keeps_the_budget():
+    """4.3 million rows: grouping the samples hears the budget (it took 14.7 s with time_limit=5)."""
+    rng = np.random.default_rng(0)
+    n = 4_300_000
+    X = pd.DataFrame({"a": rng.normal(size=n).round(2), "b": rng.integers(0, 50, n), "c": rng.choice(["x", "y", "z"], n)})
+    y = ((X["a"] > 0) ^ (X["c"] == "x")).to_numpy()
+    estimator = RuleListClassifier(regularization=0.01, time_limit=5)
+    took = _elapsed(lambda: estimator.fit(X, y))
+    assert took < 9, took
+    assert estimator.certificate_.lower_bound <= estimator.certificate_.objective
+
+
+def test_grouping_stopped_by_the_budget_gives_the_list_of_no_rule(monkeypatch):
+    from optrules.corels import estimator as corels_estimator
+    from optrules.data.groups import GroupingStopped
+
+    def stopped(*args, **kwargs):
+        raise GroupingStopped
+
+    monkeypatch.setattr(corels_estimator.Problem, "from_antecedents", stopped)
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"a": rng.normal(size=200)})
+    y = (X["a"] > 0).to_numpy()
+    model = RuleListClassifier(regularization=0.01).fit(X, y)
+    assert len(model.rule_list_) == 0 and model.certificate_.lower_bound == 0.0
+    assert model.certificate_.status != "optimal"

@@ -764,3 +764,82 @@ def test_a_sniffing_bomb_is_read_at_once():
     with pytest.raises(TableError):
         read_table(handle.name)
     assert time.perf_counter() - started < 2.0  # csv.Sniffer took 13.5 s on this sample
+
+
+def test_a_large_upload_in_progress_leaves_the_server_answering(tmp_path):
+    """A wide upload (5,000 columns) streamed slowly, then parsed and described: meanwhile every other
+    request is answered within a second (the preview used to be built on the event loop: a 10^6-column
+    upload stalled every request for 118 s)."""
+    import http.client
+    import os
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = "a-test-token-of-some-length"
+    server = subprocess.Popen([sys.executable, "-m", "optrules.cli", "serve", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1", "OPTRULES_TOKEN": token})
+    headers = {"Authorization": f"token {token}"}
+
+    def get(path):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        return response.status
+
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                assert get("/api/limits") == 200
+                break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        rng = np.random.default_rng(0)
+        rows = pd.DataFrame(rng.integers(0, 10, (300, 5_000)), columns=[f"c{j}" for j in range(5_000)])
+        body_csv = rows.assign(label=rng.integers(0, 2, len(rows))).to_csv(index=False).encode()
+        boundary = "optrulesboundary"
+        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.csv\"\r\n"
+                "Content-Type: text/csv\r\n\r\n").encode()
+        body = head + body_csv + f"\r\n--{boundary}--\r\n".encode()
+        answer = {}
+
+        def send_slowly():
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            connection.putrequest("POST", "/api/uploads")
+            for key, value in {**headers, "Content-Type": f"multipart/form-data; boundary={boundary}",
+                               "Content-Length": str(len(body))}.items():
+                connection.putheader(key, value)
+            connection.endheaders()
+            step = len(body) // 20
+            for start in range(0, len(body), step):
+                connection.send(body[start:start + step])
+                time.sleep(0.1)
+            response = connection.getresponse()
+            answer["status"] = response.status
+            answer["body"] = response.read()
+
+        uploader = threading.Thread(target=send_slowly)
+        uploader.start()
+        latencies = []
+        while uploader.is_alive():
+            started = time.perf_counter()
+            assert get("/api/limits") == 200
+            latencies.append(time.perf_counter() - started)
+            time.sleep(0.05)
+        uploader.join()
+        assert answer["status"] == 200, answer
+        assert len(json.loads(answer["body"])["columns"]) == 5_001
+        assert len(latencies) > 10 and max(latencies) < 1.0, (len(latencies), max(latencies))
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
