@@ -385,3 +385,38 @@ def test_grouping_stopped_by_the_budget_gives_the_list_of_no_rule(monkeypatch):
     model = RuleListClassifier(regularization=0.01).fit(X, y)
     assert len(model.rule_list_) == 0 and model.certificate_.lower_bound == 0.0
     assert model.certificate_.status != "optimal"
+
+
+# -- numbers at the edge of what a double holds ---------------------------------------------------------
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_weights_whose_sum_overflows_are_refused(family):
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=100)})
+    y = (X["a"] > 0).to_numpy()
+    with pytest.raises(ValueError, match="sample_weight sums to"):
+        with np.errstate(over="ignore"):
+            FAMILIES[family]().fit(X, y, sample_weight=np.full(100, 1e308))
+
+
+def test_a_subnormal_lambda_is_refused_in_one_line(tmp_path, capsys):
+    from optrules.cli import main
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=100)})
+    y = (X["a"] > 0).to_numpy()
+    with pytest.raises(ValueError, match="at least 1e-300"):
+        RuleListClassifier(regularization=1e-310).fit(X, y)
+    path = tmp_path / "d.csv"
+    X.assign(label=y.astype(int)).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "label", "-r", "1e-310"]) != 0
+    out = capsys.readouterr()
+    assert "1e-300" in out.out + out.err and "Traceback" not in out.out + out.err
+
+
+def test_a_column_named_twice_is_refused_not_renamed(tmp_path):
+    from optrules.cli import main
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,label,label\n1,0,0\n2,1,1\n3,0,0\n4,1,1\n")
+    with pytest.raises(SystemExit, match="twice"):
+        main(["fit", str(path), "--target", "label"])

@@ -843,3 +843,26 @@ def test_a_large_upload_in_progress_leaves_the_server_answering(tmp_path):
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+def test_cancel_is_heard_while_a_wide_table_is_binarized(client):
+    """A 6,000-column table binarizes for seconds: a cancel ends the run within a few seconds and the
+    worker takes the next run (a 300,000-column run ignored Cancel and held the queue for minutes)."""
+    rng = np.random.default_rng(1)
+    wide = pd.DataFrame(rng.random((150, 6_000)).round(3), columns=[f"x{j}" for j in range(6_000)])
+    wide["y"] = rng.integers(0, 2, 150)
+    client.app.state.manager.uploads.max_file_bytes = 64 * 2**20
+    info = upload(client, csv_bytes(wide)).json()
+    run = client.post("/api/runs", json={"table": info["key"], "target": "y", "params": {"time_limit": 600}})
+    assert run.status_code == 201, run.text
+    run_id = run.json()["id"]
+    deadline = time.time() + 30
+    while client.get(f"/api/runs/{run_id}").json()["status"] != "running" and time.time() < deadline:
+        time.sleep(0.02)
+    cancelled_at = time.time()
+    client.post(f"/api/runs/{run_id}/cancel")
+    assert wait(client, run_id, 60)["status"] == "cancelled"
+    assert time.time() - cancelled_at < 10
+    quick = client.post("/api/runs", json={"table": "dataset:compas", "target": "two_year_recid",
+                                           "params": {"regularization": 0.05}}).json()["id"]
+    assert wait(client, quick)["status"] == "done"

@@ -602,6 +602,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         (700,000 rows x 748 features: 65 MB instead of 524)."""
         frame = as_frame(X, columns=getattr(self, "columns_", None))
         self._check_columns(frame)
+        self._check_every_column(frame)
         chosen = self.features_ if features is None else self._features_named(features)
         read = list(dict.fromkeys(feature.column for feature in chosen))  # a wide table's other columns: untouched
         frame = self._numbers_from_text(frame[read])
@@ -625,6 +626,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 else:
                     out[:, j] = chosen[j].evaluate(values)
         return out
+
+    def _check_every_column(self, frame: pd.DataFrame) -> None:
+        """Missing (with ``missing="error"``) and infinite values in any column the binarizer reads, also
+        where the model does not look (scikit-learn's convention: predict refuses them): a few passes over
+        the whole frame, a block of columns at a time, not one per column of a wide table."""
+        dropped = getattr(self, "dropped_columns_", {})
+        if self.missing == "error":
+            holes = frame.isna().any()
+            for column in holes.index[holes.to_numpy(dtype=bool)]:
+                if column not in dropped:
+                    self._check_missing(column, frame[column])
+        numeric = frame.select_dtypes("number")
+        if numeric.shape[1]:
+            infinite = numeric.isin([np.inf, -np.inf]).any()
+            for column in infinite.index[infinite.to_numpy(dtype=bool)]:
+                if column not in dropped:
+                    check_no_infinite(column, frame[column])
 
     def _features_named(self, names) -> list:
         by_name = {feature.name: feature for feature in self.features_}
