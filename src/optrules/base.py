@@ -86,8 +86,12 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         weighted quantiles) and return the boolean features of ``frame`` (``packed``: packed, one row of
         words a feature, what mining reads)."""
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
-                              self.identifiers, max(1, int(min_category_count))).fit(
-            frame, sample_weight=sample_weight, should_stop=None if budget is None else budget.stopped)
+                              self.identifiers, max(1, int(min_category_count)))
+        if budget is None:
+            binarizer.fit(frame, sample_weight=sample_weight)
+        else:  # a third of the time left is kept for the transform below, which reads what the fit read
+            with budget.holding_back(1 / 3):
+                binarizer.fit(frame, sample_weight=sample_weight, should_stop=budget.stopped)
         self.binarizer_ = binarizer
         if budget is not None:
             budget.require("features", (bitset.n_words(frame.shape[0]) * 8 if packed else frame.shape[0])

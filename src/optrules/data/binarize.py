@@ -629,20 +629,27 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _check_every_column(self, frame: pd.DataFrame) -> None:
         """Missing (with ``missing="error"``) and infinite values in any column the binarizer reads, also
-        where the model does not look (scikit-learn's convention: predict refuses them): a few passes over
-        the whole frame, a block of columns at a time, not one per column of a wide table."""
+        where the model does not look (scikit-learn's convention: predict refuses them): whole-frame
+        passes over slices of at most :data:`CHECK_CELLS` cells, not one pass a column."""
         dropped = getattr(self, "dropped_columns_", {})
-        if self.missing == "error":
-            holes = frame.isna().any()
-            for column in holes.index[holes.to_numpy(dtype=bool)]:
+        # numpy's integers and booleans hold neither NaN nor infinity: only the other columns are read
+        can_hold = [j for j, dtype in enumerate(frame.dtypes) if not (isinstance(dtype, np.dtype) and dtype.kind in "iub")]
+        step = max(1, CHECK_CELLS // max(1, frame.shape[0]))
+        for start in range(0, len(can_hold), step):
+            part = frame.iloc[:, can_hold[start:start + step]]
+            if part.shape[1] > 64:  # a CSV's frame holds a block a column: one copy makes one a type
+                part = part.copy()
+            found = []
+            if self.missing == "error":
+                holes = part.isna().any()
+                found += [(c, self._check_missing) for c in holes.index[holes.to_numpy(dtype=bool)]]
+            numeric = part.select_dtypes("number")
+            if numeric.shape[1]:
+                infinite = numeric.isin([np.inf, -np.inf]).any()
+                found += [(c, check_no_infinite) for c in infinite.index[infinite.to_numpy(dtype=bool)]]
+            for column, check in found:
                 if column not in dropped:
-                    self._check_missing(column, frame[column])
-        numeric = frame.select_dtypes("number")
-        if numeric.shape[1]:
-            infinite = numeric.isin([np.inf, -np.inf]).any()
-            for column in infinite.index[infinite.to_numpy(dtype=bool)]:
-                if column not in dropped:
-                    check_no_infinite(column, frame[column])
+                    check(column, frame[column])
 
     def _features_named(self, names) -> list:
         by_name = {feature.name: feature for feature in self.features_}
@@ -726,6 +733,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 
 FEATURE_KINDS = ("equals", "binary", "le", "gt", "interval", "missing")
+#: cells checked for missing and infinite values in one pass at predict time (a copy of that many at most)
+CHECK_CELLS = 1 << 22
 
 
 def check_loaded_features(binarizer: "Binarizer") -> None:
