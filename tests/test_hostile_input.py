@@ -39,6 +39,7 @@ def payloads(marker: Path) -> list[str]:
         f"\n; ATTACH DATABASE '{m}' AS pwn; --", f"'; ATTACH DATABASE '{m}' AS pwn; --",
         f"\"; ATTACH DATABASE '{m}' AS pwn; --", f"\r COPY (SELECT 1) TO '{m}'; --",
         f"*/ COPY (SELECT 1) TO '{m}'; /*", f"\x1b]0;{python}\x07\x1b[2J", "C:\\New\\x", "\u202eevil",
+        "FALSE", "TRUE", "NULL", "rule", "data", "fired",  # SQLite reads a bare FALSE as a column so named
     ]
 
 
@@ -201,6 +202,19 @@ def test_literals_read_back_and_comments_stay_one_line(text):
     with sqlite3.connect(":memory:") as connection:
         assert connection.execute(f"SELECT {sql_string(text, 'sqlite')}").fetchone()[0] == text
     assert duckdb.execute(f"SELECT {sql_string(text, 'duckdb')} AS v -- {shown}\n").fetchone()[0] == text
+
+
+def test_a_query_on_a_table_without_the_column_fails_instead_of_reading_text():
+    """SQLite reads an unqualified "name" that no column has as the text 'name': the export names its
+    columns with their table, so a missing column is an error, never a silent comparison of text."""
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"level": rng.normal(size=200), "FALSE": rng.integers(0, 2, 200)})
+    y = (X["level"] > 0).to_numpy()
+    estimator = RuleListClassifier(regularization=0.01).fit(X, y)
+    with sqlite3.connect(":memory:") as connection:
+        connection.execute('CREATE TABLE data ("other")')
+        with pytest.raises(sqlite3.OperationalError, match="no such column"):
+            connection.execute(estimator.to_sql()).fetchall()
 
 
 def test_values_without_a_literal_are_refused():

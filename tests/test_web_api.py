@@ -714,8 +714,10 @@ def test_a_wildcard_host_allows_the_machines_own_names():
 def test_a_token_file_keeps_the_token_out_of_the_process_list(tmp_path, monkeypatch):
     from optrules import cli
 
-    seen = {}
-    monkeypatch.setattr("optrules.web.app.serve", lambda *args: seen.setdefault("args", args))
+    import importlib
+
+    seen = {}  # (the module as `optrules serve` will import it: another test may have reloaded it)
+    monkeypatch.setattr(importlib.import_module("optrules.web.app"), "serve", lambda *args: seen.setdefault("args", args))
     path = tmp_path / "token"
     path.write_text("a-long-enough-secret-token\n")
     assert cli.main(["serve", "--token-file", str(path)]) == 0

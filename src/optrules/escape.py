@@ -70,6 +70,11 @@ def python_literal(value: Any) -> str:
 
 
 # -- SQL ------------------------------------------------------------------------------------------
+#: truth values that no column can stand for: SQLite reads a bare TRUE or FALSE as the column of that
+#: name when the table has one (a hostile table's column "FALSE" made every missing value a match)
+SQL_TRUE, SQL_FALSE = "(1 = 1)", "(1 = 0)"
+
+
 def _check_sql_text(text: str, what: str) -> None:
     try:
         text.encode("utf-8")

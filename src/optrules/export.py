@@ -27,7 +27,7 @@ import math
 from typing import Any
 
 from .data.binarize import MISSING_MARKERS, Feature
-from .escape import printable, python_literal, sql_identifier, sql_string
+from .escape import SQL_FALSE, SQL_TRUE, printable, python_literal, sql_identifier, sql_string
 from .models import _plain
 
 #: what pandas.read_csv reads as missing by default (so a CSV row read as text agrees with a DataFrame)
@@ -76,7 +76,7 @@ def _sql_literal(value: Any, dialect: str = "sqlite") -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
+        return SQL_TRUE if value else SQL_FALSE
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"no SQL literal for {value!r}")
@@ -86,9 +86,10 @@ def _sql_literal(value: Any, dialect: str = "sqlite") -> str:
     raise ValueError(f"cannot write a value of type {type(value).__name__} into SQL: {printable(repr(value))[:80]}")
 
 
-def _sql_reading(column: str, reading: str, dialect: str) -> str:
-    """SQL for the column's value as the binarizer reads it (NULL when missing)."""
-    raw = _identifier(column)
+def _sql_reading(column: str, reading: str, dialect: str, table: str) -> str:
+    """SQL for the column's value as the binarizer reads it (NULL when missing). The column is named with
+    its table: SQLite reads an unqualified ``"name"`` that no column has as the text 'name', silently."""
+    raw = f"{_identifier(table)}.{_identifier(column)}"
     if reading in (NUMBER, CATEGORY):
         return raw
     if reading == FLAG:
@@ -110,7 +111,7 @@ def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {DIALECTS}, got {dialect!r}")
     features, readings = _readings(model)
-    values = {column: _sql_reading(column, reading, dialect) for column, reading in readings.items()}
+    values = {column: _sql_reading(column, reading, dialect, table) for column, reading in readings.items()}
     branches = model.branches()
     whens = []
     if _refuses_missing(model):
@@ -120,7 +121,7 @@ def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
     for k, branch in enumerate(branches[:-1]):
         tests = [_feature_test(features[name], values[features[name].column], words) for name, truth in branch.literals]
         tests = [t if truth else f"(NOT {t})" for t, (_, truth) in zip(tests, branch.literals)]
-        whens.append(f"    WHEN {' AND '.join(tests) or 'TRUE'} THEN {k}  -- {_comment(branch.text)}")
+        whens.append(f"    WHEN {' AND '.join(tests) or SQL_TRUE} THEN {k}  -- {_comment(branch.text)}")
     fired = "  CASE\n" + "\n".join(whens) + f"\n    ELSE {len(branches) - 1}  -- {_comment(branches[-1].text)}\n  END"
     if not whens:
         fired = f"  {len(branches) - 1}"
@@ -140,9 +141,9 @@ _comment = printable  # a comment's text: one line, every unprintable character 
 # -- how each language writes a feature's test (the same reading of every feature kind for both) --------
 def _sql_words(dialect: str) -> dict:
     return {"literal": lambda value: _sql_literal(value, dialect), "equals": "=", "one": "1", "and": " AND ",
-            "always": "TRUE", "missing": "({v} IS NULL)", "negate": "(NOT {t})",
+            "always": SQL_TRUE, "missing": "({v} IS NULL)", "negate": "(NOT {t})",
             # NULL (missing) makes a test false, as in the binarizer
-            "guarded": "COALESCE({c}, FALSE)"}
+            "guarded": f"COALESCE({{c}}, {SQL_FALSE})"}
 
 
 _PYTHON_WORDS = {"literal": python_literal, "equals": "==", "one": "1.0", "and": " and ", "always": "True",
