@@ -44,6 +44,15 @@ def printable(text: Any) -> str:
     return "".join(c if c.isprintable() else _escaped_character(c) for c in text)
 
 
+def shown(value: Any, most: int = 60) -> str:
+    """A value a request or a file sent, for a message: its repr, printable and cut (it may be megabytes
+    long; an integer of thousands of digits is described, since Python will not write it out)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = printable(repr(value))
+    return text if len(text) <= most else text[:most] + "..."
+
+
 def printable_lines(text: Any) -> str:
     """:func:`printable` line by line: the line breaks of our own output stay, nothing else does."""
     return "\n".join(printable(line) for line in str(text).split("\n"))

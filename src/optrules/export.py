@@ -68,9 +68,6 @@ def _refuses_missing(model) -> bool:
 
 
 # -- SQL ------------------------------------------------------------------------------------------
-_identifier = sql_identifier
-
-
 def _sql_literal(value: Any, dialect: str = "sqlite") -> str:
     value = _plain(value)
     if value is None:
@@ -89,7 +86,7 @@ def _sql_literal(value: Any, dialect: str = "sqlite") -> str:
 def _sql_reading(column: str, reading: str, dialect: str, table: str) -> str:
     """SQL for the column's value as the binarizer reads it (NULL when missing). The column is named with
     its table: SQLite reads an unqualified ``"name"`` that no column has as the text 'name', silently."""
-    raw = f"{_identifier(table)}.{_identifier(column)}"
+    raw = f"{sql_identifier(table)}.{sql_identifier(column)}"
     if reading in (NUMBER, CATEGORY):
         return raw
     if reading == FLAG:
@@ -121,8 +118,8 @@ def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
     for k, branch in enumerate(branches[:-1]):
         tests = [_feature_test(features[name], values[features[name].column], words) for name, truth in branch.literals]
         tests = [t if truth else f"(NOT {t})" for t, (_, truth) in zip(tests, branch.literals)]
-        whens.append(f"    WHEN {' AND '.join(tests) or SQL_TRUE} THEN {k}  -- {_comment(branch.text)}")
-    fired = "  CASE\n" + "\n".join(whens) + f"\n    ELSE {len(branches) - 1}  -- {_comment(branches[-1].text)}\n  END"
+        whens.append(f"    WHEN {' AND '.join(tests) or SQL_TRUE} THEN {k}  -- {printable(branch.text)}")
+    fired = "  CASE\n" + "\n".join(whens) + f"\n    ELSE {len(branches) - 1}  -- {printable(branches[-1].text)}\n  END"
     if not whens:
         fired = f"  {len(branches) - 1}"
     prediction = " ".join(f"WHEN {k} THEN {_sql_literal(model.classes[b.prediction], dialect)}" for k, b in enumerate(branches))
@@ -132,10 +129,7 @@ def model_to_sql(model, table: str = "data", dialect: str = "sqlite") -> str:
         columns.insert(1, f"  CASE rule {probability} END AS probability")
     return (f"-- {printable(repr(model))}, exported by optrules; rule k is row k of model.get_rules()\n"
             f"-- probability: of class {printable(repr(_plain(model.classes[-1])))}\n" * (len(model.classes) == 2)
-            + "SELECT\n" + ",\n".join(columns) + "\nFROM (SELECT\n" + fired + f" AS rule\nFROM {_identifier(table)}) AS fired")
-
-
-_comment = printable  # a comment's text: one line, every unprintable character escaped
+            + "SELECT\n" + ",\n".join(columns) + "\nFROM (SELECT\n" + fired + f" AS rule\nFROM {sql_identifier(table)}) AS fired")
 
 
 # -- how each language writes a feature's test (the same reading of every feature kind for both) --------
@@ -313,7 +307,7 @@ def model_to_python(model) -> str:
         for name, truth in branch.literals:
             test = _feature_test(features[name], f"v[{position[features[name].column]}]", _PYTHON_WORDS)
             tests.append(test if truth else f"(not {test})")
-        lines += [f"    if {' and '.join(tests) or 'True'}:  # {_comment(branch.text)}", f"        return {k}"]
+        lines += [f"    if {' and '.join(tests) or 'True'}:  # {printable(branch.text)}", f"        return {k}"]
     lines += [f"    return {len(branches) - 1}", "", "",
               "def predict(row):",
               "    return CLASSES[PREDICTIONS[rule_index(row)]]", "", "",

@@ -14,15 +14,11 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Callable
 
+from .escape import shown
+
 
 class ParameterError(ValueError):
     """A setting with a wrong value: the message says which and why (shown as it is)."""
-
-
-def _shown(value, most: int = 60) -> str:
-    """A value a request sent, for a message: its repr, cut (it may be megabytes long)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
-    return text if len(text) <= most else text[:most] + "..."
 
 
 @dataclass(frozen=True)
@@ -44,16 +40,16 @@ class Parameter:
         value = params.get(self.name, self.default)
         if self.kind == "flag":
             if not isinstance(value, bool):
-                raise ParameterError(f"{self.name} must be true or false, got {_shown(value)}")
+                raise ParameterError(f"{self.name} must be true or false, got {shown(value)}")
             return value
         if self.kind == "choice":
             allowed = [choice for choice, _ in self.choices]
             if value not in allowed and not (value is None and "" in allowed):
-                raise ParameterError(f"{self.name} must be one of {allowed}, got {_shown(value)}")
+                raise ParameterError(f"{self.name} must be one of {allowed}, got {shown(value)}")
             return value or None
         if self.kind == "class":
             if value is not None and not isinstance(value, str):
-                raise ParameterError(f"{self.name} must be the text of a class (or empty), got {_shown(value)}")
+                raise ParameterError(f"{self.name} must be the text of a class (or empty), got {shown(value)}")
             return value or None
         if self.kind == "names":
             return self._names(value)
@@ -67,28 +63,28 @@ class Parameter:
         if isinstance(value, str):
             value = value.split(",")
         if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-            raise ParameterError(f"{self.name} must be names separated by commas, got {_shown(value)}")
+            raise ParameterError(f"{self.name} must be names separated by commas, got {shown(value)}")
         names = [name.strip() for name in value if name.strip()]
         return names or None
 
     def _number(self, value):
-        shown = _shown(value)
+        sent = shown(value)
         if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (isinstance(value, str) and len(value) > 100):
-            raise ParameterError(f"{self.name} must be a number, got {shown}")
+            raise ParameterError(f"{self.name} must be a number, got {sent}")
         try:
             number = float(value)
         except (ValueError, OverflowError):  # (OverflowError: an integer of hundreds of digits)
-            raise ParameterError(f"{self.name} must be a number of at most 300 digits, got {shown}") from None
+            raise ParameterError(f"{self.name} must be a number of at most 300 digits, got {sent}") from None
         if not math.isfinite(number):
-            raise ParameterError(f"{self.name} must be finite, got {shown}")
+            raise ParameterError(f"{self.name} must be finite, got {sent}")
         if self.kind == "integer":
             if not number.is_integer():
-                raise ParameterError(f"{self.name} must be a whole number, got {shown}")
+                raise ParameterError(f"{self.name} must be a whole number, got {sent}")
             number = int(number)
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             low = -math.inf if self.low is None else self.low
             high = math.inf if self.high is None else self.high
-            raise ParameterError(f"{self.name} must lie in [{low:g}, {high:g}], got {shown}")
+            raise ParameterError(f"{self.name} must lie in [{low:g}, {high:g}], got {sent}")
         return number
 
     def describe(self) -> dict:
