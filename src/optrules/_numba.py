@@ -82,8 +82,8 @@ def _planes_total(scratch, n_scan, planes, live_words, dense):
 def count_children(u, bits, live_words, n_live, scratch, count_planes, positive_planes, minority_planes,
                    packed_weights, want_minority, skip, out, first, step):
     """Samples, positives and minority members among the groups in ``u & bits[a]``, for every
-    antecedent ``a`` in ``range(first, m, step)`` not in ``skip``, packed into ``out[a]`` (21 bits each,
-    see data/groups.py; unpack with :func:`unpack_counts`). Weights come packed per group
+    antecedent ``a`` in ``range(first, m, step)`` not in ``skip``, into ``out[a, 0:3]`` (read with
+    :func:`counts_of`; one int64 each: a tall table's counts pass the 21 bits of a packed field). Weights come packed per group
     (``packed_weights``, when it has entries) or as bit planes. ``live_words`` lists the ``n_live``
     non-zero words of ``u``; ``scratch`` has a word per word of ``u``.
 
@@ -110,7 +110,9 @@ def count_children(u, bits, live_words, n_live, scratch, count_planes, positive_
                 while x != 0:
                     acc += packed_weights[base + np.int64(trailing_zeros(x))]
                     x &= x - np.uint64(1)
-            out[a] = acc
+            out[a, 0] = acc & _PACK_MASK  # (packed weights: fewer than 2^21 samples, data/groups.py)
+            out[a, 1] = (acc >> _PACK_SHIFT) & _PACK_MASK
+            out[a, 2] = acc >> (2 * _PACK_SHIFT)
         return
     if count_planes.shape[0] == 1 and positive_planes.shape[0] == 1 and minority_planes.shape[0] == 1:
         # weights 0/1 (one sample per group, the usual case at large N): one fused pass, three popcounts
@@ -138,7 +140,9 @@ def count_children(u, bits, live_words, n_live, scratch, count_planes, positive_
                     n_cap += np.int64(popcount(x & count_planes[0, w]))
                     n_pos += np.int64(popcount(x & positive_planes[0, w]))
                     n_min += np.int64(popcount(x & minority_planes[0, w]))
-            out[a] = n_cap + (n_pos << _PACK_SHIFT) + ((n_min * keep_minority) << (2 * _PACK_SHIFT))
+            out[a, 0] = n_cap
+            out[a, 1] = n_pos
+            out[a, 2] = n_min * keep_minority
         return
     # several planes: the captured words once into scratch (dense: every word, then whole-plane passes
     # that compile to vector popcounts; sparse: the live ones, compacted, each plane read through the
@@ -165,7 +169,9 @@ def count_children(u, bits, live_words, n_live, scratch, count_planes, positive_
             n_pos = _planes_total(scratch, n_scan, positive_planes, live_words, dense)
             if want_minority:
                 n_min = _planes_total(scratch, n_scan, minority_planes, live_words, dense)
-        out[a] = n_cap + (n_pos << _PACK_SHIFT) + (n_min << (2 * _PACK_SHIFT))
+        out[a, 0] = n_cap
+        out[a, 1] = n_pos
+        out[a, 2] = n_min
 
 
 @njit(inline="always", cache=True)
@@ -190,8 +196,14 @@ def class_sums(v, live_words, n_live, class_weights, minority_weights, out):
 
 @njit(inline="always", cache=True)
 def unpack_counts(acc):
-    """(samples, positives, minority members) from :func:`count_children`."""
+    """(samples, positives, minority members) of a sum of packed weights (data/groups.py)."""
     return acc & _PACK_MASK, (acc >> _PACK_SHIFT) & _PACK_MASK, acc >> (2 * _PACK_SHIFT)
+
+
+@njit(inline="always", cache=True)
+def counts_of(counts, a):
+    """(samples, positives, minority members) of antecedent ``a`` from :func:`count_children`."""
+    return counts[a, 0], counts[a, 1], counts[a, 2]
 
 
 @njit(inline="always", cache=True)
@@ -355,7 +367,7 @@ class Workspace(NamedTuple):
     chunk_scratch: np.ndarray  # a row of words for each parallel chunk
     live_words: np.ndarray
     in_prefix: np.ndarray  # a flag an antecedent, all False between expansions
-    child_counts: np.ndarray  # packed counts an antecedent
+    child_counts: np.ndarray  # (samples, positives, minority) an antecedent
     totals: np.ndarray  # per-class sums over what the prefix leaves
     captured_totals: np.ndarray  # and over what a child's rule captures
     leaf_u: np.ndarray
@@ -371,9 +383,9 @@ def workspace(counting: Counting, max_chunks: int = 1) -> Workspace:
     n_classes = counting.class_weights.shape[1] if counting.class_weights.shape[0] > 0 else 2
     return Workspace(np.empty(n_words, np.uint64), np.empty(n_words, np.uint64), np.empty(n_words, np.uint64),
                      np.empty((max(int(max_chunks), 1), n_words), np.uint64), np.empty(n_words, np.int64),
-                     np.zeros(n_antecedents, np.bool_), np.empty(n_antecedents, np.int64), np.zeros(n_classes),
+                     np.zeros(n_antecedents, np.bool_), np.empty((n_antecedents, 3), np.int64), np.zeros(n_classes),
                      np.zeros(n_classes), np.empty(n_words, np.uint64), np.empty(n_words, np.int64),
-                     np.empty(n_antecedents, np.int64), np.empty(n_antecedents, np.int64))
+                     np.empty((n_antecedents, 3), np.int64), np.empty(n_antecedents, np.int64))
 
 
 # slots of the integer state vector

@@ -57,6 +57,20 @@ class ModelViews:
         return self._fitted_estimator().rule_list_.to_python()
 
 
+def space_text(binarizer, antecedents, max_card) -> str:
+    """What a certificate is optimal over, in words: the antecedents (conjunctions of up to
+    ``max_card`` of the binary features) and where the features' thresholds come from."""
+    features = len(binarizer.features_)
+    negations = ", with negations" if binarizer.negations else ""
+    reference = getattr(binarizer, "reference_", None)
+    origin = ("numeric thresholds at quantiles" if reference is None and binarizer.thresholds == "quantile"
+              else "thresholds and values chosen by the reference" if reference is None else reference.describe())
+    if antecedents is not None and max_card is not None:
+        shape = "single literals" if int(max_card) == 1 else f"conjunctions of up to {int(max_card)} literals"
+        return f"{len(antecedents):,} antecedents ({shape}) of {features:,} binary features{negations}; {origin}"
+    return f"rules over {features:,} binary features{negations}; {origin}"
+
+
 def as_names(names) -> list[str]:
     """None, one name, or several, as a list."""
     return [] if names is None else [names] if isinstance(names, str) else list(names)
@@ -80,23 +94,37 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         return frame, codes
 
-    def _binarize(self, frame, min_category_count: int = 1, budget: Budget | None = None,
+    def _binarize(self, frame, codes, min_category_count: int = 1, budget: Budget | None = None,
                   sample_weight=None, packed: bool = False) -> np.ndarray:
-        """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds at
-        weighted quantiles) and return the boolean features of ``frame`` (``packed``: packed, one row of
-        words a feature, what mining reads)."""
+        """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds from
+        the reference ensemble fitted on ``codes`` with the sample and class weights, or at weighted
+        quantiles) and return the boolean features of ``frame`` (``packed``: packed, one row of words a
+        feature, what mining reads)."""
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
-                              self.identifiers, max(1, int(min_category_count)))
+                              self.identifiers, max(1, int(min_category_count)), self.thresholds)
+        reference_weight = sample_weight
+        if getattr(self, "class_weight", None) is not None:
+            class_weights = self._class_weights(codes)[codes]
+            reference_weight = class_weights if sample_weight is None else sample_weight * class_weights
+        options = dict(sample_weight=sample_weight, reference_weight=reference_weight,
+                       keep_columns=self._required_columns(frame))
         if budget is None:
-            binarizer.fit(frame, sample_weight=sample_weight)
+            binarizer.fit(frame, codes, **options)
         else:  # a third of the time left is kept for the transform below, which reads what the fit read
             with budget.holding_back(1 / 3):
-                binarizer.fit(frame, sample_weight=sample_weight, should_stop=budget.stopped)
+                binarizer.fit(frame, codes, should_stop=budget.stopped, **options)
         self.binarizer_ = binarizer
         if budget is not None:
             budget.require("features", (bitset.n_words(frame.shape[0]) * 8 if packed else frame.shape[0])
                            * len(binarizer.features_), "the binarized table")
         return binarizer.transform(frame, packed=packed)
+
+    def _required_columns(self, frame) -> list:
+        """The columns of the ``required`` names (a column, or a feature ``column<op>...``): they keep
+        every feature the reference would not choose, so that a rule can use them."""
+        names = as_names(getattr(self, "required", None))
+        return [c for c in frame.columns if any(name == c or (name.startswith(str(c)) and name[len(str(c)):][:1]
+                                                               in ("=", "<", ">")) for name in names)]
 
     def _class_weights(self, y_codes) -> np.ndarray:
         """Weight of each class (``class_weight``: None, "balanced" or {label: weight})."""
@@ -139,7 +167,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             if not (mask & allowed).any():
                 raise ValueError(f"required {name!r} is also forbidden: no rule could use it")
         names, groups = binarizer.feature_names_, binarizer.groups_
-        if budget is not None and not compiled_in_time(lambda: compile_data_kernels(self.max_card), budget):
+        if budget is not None and not compiled_in_time(lambda: compile_data_kernels(self._mining_card()), budget):
             # a first fit after install whose budget ended while the data layer's kernels compiled
             # (optrules.data.compiled): no conjunction, so the model of no rule with lower bound 0, or,
             # when some features are required, antecedents of those features alone (a list must have its
@@ -149,7 +177,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             note = ("not mined: the budget ended while mining's kernels compiled (a first fit after install; "
                     "`optrules compile` compiles them ahead)" + ("; the required features alone are antecedents"
                                                                  if len(kept) else ""))
-            report = MiningReport(len(y01), len(names), int(self.max_card), float(min_support), None, stopped=True,
+            report = MiningReport(len(y01), len(names), self._mining_card(), float(min_support), None, stopped=True,
                                   notes=[note], n_antecedents=len(kept), mined=False)
             self.antecedents_ = Antecedents(list(names), [(int(j),) for j in kept],
                                             np.ascontiguousarray(features[kept], dtype=np.uint64), len(y01),
@@ -165,11 +193,11 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                                  "rows with weight, is forbidden or was left out "
                                  f"{dict(getattr(binarizer, 'dropped_columns_', {}))}")
             self.antecedents_ = Antecedents([], [], np.zeros((0, bitset.n_words(len(y01))), np.uint64), len(y01),
-                                            MiningReport(len(y01), 0, int(self.max_card), float(min_support), None,
+                                            MiningReport(len(y01), 0, self._mining_card(), float(min_support), None,
                                                          notes=["no feature to mine"]))
             return
         antecedents = mine_antecedents(
-            features, names, groups, max_card=self.max_card,
+            features, names, groups, max_card=self._mining_card(),
             min_support=min_support, y=y01, min_class_support=min_class_support,
             max_antecedents=self.max_antecedents, budget=budget, unbounded=required_masks.any(axis=0)[allowed],
             n_samples=len(y01),
@@ -183,6 +211,11 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                 + ": lower the support thresholds or provide more informative features"
             )
         self.antecedents_ = antecedents
+
+    def _mining_card(self) -> int:
+        """Features per mined antecedent at most: ``max_card``, or 2 for ``"auto"`` (the search then
+        certifies single literals first, and pairs when they finish: ``RuleListClassifier``)."""
+        return 2 if self.max_card == "auto" else int(self.max_card)
 
     def _mined(self) -> bool:
         """Whether the fit mined its antecedents (not when its budget ended while mining's kernels
@@ -199,9 +232,31 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             with budget.catch_interrupt():
                 done = work(budget, progress)
             self._unproven_if_unread(budget)
+            self._name_space()
             return done
         finally:
             self._close(progress)
+
+    def _name_space(self) -> None:
+        """Write into the certificate the space it is optimal over (``space``: the antecedents or
+        features, and where their thresholds come from) and the reference ensemble's training accuracy
+        (``reference_train_accuracy``): what the short certified model gives up against a boosted one."""
+        certificate = getattr(self, "certificate_", None)
+        binarizer = getattr(self, "binarizer_", None)
+        if certificate is None or binarizer is None:
+            return
+        certificate.counters["space"] = space_text(binarizer, getattr(self, "antecedents_", None),
+                                                   getattr(self, "max_card_", getattr(self, "max_card", None)))
+        reference = getattr(binarizer, "reference_", None)
+        if reference is not None:
+            certificate.counters["reference_train_accuracy"] = reference.train_accuracy
+
+    def reference_score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of the binarizer's reference ensemble (``thresholds="boosted"``) on ``X``, ``y``: beside
+        ``score``, what the certified model gives up against the boosted model its thresholds come from."""
+        estimator = self._fitted_estimator()
+        codes = estimator.binarizer_.reference_predict(estimator._check_predict_input(X))
+        return float(np.average(estimator.classes_[codes] == np.asarray(y).ravel(), weights=sample_weight))
 
     def _unproven_if_unread(self, budget: Budget) -> None:
         """A fit stopped while binarizing searched the features of the columns read: its model is a model

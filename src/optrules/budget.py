@@ -105,6 +105,17 @@ class Budget:
             self.deadline = deadline
 
     @contextlib.contextmanager
+    def capped(self, seconds: float):
+        """End the block's stage at most ``seconds`` from now (or at the real deadline, if sooner)."""
+        deadline = self.deadline
+        cap = time.perf_counter() + float(seconds)
+        self.deadline = cap if deadline is None else min(deadline, cap)
+        try:
+            yield self
+        finally:
+            self.deadline = deadline
+
+    @contextlib.contextmanager
     def catch_interrupt(self):
         """Turn Ctrl-C (SIGINT) into a stop request while the block runs: the stages see it through
         :meth:`stopped` and return their best so far. A second Ctrl-C raises at once. Only in the

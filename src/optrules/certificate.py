@@ -81,6 +81,8 @@ class Certificate:
                     f"{self.lower_bound:.9f}, gap {self.gap:.9f}")
         c = self.counters
         parts = [head]
+        if isinstance(c.get("space"), str):  # what the model is optimal over (the binarized space)
+            parts.append(f"over {c['space']}")
         if "iterations" in c:  # column generation
             parts.append(
                 f"time {c['total_time']:.3f} s, {c['iterations']} LP solves, {c['columns']} clauses generated, "

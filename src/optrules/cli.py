@@ -126,12 +126,36 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     parser.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out of the features")
     parser.add_argument("--keep-identifiers", action="store_true",
                         help="use columns that look like row identifiers (left out by default, with a warning)")
-    parser.add_argument("--max-card", type=int, default=2, help="features per antecedent, at most (default 2)")
-    parser.add_argument("--negations", action="store_true", help="also use negated features ('not x=v')")
+    parser.add_argument("--max-card", type=_max_card, default=None,
+                        help="features per antecedent, at most (default: the family's, 2); auto (rule lists): "
+                             "single literals certified first, then pairs when their search certifies")
+    parser.add_argument("--negations", action=argparse.BooleanOptionalAction, default=None,
+                        help="also use negated features ('not x=v') (default: the family's; rule sets: yes)")
+    parser.add_argument("--thresholds", choices=["boosted", "quantile"], default=None,
+                        help="numeric thresholds: quantiles (default), or the splits of a boosted reference "
+                             "ensemble fitted on the target (a smaller space that certifies on raw tables)")
     parser.add_argument(
         "--missing", choices=["error", "category"], default="error",
         help="missing values: reject them (default) or treat them as their own category",
     )
+
+
+def _max_card(text: str):
+    if text == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--max-card takes a whole number or auto, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--max-card must be at least 1, got {value}")
+    return value
+
+
+def _binarizer_options(args) -> dict:
+    """The binarizer's settings the command line was given (the others stay the estimator's defaults)."""
+    given = {"negations": args.negations, "thresholds": args.thresholds, "max_card": args.max_card}
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def _identifiers(args) -> str:
@@ -143,12 +167,14 @@ def _binarize_and_mine(args, X, y, min_support: float):
     from .data.mine import mine_antecedents
     from .data.validation import check_target
 
-    check_target(y, len(X))
-    binarizer = Binarizer(negations=args.negations, missing=args.missing, identifiers=_identifiers(args),
-                          min_category_count=max(1, int(np.ceil(min_support * len(X) - 1e-9)))).fit(X)
+    codes = check_target(y, len(X))[0]
+    binarizer = Binarizer(negations=bool(args.negations), missing=args.missing, identifiers=_identifiers(args),
+                          min_category_count=max(1, int(np.ceil(min_support * len(X) - 1e-9))),
+                          thresholds=args.thresholds or "quantile").fit(X, codes)
     features = binarizer.transform(X)
+    max_card = 2 if args.max_card in (None, "auto") else args.max_card
     antecedents = mine_antecedents(
-        features, binarizer.feature_names_, binarizer.groups_, max_card=args.max_card, min_support=min_support,
+        features, binarizer.feature_names_, binarizer.groups_, max_card=max_card, min_support=min_support,
         max_antecedents=args.max_antecedents,
     )
     return binarizer, antecedents
@@ -273,9 +299,9 @@ def _fit_model(args, console: Console):
     family.estimator
     progress = _show_progress(args)
     memory = None if args.max_memory is None else int(args.max_memory * 2**20)
-    common = dict(time_limit=_time_left(args, started), negations=args.negations, missing=args.missing,
+    common = dict(time_limit=_time_left(args, started), missing=args.missing,
                   identifiers=_identifiers(args), max_memory=memory, verbose=progress and not args.cv,
-                  max_card=args.max_card)
+                  **_binarizer_options(args))
     if family.class_weight:
         common["class_weight"] = args.class_weight
     if family.constraints:
@@ -640,15 +666,15 @@ def cmd_bench(args, console: Console) -> int:
     from .estimators import RuleListClassifier
 
     X, y, weights, source = _load_xy(args)
-    table = Table(title=f"certified rule lists on {source} ({len(X)} samples, max_card {args.max_card})")
+    table = Table(title=f"certified rule lists on {source} ({len(X)} samples, max_card {args.max_card or 'auto'})")
     for column in ("lambda", "status", "objective", "rules", "search (s)", "expanded", "state MB", "peak RSS MB"):
         table.add_column(column, justify="right")
     rows = []
     for value in args.regularization:
         for _ in range(args.repeat):
             start = time.perf_counter()
-            model = RuleListClassifier(regularization=value, max_card=args.max_card, negations=args.negations,
-                                       missing=args.missing, time_limit=args.time_limit).fit(X, y, sample_weight=weights)
+            model = RuleListClassifier(regularization=value, missing=args.missing, time_limit=args.time_limit,
+                                       **_binarizer_options(args)).fit(X, y, sample_weight=weights)
             wall = time.perf_counter() - start
             counters = model.certificate_.counters
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

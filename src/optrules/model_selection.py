@@ -86,7 +86,9 @@ def regularization_path(X, y, regularizations=DEFAULT_REGULARIZATIONS, estimator
         for name in _PREPARED_ATTRIBUTES:
             if hasattr(shared, name):
                 setattr(model, name, getattr(shared, name))
-        previous = [point.estimator.antecedent_indices_ for point in path]
+        # each as indices into the mined antecedents (a list of single literals indexes their subset)
+        previous = [[int(point.estimator._space_positions[a]) for a in point.estimator.antecedent_indices_]
+                    for point in path]
         model._search(prepared, initial_prefix=previous or None)  # the search keeps the best of them
         path.append(PathPoint(value, model))
     return path

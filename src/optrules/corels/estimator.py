@@ -17,6 +17,12 @@ from .requirements import Requirements
 from .search import Ablation, check_max_length, search, unmined_result
 
 
+#: prefixes and seconds the search over pairs of literals gets, from the certified best list of single
+#: literals, under ``max_card="auto"``: pairs are kept when they certify within both
+PAIR_NODES = 200_000
+PAIR_SECONDS = 3.0
+
+
 class RuleListClassifier(RuleModelEstimator):
     """Certifiably optimal rule list (CORELS): minimises mistakes/N + regularization * (number of rules).
 
@@ -30,7 +36,10 @@ class RuleListClassifier(RuleModelEstimator):
     Parameters
     ----------
     regularization : lambda in [0, 1), the price of one rule in training accuracy.
-    max_card : features per antecedent, at most.
+    max_card : features per antecedent, at most (default 2); ``"auto"``: the best list of single literals
+        is certified first, then lists with pairs of literals are searched from it for at most
+        200,000 prefixes and 3 s, and kept when that search certifies them (``max_card_`` says which;
+        otherwise ``certificate_.counters["pairs_search"]`` says what the pairs' search reached).
     min_support : minimum antecedent support for mining; defaults to ``regularization`` (Thm 10: rarer
         antecedents can never appear in an optimal list, so this loses nothing).
     policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
@@ -52,7 +61,7 @@ class RuleListClassifier(RuleModelEstimator):
         {label: weight}; multiplies ``sample_weight`` given to ``fit``.
     use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
-    categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer
+    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer
         (``identifiers="drop"`` leaves out columns that identify rows, with a warning).
     greedy_start : seed the search with the greedy list (a good first incumbent prunes early; the
         certificate does not depend on it). Not scikit-learn's ``warm_start``: every fit starts afresh.
@@ -80,7 +89,7 @@ class RuleListClassifier(RuleModelEstimator):
     def __init__(
         self,
         regularization: float = 0.01,
-        max_card: int = 2,
+        max_card=2,
         min_support: float | None = None,
         policy: str = "lower_bound",
         map_type: str = "auto",
@@ -97,6 +106,7 @@ class RuleListClassifier(RuleModelEstimator):
         use_equivalent_points: bool = True,
         categorical=None,
         bins=None,
+        thresholds: str = "quantile",
         n_thresholds: int = 9,
         negations: bool = False,
         missing: str = "error",
@@ -124,6 +134,7 @@ class RuleListClassifier(RuleModelEstimator):
         self.use_equivalent_points = use_equivalent_points
         self.categorical = categorical
         self.bins = bins
+        self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
@@ -160,7 +171,7 @@ class RuleListClassifier(RuleModelEstimator):
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         # (but a required one may be, so with requirements every category gets its feature)
         rarest = 1 if as_names(self.required) else math.ceil(min_support * len(codes) - 1e-9)
-        features = self._binarize(frame, rarest, budget, check_sample_weight(sample_weight, len(codes), codes),
+        features = self._binarize(frame, codes, rarest, budget, check_sample_weight(sample_weight, len(codes), codes),
                                  packed=True)
         # the supports from lambda are those of Thms 10 and 21: none there, the list of no rule is optimal
         self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required,
@@ -168,8 +179,65 @@ class RuleListClassifier(RuleModelEstimator):
         return codes, weights
 
     def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
-        """The certified search on prepared data (``_prepare``), optionally from a known list; within
-        ``budget`` (the fit's), or a new one from ``time_limit`` and ``max_memory``."""
+        """The certified search on prepared data (``_prepare``), optionally from known lists (prefixes of
+        indices into the mined antecedents); within ``budget`` (the fit's), or a new one from
+        ``time_limit`` and ``max_memory``. With ``max_card="auto"``: :meth:`_search_auto`."""
+        mined = self.__dict__.setdefault("mined_antecedents_", self.antecedents_)
+        self.antecedents_ = mined
+        singles = [i for i, items in enumerate(mined.items) if len(items) == 1]
+        if self.max_card != "auto" or len(singles) == len(mined):
+            self.max_card_ = self._mining_card() if self.max_card != "auto" else 1
+            self._space_positions = np.arange(len(mined))
+            return self._search_space(prepared, initial_prefix, budget, progress)
+        own_progress = progress is None
+        progress = self._progress() if own_progress else progress
+        try:
+            return self._search_auto(prepared, singles, initial_prefix,
+                                     budget if budget is not None else self._budget(progress), progress)
+        finally:
+            if own_progress:
+                self._close(progress)
+
+    def _search_auto(self, prepared, singles: list, initial_prefix, budget: Budget, progress):
+        """Certify the best list of single literals, then, from it, search the lists of pairs for at most
+        :data:`PAIR_NODES` prefixes and :data:`PAIR_SECONDS`: the pairs' list is kept when that search
+        certifies it, else the singles' (optimal over single literals), with a note of what the pairs'
+        search reached (``counters["pairs_search"]``). Sets ``max_card_`` (1 or 2)."""
+        mined = self.antecedents_
+        position = {a: k for k, a in enumerate(singles)}
+        starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
+            initial_prefix[0]) else list(initial_prefix))
+        self.antecedents_, self.max_card_ = mined.subset(singles), 1
+        self._space_positions = np.asarray(singles, dtype=np.int64)
+        self._search_space(prepared, [[position[a] for a in p] for p in starts if all(a in position for a in p)]
+                           or None, budget, progress)
+        if not self.certificate_.is_optimal or budget.stopped():
+            return self
+        first = {name: getattr(self, name) for name in ("antecedents_", "rule_list_", "antecedent_indices_",
+                                                        "certificate_", "_space_positions")}
+        self.antecedents_, self.max_card_ = mined, 2
+        self._space_positions = np.arange(len(mined))
+        best_single = [int(first["_space_positions"][a]) for a in first["antecedent_indices_"]]
+        nodes = PAIR_NODES if self.max_nodes is None else min(PAIR_NODES, int(self.max_nodes))
+        with budget.capped(PAIR_SECONDS):
+            self._search_space(prepared, [best_single, *starts], budget, progress, max_nodes=nodes)
+        if self.certificate_.is_optimal:
+            return self
+        pairs = self.certificate_
+        for name, value in first.items():
+            setattr(self, name, value)
+        self.max_card_ = 1
+        self.certificate_.counters["pairs_search"] = (
+            f"lists with pairs of literals ({len(mined):,} antecedents) searched from this one for "
+            f"{pairs.counters.get('nodes_expanded', 0):,} prefixes: best objective {pairs.objective:.9f}, "
+            f"lower bound {pairs.lower_bound:.9f} ({pairs.status}); fit max_card=2 to search them to the end")
+        self.certificate_.counters["fit_time"] = budget.elapsed()
+        return self
+
+    def _search_space(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None,
+                      max_nodes: int | None = None):
+        """The certified search over ``antecedents_`` (the space: every mined antecedent, or the single
+        literals among them)."""
         codes, weights = prepared
         own_progress = progress is None
         progress = self._progress() if own_progress else progress
@@ -196,7 +264,7 @@ class RuleListClassifier(RuleModelEstimator):
                                             budget)
                 else:
                     result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
-                                    max_nodes=self.max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
+                                    max_nodes=self.max_nodes if max_nodes is None else max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
                                     progress=progress, budget=budget, max_length=self.max_rules,
                                     required=self._requirements())
         finally:

@@ -62,6 +62,7 @@ from .._numba import (
     remaining_set_hash,
     trailing_zeros,
     unpack_counts,
+    counts_of,
     weighted_count,
 )
 
@@ -386,7 +387,7 @@ def _best_one_rule_extension(u, a, bits, live_words, v, scratch, count_planes, p
     for b in range(m):
         if in_prefix[b]:
             continue
-        n_cap_i, n_pos_i, _ = unpack_counts(counts[b])
+        n_cap_i, n_pos_i, _ = counts_of(counts, b)
         if n_cap_i == 0:
             continue  # the same list as prefix + a, with a rule more
         n_cap = float(n_cap_i)
@@ -502,7 +503,7 @@ def _dominated_by_subconjunction(a, n_cap, n_pos, within_first, within, child_co
     mistakes_a = min(n_pos, n_cap - n_pos)
     for i in range(within_first[a], within_first[a + 1]):
         b = within[i]
-        n_cap_b, n_pos_b, _ = unpack_counts(child_counts[b])
+        n_cap_b, n_pos_b, _ = counts_of(child_counts, b)
         mistakes_b = min(n_pos_b, n_cap_b - n_pos_b)
         if n_cap_b == n_cap and mistakes_b == mistakes_a and b > a:
             continue
@@ -753,7 +754,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, 
         if use_dominance:
             for b in range(n_antecedents):
                 if not in_prefix[b]:
-                    n_cap_b, n_pos_b, _ = unpack_counts(child_counts[b])
+                    n_cap_b, n_pos_b, _ = counts_of(child_counts, b)
                     if n_cap_b > 0 and n_pos_b == n_cap_b:
                         pure_siblings[n_pure_positive] = (n_cap_b << SIBLING_SHIFT) | b
                         n_pure_positive += 1
@@ -781,8 +782,7 @@ def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, 
                     rule_correct = max(rule_correct, cap_totals[c])
                     rest_correct = max(rest_correct, unc_totals[c] - cap_totals[c])
             else:
-                acc = child_counts[a]
-                n_cap_i, n_pos_i, n_min_i = unpack_counts(acc)
+                n_cap_i, n_pos_i, n_min_i = counts_of(child_counts, a)
                 n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
                 rule_correct, rest_correct = _two_class_correct(n_cap, n_pos, n_unc, pos_unc)
             child_covered = covered | requirement_masks[a]

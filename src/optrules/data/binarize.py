@@ -351,11 +351,17 @@ class Binarizer(TransformerMixin, BaseEstimator):
     categorical : columns to one-hot encode even if numeric (non-numeric columns always are).
     bins : ``{column: increasing edges}``; the column is cut into ``(-inf, e0), [e0, e1), ..., [ek, inf)``,
         keeping the bins that hold training data.
-    n_thresholds : number of quantile thresholds for the other numeric columns (features ``x<=t`` and
-        ``x>t`` for each distinct threshold).
+    thresholds : how the other numeric columns get their thresholds (features ``x<=t`` and ``x>t`` for
+        each): ``"quantile"`` (default here), ``n_thresholds`` quantiles of the training values;
+        ``"boosted"``, the split points of a small boosted ensemble of stumps
+        fitted on the training rows and ``y`` (:mod:`optrules.data.guide`), on every column (categorical
+        values as 0/1 columns); categorical columns keep all their values either way.
+        ``reference_`` says what it learned.
+    n_thresholds : number of quantile thresholds (``thresholds="quantile"``).
     negations : also add ``not <feature>`` for every one-hot, bin, 0/1 and missing feature.
     missing : ``"error"`` (default) rejects NaN with the column named; ``"category"`` adds a
-        ``column=missing`` feature and makes every other feature of that column false on missing values.
+        ``column=missing`` feature and makes every other feature of that column false on missing values,
+        with a :class:`MissingValuesWarning` saying how many.
     identifiers : ``"drop"`` (default) leaves out columns that identify rows, with a warning;
         ``"keep"`` uses them like any other column.
     min_category_count : categories seen in fewer training rows get no feature.
@@ -368,6 +374,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
     unread_columns_ : the columns a stopped fit did not read (see :meth:`fit`'s ``should_stop``).
     numeric_text_columns_, date_columns_ : text columns read as numbers, and as dates.
     categories_ : ``{column: values seen at fit time}`` of the one-hot encoded columns.
+    missing_counts_ : ``{column: missing values}`` at fit time.
+    reference_ : with ``thresholds="boosted"``, the :class:`~optrules.data.guide.Reference` (trees,
+        rows, training accuracy); ``reference_model_`` is the fitted ensemble (not saved in model files).
     """
 
     def __init__(
@@ -379,6 +388,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         missing: str = "error",
         identifiers: str = "drop",
         min_category_count: int = 1,
+        thresholds: str = "quantile",
     ):
         self.categorical = categorical
         self.bins = bins
@@ -387,34 +397,40 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.missing = missing
         self.identifiers = identifiers
         self.min_category_count = min_category_count
+        self.thresholds = thresholds
 
     # -- fitting -----------------------------------------------------------------------------------
-    def fit(self, X, y=None, sample_weight=None, should_stop=None):
+    def fit(self, X, y=None, sample_weight=None, should_stop=None, reference_weight=None, keep_columns=()):
         """Learn the features of ``X``. With ``sample_weight``, rows of weight 0 are left out and the
         quantile thresholds are those of the weighted rows (a row of weight 2 counts as two rows, as in
         the weighted fit that follows). ``should_stop`` (a fit's budget: time up, or Ctrl-C) is asked
         before each column; once it says yes, the columns left get no feature and are listed in
-        ``dropped_columns_`` and ``unread_columns_`` (it is heard once a column has given a feature)."""
-        if self.missing not in ("error", "category"):
-            raise ValueError(f"missing must be 'error' or 'category', got {self.missing!r}")
-        if int(self.n_thresholds) < 1:
-            raise ValueError(f"n_thresholds must be >= 1, got {self.n_thresholds}")
-        if self.identifiers not in ("drop", "keep"):
-            raise ValueError(f"identifiers must be 'drop' or 'keep', got {self.identifiers!r}")
-        if int(self.min_category_count) < 1:
-            raise ValueError(f"min_category_count must be >= 1, got {self.min_category_count}")
+        ``dropped_columns_`` and ``unread_columns_`` (it is heard once a column has been read).
+
+        ``thresholds="boosted"`` needs ``y``: the reference ensemble (:mod:`.guide`) learns from it, with
+        ``reference_weight`` (default ``sample_weight``; an estimator adds its class weights) and chooses
+        the thresholds of numeric columns and the values of categorical ones. ``keep_columns``: columns
+        that keep every feature they would have with quantile thresholds (a rule must be able to use a
+        required column)."""
+        self._check_params()
         frame = as_frame(X)
         if frame.shape[0] == 0:
             raise ValueError(f"cannot fit on empty data: found 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         if frame.shape[1] == 0:
             raise ValueError(f"cannot fit on empty data: found 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
+        if self.thresholds == "boosted" and y is None:
+            raise ValueError("thresholds='boosted' chooses thresholds from the target: pass y, or use thresholds='quantile'")
         self._weights = None
+        kept_rows = None
         if sample_weight is not None:
             weights = np.asarray(sample_weight, dtype=np.float64).ravel()
             if weights.shape[0] != frame.shape[0]:
                 raise ValueError(f"sample_weight has {weights.shape[0]} entries for {frame.shape[0]} rows")
             if (weights > 0).any():
-                frame, self._weights = frame[weights > 0], weights[weights > 0]
+                if not (weights > 0).all():
+                    kept_rows = weights > 0
+                    frame = frame[kept_rows]
+                self._weights = weights if kept_rows is None else weights[kept_rows]
         categorical = set(self.categorical or ())
         bins = dict(self.bins or {})
         unknown = (categorical | set(bins)) - set(frame.columns)
@@ -423,45 +439,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.categories_ = {}
         self.numeric_text_columns_, self.date_columns_ = [], []
         self.dropped_columns_ = {}
+        self.missing_counts_ = {}
+        self.reference_ = None
         columns = list(frame.columns)
+        read, read_until = self._read_columns(frame, categorical, bins, should_stop)
+        guide = None
+        if self.thresholds == "boosted":
+            guide = self._fit_reference(read, frame.shape[0], y, sample_weight if reference_weight is None
+                                        else reference_weight, kept_rows, should_stop, set(keep_columns))
         features: list[Feature] = []
-        next_group = 0
-        read_until = len(columns)  # the columns from this position on get no feature (a stop was asked)
-        # one pass, a column at a time, so that a stop is heard between any two columns of a wide table;
-        # it is heard once there is a feature: a model needs one
-        for position, column in enumerate(columns):
-            if features and should_stop is not None and should_stop():
-                read_until = position
-                break
-            series, n_distinct = self._read_at_fit(column, frame[column], categorical)
-            if self.identifiers == "drop" and column not in categorical and column not in bins:
-                reason = identifier_reason(column, series, n_distinct)
-                if reason:
-                    self.dropped_columns_[column] = reason
-                    continue
-            self._check_missing(column, series)
-            before = len(features)
-            if column in bins:
-                features += self._bin_features(column, series, bins[column], next_group)
-            elif column in categorical or _is_text(series) or _is_zero_one(series):
-                features += self._categorical_features(column, series, next_group, column in categorical)
-            else:
-                features += self._threshold_features(column, series)
-            if series.isna().any():
-                features.append(Feature(value_name(column, MISSING_LABEL), column, "missing", group=next_group))
-            if self.negations:
-                features += [
-                    Feature(f"not {f.name}", f.column, f.kind, f.value, f.upper, True, -1)
-                    for f in features[before:]
-                    if f.kind != "le" and f.kind != "gt"
-                ]
-            next_group += 1
-        if self.dropped_columns_:
-            if len(self.dropped_columns_) == len(columns):
-                raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
-                                 "pass identifiers='keep' to use them")
-            warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
-                          "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=2)
+        for group, (column, series, kind) in enumerate(read):
+            features += self._column_features(column, series, kind, group, bins, categorical, guide)
+        self._warn_dropped_and_missing(columns)
         del self._weights
         self.unread_columns_ = columns[read_until:]
         if self.unread_columns_:
@@ -479,6 +468,149 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if len(duplicated):
             raise ValueError(f"feature names collide: {list(duplicated)}; rename the columns or values")
         return self
+
+    def _check_params(self) -> None:
+        if self.missing not in ("error", "category"):
+            raise ValueError(f"missing must be 'error' or 'category', got {self.missing!r}")
+        if int(self.n_thresholds) < 1:
+            raise ValueError(f"n_thresholds must be >= 1, got {self.n_thresholds}")
+        if self.identifiers not in ("drop", "keep"):
+            raise ValueError(f"identifiers must be 'drop' or 'keep', got {self.identifiers!r}")
+        if int(self.min_category_count) < 1:
+            raise ValueError(f"min_category_count must be >= 1, got {self.min_category_count}")
+        if self.thresholds not in THRESHOLD_MODES:
+            raise ValueError(f"thresholds must be one of {THRESHOLD_MODES}, got {self.thresholds!r}")
+
+    def _read_columns(self, frame: pd.DataFrame, categorical: set, bins: dict, should_stop):
+        """Each column as the fit reads it, with the kind of its features (``bins``, ``categorical`` or
+        ``thresholds``), but identifiers; and the position of the first column not read (a stop was
+        asked). One pass, a column at a time, so that a stop is heard between any two columns of a wide
+        table; it is heard once a column was read (a model needs a feature)."""
+        read = []
+        for position, column in enumerate(frame.columns):
+            if read and should_stop is not None and should_stop():
+                return read, position
+            series, n_distinct = self._read_at_fit(column, frame[column], categorical)
+            if self.identifiers == "drop" and column not in categorical and column not in bins:
+                reason = identifier_reason(column, series, n_distinct)
+                if reason:
+                    self.dropped_columns_[column] = reason
+                    continue
+            self._check_missing(column, series)
+            n_missing = int(series.isna().sum())
+            if n_missing:
+                self.missing_counts_[column] = n_missing
+            if column in bins:
+                kind = "bins"
+            elif column in categorical or _is_text(series) or _is_zero_one(series):
+                kind = "categorical"
+            else:
+                kind = "thresholds"
+            read.append((column, series, kind))
+        return read, frame.shape[1]
+
+    def _column_features(self, column, series, kind: str, group: int, bins, categorical, guide) -> list[Feature]:
+        """A column's features: its bins, its values (those the reference split on, under ``guide``) or
+        its thresholds (the reference's, or quantiles); its missing feature; the negations asked for."""
+        chosen = None if guide is None else guide.get(column)
+        if kind == "bins":
+            features = self._bin_features(column, series, bins[column], group)
+        elif kind == "categorical":
+            # every value seen min_category_count times, whatever the reference chose: stumps are additive,
+            # and values that matter only together (monks-1: a1 = a2; tic-tac-toe's lines) have no split
+            # of their own (keeping only the values split on lost 24 points of test accuracy on monks-1)
+            features = self._categorical_features(column, series, group, column in categorical)
+            chosen = None
+        elif chosen is not None:
+            features = self._guided_thresholds(column, series, [t for kind_, t in chosen if kind_ == "le"])
+        else:
+            features = self._threshold_features(column, series)
+        if series.isna().any() and (chosen is None or features or ("missing", None) in chosen):
+            features.append(Feature(value_name(column, MISSING_LABEL), column, "missing", group=group))
+        if self.negations:
+            features += [Feature(f"not {f.name}", f.column, f.kind, f.value, f.upper, True, -1)
+                         for f in features if f.kind != "le" and f.kind != "gt"]
+        return features
+
+    def _warn_dropped_and_missing(self, columns: list) -> None:
+        if self.dropped_columns_:
+            if len(self.dropped_columns_) == len(columns):
+                raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
+                                 "pass identifiers='keep' to use them")
+            warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
+                          "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=3)
+        if self.missing_counts_:
+            shown = list(self.missing_counts_.items())
+            text = ", ".join(f"{c!r} {n:,}" for c, n in shown[:10]) + (f", and {len(shown) - 10:,} more columns"
+                                                                          if len(shown) > 10 else "")
+            warnings.warn(f"missing values, each read as its own value (a 'column=missing' feature; every other "
+                          f"feature of the column is false there): {text}; missing='error' refuses them",
+                          MissingValuesWarning, stacklevel=3)
+
+    def _fit_reference(self, read, n_rows: int, y, weights, kept_rows, should_stop, keep_columns: set):
+        """Fit the reference ensemble on the columns read; return ``{column: {(kind, value), ...}}`` of
+        the features it chose (``("le", t)`` for a threshold t, ``("equals", v)``, ``("binary", None)``,
+        ``("missing", None)``), the columns of ``keep_columns`` and of bins left out (they keep all)."""
+        from . import guide as reference
+
+        self.reference_classes_, codes = np.unique(np.asarray(y).ravel(), return_inverse=True)
+        codes = codes.astype(np.int64).ravel()
+        if kept_rows is not None:
+            codes = codes[kept_rows]
+            weights = None if weights is None else np.asarray(weights, dtype=np.float64).ravel()[kept_rows]
+        if codes.shape[0] != n_rows:
+            raise ValueError(f"y has {codes.shape[0]} entries for {n_rows} rows")
+        if np.unique(codes).size < 2:
+            raise ValueError("thresholds='boosted' needs two classes or more in y (rows of positive weight)")
+        rows = reference.reference_rows(n_rows)
+        design_columns, blocks = [], []
+        for column, series, kind in read:
+            if kind == "bins" or column in keep_columns:
+                continue
+            for design_column, values in self._design_columns(column, series, kind):
+                design_columns.append(design_column)
+                blocks.append(values if rows is None else values[rows])
+        if not design_columns:
+            return {}
+        design = np.column_stack(blocks)
+        del blocks
+        sampled_codes = codes if rows is None else codes[rows]
+        sampled_weights = None if weights is None else (weights if rows is None else weights[rows])
+        model, self.reference_ = reference.fit_reference(design, sampled_codes, sampled_weights,
+                                                         self.min_category_count, should_stop)
+        self.reference_model_ = model
+        self.reference_columns_ = design_columns
+        chosen = {column: set() for column, series, kind in read if kind != "bins" and column not in keep_columns}
+        for j, thresholds in self.reference_.splits.items():
+            design_column = design_columns[j]
+            if design_column.kind == "number":
+                chosen[design_column.column].update(("le", t) for t in thresholds)
+            else:
+                chosen[design_column.column].add((design_column.kind, design_column.value))
+        return chosen
+
+    def _design_columns(self, column, series: pd.Series, kind: str):
+        """The reference's input columns for one column: its numbers; or one 0/1 column for each of its
+        :data:`~.guide.REFERENCE_VALUES` most frequent values seen ``min_category_count`` times (or for
+        itself, a 0/1 column); and whether it is missing, where it can be."""
+        from .guide import REFERENCE_VALUES, DesignColumn
+
+        values = ColumnValues(series)
+        missing = values.missing
+        out = []
+        if kind == "thresholds":
+            out.append((DesignColumn(column, "number"), values.numbers))
+        elif _is_zero_one(series) and column not in set(self.categorical or ()):
+            out.append((DesignColumn(column, "binary"), np.where(missing, np.nan, values.numbers == 1.0)))
+        else:
+            counts = series.value_counts(dropna=True)
+            counts = counts[counts >= int(self.min_category_count)].iloc[:REFERENCE_VALUES]
+            for value in counts.index:
+                value = _python_value(value)
+                out.append((DesignColumn(column, "equals", value), values.equal_to(value).astype(np.float64)))
+        if missing.any():
+            out.append((DesignColumn(column, "missing"), missing.astype(np.float64)))
+        return out
 
     def _dropped_text(self) -> str:
         shown = list(self.dropped_columns_.items())
@@ -570,12 +702,40 @@ class Binarizer(TransformerMixin, BaseEstimator):
             thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
         else:
             thresholds = np.unique(weighted_lower_quantiles(values, self._weights[present], quantiles))
-        thresholds = thresholds[thresholds < values.max()]
-        features = []
-        dates = column in getattr(self, "date_columns_", ())
+        return self._both_ways(column, thresholds[thresholds < values.max()])
+
+    def _guided_thresholds(self, column: str, series: pd.Series, thresholds) -> list[Feature]:
+        """The reference's thresholds of a column, each moved down to the largest training value at or
+        below it (the same split of the training rows, read as a value the column takes: ``age<=25``
+        rather than ``age<=25.5``); a column of at most ``n_thresholds + 1`` distinct values keeps a
+        threshold between every two."""
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        values = values[~np.isnan(values)]
+        if values.size == 0:
+            return []
+        distinct = np.unique(values)
+        if distinct.size <= int(self.n_thresholds) + 1:
+            # quantiles would cut between every two values of such a column: no near-copies to choose
+            # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
+            return self._both_ways(column, distinct[:-1])
+        snapped = set()
         for t in thresholds:
+            below = values[values <= t]
+            if below.size:
+                snapped.add(float(below.max()))
+        top = values.max()
+        return self._both_ways(column, np.array(sorted(t for t in snapped if t < top)))
+
+    def _both_ways(self, column: str, thresholds) -> list[Feature]:
+        """``column<=t`` and ``column>t`` for each increasing threshold, named with the digits that tell
+        them apart."""
+        dates = column in getattr(self, "date_columns_", ())
+        texts = [_format_date(t) if dates else _format_number(t) for t in thresholds]
+        if not dates and len(set(texts)) < len(texts):  # thresholds closer than 6 significant digits
+            texts = [repr(float(t)) for t in thresholds]
+        features = []
+        for t, text in zip(thresholds, texts):
             t = float(t)
-            text = _format_date(t) if dates else _format_number(t)
             features.append(Feature(f"{column}<={text}", column, "le", t))
             features.append(Feature(f"{column}>{text}", column, "gt", t))
         return features
@@ -592,6 +752,33 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if extra:
                 parts.append(f"unknown columns not seen at fit time: {_listed(extra)}")
             raise ValueError("; ".join(parts))
+
+    def reference_score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of the reference ensemble (``thresholds="boosted"``) on ``X`` and ``y`` (labels as
+        given to ``fit``)."""
+        return float(np.average(self.reference_predict(X) == np.asarray(y).ravel(), weights=sample_weight))
+
+    def reference_predict(self, X) -> np.ndarray:
+        """The reference ensemble's prediction of each row of ``X`` (labels as given to ``fit``)."""
+        model = getattr(self, "reference_model_", None)
+        if model is None:
+            raise ValueError("this binarizer has no reference ensemble (thresholds='quantile', or read from a "
+                             "model file, which does not keep it)")
+        frame = as_frame(X, columns=getattr(self, "columns_", None))
+        self._check_columns(frame)
+        frame = self._numbers_from_text(frame[list(dict.fromkeys(c.column for c in self.reference_columns_))])
+        blocks, forms = [], {}
+        for design_column in self.reference_columns_:
+            values = forms.setdefault(design_column.column, ColumnValues(frame[design_column.column]))
+            if design_column.kind == "number":
+                blocks.append(values.numbers)
+            elif design_column.kind == "binary":
+                blocks.append(np.where(values.missing, np.nan, values.numbers == 1.0))
+            elif design_column.kind == "equals":
+                blocks.append(values.equal_to(design_column.value).astype(np.float64))
+            else:
+                blocks.append(values.missing.astype(np.float64))
+        return self.reference_classes_[model.predict(np.column_stack(blocks))]
 
     def transform(self, X, features=None, packed: bool = False) -> np.ndarray:
         """Boolean matrix ``(n_samples, n_features)``, columns in the order of ``feature_names_``; warns
@@ -707,7 +894,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 "missing": self.missing,
                 "identifiers": self.identifiers,
                 "min_category_count": int(self.min_category_count),
+                "thresholds": self.thresholds,
             },
+            "reference": None if getattr(self, "reference_", None) is None else self.reference_.to_dict(),
+            "missing_counts": {c: int(n) for c, n in getattr(self, "missing_counts_", {}).items()},
             "columns": list(self.columns_),
             "features": [_feature_to_dict(f) for f in self.features_],
             "dropped_columns": dict(self.dropped_columns_),
@@ -729,10 +919,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         binarizer.numeric_text_columns_ = list(data.get("numeric_text_columns", []))
         binarizer.date_columns_ = list(data.get("date_columns", []))
         binarizer.categories_ = {c: list(v) for c, v in data.get("categories", {}).items()}
+        binarizer.missing_counts_ = dict(data.get("missing_counts") or {})
+        binarizer.reference_ = _reference_from(data.get("reference"))
         return binarizer
 
 
 FEATURE_KINDS = ("equals", "binary", "le", "gt", "interval", "missing")
+#: how numeric columns get their thresholds: a reference ensemble's splits, or quantiles
+THRESHOLD_MODES = ("boosted", "quantile")
+
+
+class MissingValuesWarning(UserWarning):
+    """Missing values were read as their own value (``missing="category"``)."""
 #: cells checked for missing and infinite values in one pass at predict time (a copy of that many at most)
 CHECK_CELLS = 1 << 22
 
@@ -766,6 +964,21 @@ def check_loaded_features(binarizer: "Binarizer") -> None:
 def _listed(columns: list, shown: int = 20) -> str:
     """The first columns of a list that may be very long, and how many more."""
     return repr(columns[:shown])[:-1] + (f", ... {len(columns) - shown:,} more]" if len(columns) > shown else "]")
+
+
+def _reference_from(saved):
+    """The reference's description from a model file (its splits are in the features)."""
+    if saved is None:
+        return None
+    from .guide import Reference
+
+    if not isinstance(saved, dict) or not set(saved) <= {"trees", "depth", "rows", "train_accuracy", "stopped"}:
+        raise ValueError("the binarizer's reference must be a JSON object of trees, depth, rows, train_accuracy")
+    try:
+        return Reference(int(saved["trees"]), int(saved["depth"]), int(saved["rows"]),
+                         float(saved["train_accuracy"]), {}, bool(saved.get("stopped", False)))
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("the binarizer's reference must give trees, depth, rows and train_accuracy as numbers") from None
 
 
 def _coerce_numbers(series: pd.Series) -> pd.Series:

@@ -58,6 +58,16 @@ class Antecedents:
         state["bits"] = None
         return state
 
+    def subset(self, positions) -> "Antecedents":
+        """These antecedents at ``positions`` (in that order), with a report that counts them."""
+        from dataclasses import replace
+
+        positions = np.asarray(positions, dtype=np.int64)
+        report = None if self.report is None else replace(self.report, n_antecedents=len(positions),
+                                                          notes=list(self.report.notes))
+        return Antecedents(self.feature_names, [self.items[i] for i in positions],
+                           np.ascontiguousarray(self.bits[positions]), self.n_samples, report)
+
     def conditions(self, i: int) -> tuple[str, ...]:
         return tuple(self.feature_names[j] for j in self.items[i])
 

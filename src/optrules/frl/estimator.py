@@ -32,7 +32,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
     min_class_support : antecedents must hold for at least this share of the positives or of the
         negatives (the paper: 10%); ``max_card``: items per antecedent; ``max_antecedents``: at most this
         many (``"auto"``, as for rule lists).
-    categorical, bins, n_thresholds, negations, missing, identifiers : passed to the Binarizer.
+    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer.
     pos_label : the class whose probability falls down the list and whose misses cost ``w`` (default:
         the second of the sorted classes).
 
@@ -66,6 +66,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         max_card: int = 2,
         categorical=None,
         bins=None,
+        thresholds: str = "quantile",
         n_thresholds: int = 9,
         negations: bool = False,
         missing: str = "error",
@@ -90,6 +91,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         self.max_card = max_card
         self.categorical = categorical
         self.bins = bins
+        self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
@@ -120,7 +122,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         # a conjunction must hold for min_class_support of the positives or of the negatives: rarer
         # categories can be in none
         smaller_class = min(int(y01.sum()), int(len(y01) - y01.sum()))
-        features = self._binarize(frame, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights,
+        features = self._binarize(frame, codes, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights,
                                   packed=True)
         self._mine(features, y01, 0.0, self.min_class_support, budget)
         prefix, self.certificate_ = (), None

@@ -41,7 +41,7 @@ from .._numba import (
     rebuild_uncaptured,
     record_incumbent,
     remaining_set_hash,
-    unpack_counts,
+    counts_of,
     weighted_count,
 )
 from .bounds import (
@@ -126,7 +126,7 @@ def expand(max_pops, counting, settings, tree, node_value, node_ref_p, node_ref_
                 class_sums(v, live_words, n_live, class_weights, minority_weights, totals)
                 p, q = totals[1], totals[0]
             else:
-                n_captured, n_positive, _ = unpack_counts(child_counts[a])
+                n_captured, n_positive, _ = counts_of(child_counts, a)
                 p, q = float(n_positive), float(n_captured - n_positive)
             count = p + q
             ints[LB_EVALS] += 1

@@ -51,7 +51,7 @@ class RuleSetClassifier(RuleModelEstimator):
         on HiGHS), ``False`` (beam only).
     max_pricing_samples, max_pricing_features : the beam search prices on a stratified random subsample
         of samples, and a random subset of features, above these sizes (clauses are re-scored on all).
-    categorical, bins, n_thresholds, negations, missing, identifiers : the Binarizer (the paper: decile
+    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : the Binarizer (the paper: decile
         thresholds both ways, one-hot with negations).
 
     Attributes
@@ -83,6 +83,7 @@ class RuleSetClassifier(RuleModelEstimator):
         verbose: bool = False,
         categorical=None,
         bins=None,
+        thresholds: str = "quantile",
         n_thresholds: int = 9,
         negations: bool = True,
         missing: str = "error",
@@ -107,6 +108,7 @@ class RuleSetClassifier(RuleModelEstimator):
         self.verbose = verbose
         self.categorical = categorical
         self.bins = bins
+        self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.negations = negations
         self.missing = missing
@@ -136,7 +138,7 @@ class RuleSetClassifier(RuleModelEstimator):
 
         frame, y01 = self._target(X, y)
         sample_weight = check_sample_weight(sample_weight, len(y01), y01)
-        features = self._binarize(frame, math.ceil(self.min_support * len(y01) - 1e-9), budget,
+        features = self._binarize(frame, y01, math.ceil(self.min_support * len(y01) - 1e-9), budget,
                                   sample_weight, packed=True)
         names = list(self.binarizer_.feature_names_)
         describes = self._described_class()

@@ -1,0 +1,178 @@
+"""Rule lists on every raw table of ``../shared/data``, side by side with the peers, on the same splits.
+
+For each table (``raw_data.TABLES``, read as a user's file is) and each of ``--splits`` stratified 70/30
+splits (seed = split number), at lambda 0.01:
+
+* ours, guided: ``RuleListClassifier(thresholds="boosted", missing="category", max_card="auto",
+  negations=True)``, no time limit;
+* ours, quantile: ``RuleListClassifier(missing="category", time_limit=10)`` (quantile thresholds, pairs);
+* GOSDT 1.0.4's rule list on its threshold-guessing binarizer (40 boosted stumps), in its own venv
+  (``../shared/peers/setup.sh``), ``time_limit=60``;
+* imodels' ``GreedyRuleListClassifier(max_depth=5)`` and ruleopt's ``RUGClassifier(max_depth=3)``.
+
+The peers need numbers without missing values: their input is the table one-hot encoded (pandas'
+``get_dummies``, a column for missing values) with numeric NaN set to the training median; ours reads the
+table as it is. Reported per table: certified splits, mean fit seconds, mean test accuracy, mean rules.
+
+Run by hand: ``python benchmarks/peers_raw.py [--splits 5] [--tables pima heart]``; writes
+``benchmarks/results/peers_raw.json`` and the table in BENCHMARKS.md. Peers: ``OPTRULES_PEERS`` (default
+``~/.cache/optrules-peers``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks_md import stamp, write_block
+from raw_data import TABLES, read
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "peers_raw.json"
+PEERS = Path(os.environ.get("OPTRULES_PEERS", Path.home() / ".cache" / "optrules-peers"))
+SKIPPED = {"wide 3000x173", "bank-full x5", "mixed 1000000x36"}  # shapes for budgets, not accuracy
+
+PEER_SCRIPT = r'''
+import json, sys, time, warnings
+import numpy as np, pandas as pd
+warnings.simplefilter("ignore")
+train, test, which = pd.read_csv(sys.argv[1]), pd.read_csv(sys.argv[2]), sys.argv[3]
+ytr, yte = train.pop("__y"), test.pop("__y")
+out = {}
+start = time.perf_counter()
+if which == "gosdt":
+    from gosdt import GOSDTClassifier, ThresholdGuessBinarizer
+    binarizer = ThresholdGuessBinarizer(n_estimators=40, max_depth=1, random_state=2021).set_output(transform="pandas")
+    Xtr = binarizer.fit_transform(train, ytr)
+    model = GOSDTClassifier(regularization=0.01, rule_list=True, time_limit=60, verbose=False).fit(Xtr, ytr)
+    out["accuracy"] = float(np.mean(model.predict(binarizer.transform(test)) == yte))
+    out["features"] = int(Xtr.shape[1])
+    out["status"] = str(getattr(model.result_, "status", ""))
+elif which == "greedy":
+    from imodels import GreedyRuleListClassifier
+    model = GreedyRuleListClassifier(max_depth=5).fit(train.to_numpy(dtype=float), ytr.to_numpy())
+    out["accuracy"] = float(np.mean(np.asarray(model.predict(test.to_numpy(dtype=float))).ravel() == yte.to_numpy()))
+else:
+    from ruleopt import RUGClassifier
+    model = RUGClassifier(max_depth=3, random_state=0).fit(train.to_numpy(dtype=float), ytr.to_numpy())
+    out["accuracy"] = float(np.mean(model.predict(test.to_numpy(dtype=float)) == yte.to_numpy()))
+out["seconds"] = time.perf_counter() - start
+print(json.dumps(out))
+'''
+
+
+def numeric_for_peers(X_train, X_test):
+    """One-hot (a column for missing values) and training medians for missing numbers, as the peers need."""
+    import pandas as pd
+
+    both = pd.concat([X_train, X_test], keys=["train", "test"])
+    text = [c for c in both.columns if not pd.api.types.is_numeric_dtype(both[c])]
+    encoded = pd.get_dummies(both, columns=text, dummy_na=True, dtype=float)
+    train, test = encoded.loc["train"].copy(), encoded.loc["test"].copy()
+    medians = train.median(numeric_only=True)
+    return train.fillna(medians).fillna(0.0), test.fillna(medians).fillna(0.0)
+
+
+def run_peer(which: str, train, test, y_train, y_test) -> dict:
+    venv = PEERS / ("gosdt" if which == "gosdt" else "rules") / "bin" / "python"
+    if not venv.exists():
+        return {"error": f"no {venv}: run ../shared/peers/setup.sh"}
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder) / "train.csv", Path(folder) / "test.csv"]
+        for frame, y, path in ((train, y_train, paths[0]), (test, y_test, paths[1])):
+            frame.assign(__y=np.asarray(y)).to_csv(path, index=False)
+        done = subprocess.run([str(venv), "-c", PEER_SCRIPT, str(paths[0]), str(paths[1]), which],
+                              capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        return {"error": done.stderr.strip().splitlines()[-1][:160] if done.stderr.strip() else "failed"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_ours(options: dict, X_train, X_test, y_train, y_test) -> dict:
+    from optrules import RuleListClassifier
+
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RuleListClassifier(**options).fit(X_train, y_train)
+    row = {"seconds": time.perf_counter() - start, "status": model.certificate_.status,
+           "gap": model.certificate_.gap, "accuracy": float(model.score(X_test, y_test)),
+           "rules": len(model.rule_list_), "antecedents": len(model.antecedents_),
+           "features": len(model.binarizer_.features_)}
+    if model.binarizer_.reference_ is not None:
+        row["reference_accuracy"] = model.reference_score(X_test, y_test)
+        row["max_card"] = model.max_card_
+    return row
+
+
+GUIDED = dict(thresholds="boosted", missing="category", max_card="auto", negations=True)
+QUANTILE = dict(missing="category", time_limit=10)
+
+
+def run_table(name: str, splits: int, peers: bool) -> list[dict]:
+    from sklearn.model_selection import train_test_split
+
+    X, y = read(name)
+    rows = []
+    for split in range(splits):
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=split)
+        row = {"table": name, "split": split, "rows": len(X), "columns": X.shape[1],
+               "guided": run_ours(GUIDED, X_train, X_test, y_train, y_test),
+               "quantile": run_ours(QUANTILE, X_train, X_test, y_train, y_test)}
+        if peers:
+            train, test = numeric_for_peers(X_train, X_test)
+            for which in ("gosdt", "greedy", "rug"):
+                row[which] = run_peer(which, train, test, y_train, y_test)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def _mean(rows, method, key):
+    values = [r[method][key] for r in rows if key in r.get(method, {})]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def table(results) -> str:
+    lines = ["| table | rows x cols | guided: certified | s | acc % | rules | reference acc % | quantile 10 s: certified"
+             " | acc % | GOSDT rule list: s | acc % | imodels greedy acc % | RUG acc % |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name in dict.fromkeys(r["table"] for r in results):
+        rows = [r for r in results if r["table"] == name]
+        certified = {m: sum(r[m]["status"] == "optimal" for r in rows) for m in ("guided", "quantile")}
+        lines.append(
+            f"| {name} | {rows[0]['rows']:,} x {rows[0]['columns']} | {certified['guided']}/{len(rows)} | "
+            f"{_mean(rows, 'guided', 'seconds'):.1f} | {100 * _mean(rows, 'guided', 'accuracy'):.1f} | "
+            f"{_mean(rows, 'guided', 'rules'):.1f} | {100 * _mean(rows, 'guided', 'reference_accuracy'):.1f} | "
+            f"{certified['quantile']}/{len(rows)} | {100 * _mean(rows, 'quantile', 'accuracy'):.1f} | "
+            f"{_mean(rows, 'gosdt', 'seconds'):.1f} | {100 * _mean(rows, 'gosdt', 'accuracy'):.1f} | "
+            f"{100 * _mean(rows, 'greedy', 'accuracy'):.1f} | {100 * _mean(rows, 'rug', 'accuracy'):.1f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--tables", nargs="+", default=[t for t in TABLES if t not in SKIPPED])
+    parser.add_argument("--no-peers", action="store_true")
+    args = parser.parse_args()
+    results = [row for name in args.tables for row in run_table(name, args.splits, not args.no_peers)]
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1))
+    write_block("peers_raw", stamp(f"python benchmarks/peers_raw.py --splits {args.splits}") + "\n\n" + table(results),
+                "Raw tables side by side with the peers: rule lists, guided and quantile spaces")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()

@@ -1,0 +1,193 @@
+"""Thresholds chosen by the reference ensemble (``thresholds="boosted"``): the features are the
+ensemble's splits, the certified optimum over them equals exhaustive search, missing values are data, and
+counts past 2^21 samples stay exact."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+from optrules.corels.bruteforce import brute_force
+from optrules.data import guide
+from optrules.data.binarize import Binarizer, MissingValuesWarning
+
+
+#: the guided space, as a user asks for it today (the estimators' defaults are still quantiles)
+GUIDED = dict(thresholds="boosted", missing="category")
+GUIDED_LIST = dict(GUIDED, max_card="auto", negations=True)
+
+
+def _table(rng, n=300, missing=0.0):
+    X = pd.DataFrame({
+        "age": rng.integers(18, 80, n).astype(float),
+        "income": rng.normal(50, 15, n).round(1),
+        "colour": rng.choice(["red", "green", "blue", "grey"], n),
+        "smoker": rng.integers(0, 2, n),
+    })
+    score = (X.age > 45) * 1.0 + (X.colour == "red") * 0.8 - (X.income > 60) * 0.7 + rng.normal(0, 0.6, n)
+    y = (score > 0.6).astype(int).to_numpy()
+    if missing:
+        for column in ("age", "colour"):
+            X.loc[rng.random(n) < missing, column] = np.nan
+    return X, y
+
+
+def _design_column(X, column):
+    values = X[column.column]
+    if column.kind == "number":
+        return values.to_numpy(dtype=float)
+    if column.kind == "missing":
+        return values.isna().to_numpy(dtype=float)
+    held = values == (1 if column.kind == "binary" else column.value)
+    return np.where(values.isna(), np.nan if column.kind == "binary" else 0.0, held.to_numpy(dtype=float))
+
+
+def _reference_splits(design, y, min_leaf):
+    """The splits of an ensemble fitted as the binarizer's reference is, by hand."""
+    model = HistGradientBoostingClassifier(learning_rate=guide.REFERENCE_LEARNING_RATE, max_iter=guide.REFERENCE_TREES,
+                                           max_depth=guide.REFERENCE_DEPTH, min_samples_leaf=min_leaf,
+                                           l2_regularization=0.0, early_stopping=False,
+                                           random_state=guide.REFERENCE_SEED).fit(design, y)
+    return guide.ensemble_splits(model)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_threshold_features_split_the_rows_as_the_ensemble_does(seed):
+    rng = np.random.default_rng(seed)
+    X, y = _table(rng, missing=0.1 * (seed % 2))
+    binarizer = Binarizer(thresholds="boosted", min_category_count=5, missing="category").fit(X, y)
+    design = np.column_stack([X.age, X.income])
+    columns = binarizer.reference_columns_
+    splits = _reference_splits(np.column_stack([_design_column(X, c) for c in columns]), y, 5)
+    for name, values in (("age", design[:, 0]), ("income", design[:, 1])):
+        j = next(k for k, c in enumerate(columns) if c.column == name and c.kind == "number")
+        # each split's partition of the training rows is a feature's, and each feature is a split's
+        expected = {tuple(np.flatnonzero(values <= t)) for t in splits.get(j, [])}
+        expected = {rows for rows in expected if 0 < len(rows) < np.count_nonzero(~np.isnan(values))}
+        features = [f for f in binarizer.features_ if f.column == name and f.kind == "le"]
+        found = {tuple(np.flatnonzero(values <= f.value)) for f in features}
+        assert found == expected
+        assert all(f.value in set(values) for f in features)  # named by a value the column takes
+    # categorical columns keep every value seen min_category_count times (stumps miss interactions)
+    counts = X.colour.value_counts()
+    assert {f.value for f in binarizer.features_ if f.column == "colour" and f.kind == "equals"} == set(
+        counts.index[counts >= 5])
+
+
+def test_a_numeric_column_the_reference_never_splits_gets_no_threshold():
+    rng = np.random.default_rng(3)
+    X, y = _table(rng)
+    X["noise"] = rng.normal(size=len(X))
+    X["label_copy"] = y * 10.0
+    binarizer = Binarizer(thresholds="boosted").fit(X, y)
+    assert [f.name for f in binarizer.features_ if f.column == "label_copy"] == ["label_copy<=0", "label_copy>0"]
+    assert not [f for f in binarizer.features_ if f.column == "noise"]  # the label column explains all
+    quantile = Binarizer(thresholds="quantile").fit(X)
+    assert len(binarizer.features_) < len(quantile.features_)
+    assert binarizer.reference_.train_accuracy == 1.0
+
+
+def test_boosted_thresholds_need_a_target():
+    X, _ = _table(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="pass y"):
+        Binarizer(thresholds="boosted").fit(X)
+    with pytest.raises(ValueError, match="thresholds must be one of"):
+        Binarizer(thresholds="deciles").fit(X)
+
+
+def test_the_reference_is_deterministic_and_weighted():
+    rng = np.random.default_rng(7)
+    X, y = _table(rng)
+    first = Binarizer(thresholds="boosted").fit(X, y).feature_names_
+    assert Binarizer(thresholds="boosted").fit(X, y).feature_names_ == first
+    # a row of weight 2 counts as that row twice, for the reference too
+    weights = rng.integers(1, 3, len(X)).astype(float)
+    repeated = X.loc[X.index.repeat(weights.astype(int))].reset_index(drop=True)
+    assert (Binarizer(thresholds="boosted").fit(X, y, sample_weight=weights).feature_names_
+            == Binarizer(thresholds="boosted").fit(repeated, np.repeat(y, weights.astype(int))).feature_names_)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_default_rule_list_is_the_optimum_over_its_space(seed):
+    """max_card="auto" certifies the singles' optimum, then keeps pairs only when their search certifies:
+    either way the certified objective is brute force's over the antecedents it names (every list of up
+    to R/lambda rules: an optimal list has no more, Theorem 4 of the CORELS paper)."""
+    rng = np.random.default_rng(100 + seed)
+    X, y = _table(rng, n=80, missing=0.1)
+    X = X[["age", "colour"]]
+    if seed % 3 == 2:
+        y = np.where(rng.random(len(y)) < 0.3, 2, y)  # three classes
+    regularization = 0.15  # lists of up to R/lambda <= 3 rules: brute force stays small
+    with pytest.warns(MissingValuesWarning, match="'age'"):
+        model = RuleListClassifier(regularization=regularization, min_support=0.0 if seed % 2 else None,
+                                   **dict(GUIDED_LIST, negations=bool(seed % 2))).fit(X, y)
+    assert model.certificate_.is_optimal
+    assert model.max_card_ in (1, 2)
+    assert all(len(items) <= model.max_card_ for items in model.antecedents_.items)
+    # the space it names has the optimum a plain search over it certifies, and the singles' optimum is
+    # brute force's over every single literal (lists of up to R/lambda rules: Theorem 4)
+    options = dict(GUIDED_LIST, negations=bool(seed % 2), regularization=regularization, min_support=model.min_support)
+    plain = RuleListClassifier(**dict(options, max_card=model.max_card_)).fit(X, y)
+    assert plain.certificate_.is_optimal
+    assert model.certificate_.objective == pytest.approx(plain.certificate_.objective, abs=1e-12)
+    singles = RuleListClassifier(**dict(options, max_card=1)).fit(X, y)
+    codes = np.searchsorted(model.classes_, y)
+    expected = brute_force(singles.antecedents_.capture_matrix(), codes, regularization,
+                           max_length=int(singles.certificate_.objective / regularization + 1e-9),
+                           n_classes=len(model.classes_))
+    assert singles.certificate_.objective == pytest.approx(expected.objective, abs=1e-12)
+    assert model.certificate_.objective <= expected.objective + 1e-12
+    assert "single literals" in str(model.certificate_) or "conjunctions of up to 2" in str(model.certificate_)
+    assert model.certificate_.counters["reference_train_accuracy"] == model.binarizer_.reference_.train_accuracy
+
+
+def test_missing_values_are_read_by_default_and_exported_the_same(tmp_path):
+    import importlib.util
+    import sqlite3
+
+    rng = np.random.default_rng(11)
+    X, y = _table(rng, n=400, missing=0.2)
+    for estimator in (RuleListClassifier(**GUIDED_LIST), FallingRuleListClassifier(**GUIDED),
+                      RuleSetClassifier(time_limit=10, **GUIDED)):
+        with pytest.warns(MissingValuesWarning):
+            model = estimator.fit(X, y)
+        predicted = model.predict(X)
+        path = tmp_path / f"{type(estimator).__name__}.py"
+        path.write_text(model.to_python())
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        rows = X.astype(object).where(X.notna(), None).to_dict("records")
+        assert [module.predict(row) for row in rows] == list(predicted)
+        connection = sqlite3.connect(":memory:")
+        X.to_sql("data", connection, index=False)
+        from_sql = [row[0] for row in connection.execute(model.to_sql())]
+        assert from_sql == [int(p) for p in predicted]
+    with pytest.raises(ValueError, match="missing value"):
+        RuleListClassifier(**dict(GUIDED_LIST, missing="error")).fit(X, y)
+
+
+def test_the_reference_score_beside_the_model():
+    rng = np.random.default_rng(5)
+    X, y = _table(rng, n=500)
+    model = RuleListClassifier(**GUIDED_LIST).fit(X[:350], y[:350])
+    score = model.reference_score(X[350:], y[350:])
+    assert 0.5 < score <= 1.0
+    assert model.reference_score(X[:350], y[:350]) == pytest.approx(model.binarizer_.reference_.train_accuracy)
+    quantile = RuleListClassifier(thresholds="quantile", max_card=1).fit(X[:350], y[:350])
+    assert "quantiles" in quantile.certificate_.counters["space"]
+    with pytest.raises(ValueError, match="no reference ensemble"):
+        quantile.reference_score(X[350:], y[350:])
+
+
+def test_large_weights_fit_as_unit_weights():
+    """Weights of 100,000 a row (12M in all) fit the list of unit weights (counts past 2^21 of plain
+    samples are tested on the counting kernel itself: test_bitset)."""
+    rng = np.random.default_rng(2)
+    X, y = _table(rng, n=120)
+    weights = np.full(len(y), 100_000.0)  # 12M in all: a rule of 21 rows counts past 2^21
+    model = RuleListClassifier(regularization=0.02, max_card=1, **GUIDED).fit(X, y, sample_weight=weights)
+    assert model.certificate_.is_optimal and model.certificate_.objective > 0
+    unweighted = RuleListClassifier(regularization=0.02, max_card=1, **GUIDED).fit(X, y)
+    assert model.certificate_.objective == pytest.approx(unweighted.certificate_.objective, abs=1e-12)
