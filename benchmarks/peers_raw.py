@@ -11,8 +11,8 @@ splits (seed = split number), at lambda 0.01:
 * imodels' ``GreedyRuleListClassifier(max_depth=5)`` and ruleopt's ``RUGClassifier(max_depth=3)``.
 
 The peers need numbers without missing values: their input is the table one-hot encoded (pandas'
-``get_dummies``, a column for missing values) with numeric NaN set to the training median; ours reads the
-table as it is. Reported per table: certified splits, mean fit seconds, mean test accuracy, mean rules.
+``get_dummies``, a column for missing values; text of more than 50 values left out) with numeric NaN set
+to the training median; ours reads the table as it is. Reported per table: certified splits, mean fit seconds, mean test accuracy, mean rules.
 
 Run by hand: ``python benchmarks/peers_raw.py [--splits 5] [--tables pima heart]``; writes
 ``benchmarks/results/peers_raw.json`` and the table in BENCHMARKS.md. Peers: ``OPTRULES_PEERS`` (default
@@ -70,13 +70,21 @@ print(json.dumps(out))
 '''
 
 
+#: text columns with more distinct values than this are left out of the peers' input
+MAX_PEER_VALUES = 50
+
+
 def numeric_for_peers(X_train, X_test):
-    """One-hot (a column for missing values) and training medians for missing numbers, as the peers need."""
+    """One-hot (a column for missing values) and training medians for missing numbers, as the peers need;
+    text columns of more than :data:`MAX_PEER_VALUES` values left out."""
     import pandas as pd
 
     both = pd.concat([X_train, X_test], keys=["train", "test"])
     text = [c for c in both.columns if not pd.api.types.is_numeric_dtype(both[c])]
-    encoded = pd.get_dummies(both, columns=text, dummy_na=True, dtype=float)
+    # text of many values (names, dates, free text) would be thousands of one-hot columns: left out
+    many = [c for c in text if both[c].nunique() > MAX_PEER_VALUES]
+    text = [c for c in text if c not in many]
+    encoded = pd.get_dummies(both.drop(columns=many), columns=text, dummy_na=True, dtype=float)
     train, test = encoded.loc["train"].copy(), encoded.loc["test"].copy()
     medians = train.median(numeric_only=True)
     return train.fillna(medians).fillna(0.0), test.fillna(medians).fillna(0.0)
@@ -130,8 +138,10 @@ def run_table(name: str, splits: int, peers: bool) -> list[dict]:
                "quantile": run_ours(QUANTILE, X_train, X_test, y_train, y_test)}
         if peers:
             train, test = numeric_for_peers(X_train, X_test)
+            classes = np.unique(np.asarray(y))  # the peers take class indices (RUG: integers only)
+            codes_train, codes_test = np.searchsorted(classes, y_train), np.searchsorted(classes, y_test)
             for which in ("gosdt", "greedy", "rug"):
-                row[which] = run_peer(which, train, test, y_train, y_test)
+                row[which] = run_peer(which, train, test, codes_train, codes_test)
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
