@@ -79,7 +79,7 @@ def test_unknown_category_maps_to_all_zero(frame):
 def test_missing_values_error_names_the_column(frame):
     frame.loc[2, "age"] = np.nan
     with pytest.raises(ValueError, match=r"column 'age' has 1 missing.*missing='category'"):
-        Binarizer().fit(frame)
+        Binarizer(missing="error").fit(frame)
 
 
 def test_missing_as_category(frame):
@@ -142,7 +142,7 @@ def test_transform_of_chosen_features_matches_the_full_one(frame):
 def test_a_column_with_every_value_missing(frame):
     frame = frame.assign(empty=np.nan)
     with pytest.raises(ValueError, match="missing"):
-        Binarizer().fit(frame)
+        Binarizer(missing="error").fit(frame)
     b = Binarizer(missing="category").fit(frame)
     assert [name for name in b.feature_names_ if name.startswith("empty")] == ["empty=missing"]
     assert b.transform_frame(frame)["empty=missing"].all()

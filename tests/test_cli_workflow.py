@@ -148,7 +148,7 @@ def test_help_and_user_errors(tmp_path, capsys):
         main(["fit", str(bad)])
     nan = tmp_path / "nan.csv"
     pd.DataFrame({"a": [1, None, 3, 4], "y": [0, 1, 0, 1]}).to_csv(nan, index=False)
-    assert main(["fit", str(nan), "--target", "y"]) == 2
+    assert main(["fit", str(nan), "--target", "y", "--missing", "error"]) == 2
     assert "missing" in capsys.readouterr().out
 
 

@@ -64,7 +64,7 @@ def test_bad_input_errors():
     with pytest.raises(ValueError, match="max_card"):
         RuleListClassifier(max_card=0).fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="column 'a' has 1 missing"):
-        RuleListClassifier().fit(pd.DataFrame({"a": ["x", None, "x", "y"]}), [0, 1, 0, 1])
+        RuleListClassifier(missing="error").fit(pd.DataFrame({"a": ["x", None, "x", "y"]}), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="no antecedent"):
         RuleListClassifier(min_support=0.5).fit(pd.DataFrame({"a": ["x", "y", "y", "y"]}), [0, 1, 0, 1])
     model = RuleListClassifier(regularization=0.1).fit(X, [0, 1, 0, 1])

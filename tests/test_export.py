@@ -109,7 +109,7 @@ def test_exports_agree_with_the_model(seed):
 def test_missing_values_are_refused_not_guessed():
     rng = np.random.default_rng(7)
     train = pd.DataFrame({"level": rng.normal(size=200), "other": rng.normal(size=200)})
-    binarizer = Binarizer(n_thresholds=3).fit(train)  # missing="error"
+    binarizer = Binarizer(n_thresholds=3, missing="error").fit(train)
     threshold = next(f.name for f in binarizer.features_ if f.column == "level" and f.kind == "gt")
     model = RuleList([Rule((threshold,), 1, 10, 8)], Rule((), 0, 10, 2), ["no", "yes"], binarizer)
     data = pd.DataFrame({"level": rng.normal(size=50), "other": rng.normal(size=50)})

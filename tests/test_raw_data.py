@@ -112,7 +112,7 @@ def test_numbers_stored_as_text_are_numeric():
     Z = b.transform_frame(frame)
     np.testing.assert_array_equal(Z["b=missing"], frame["b"] == "?")
     with pytest.raises(ValueError, match="'b' has 10 missing"):
-        Binarizer().fit(frame)
+        Binarizer(missing="error").fit(frame)
 
 
 def test_dates_are_compared_as_dates():

@@ -135,8 +135,8 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
                         help="numeric thresholds: quantiles (default), or the splits of a boosted reference "
                              "ensemble fitted on the target (a smaller space that certifies on raw tables)")
     parser.add_argument(
-        "--missing", choices=["error", "category"], default="error",
-        help="missing values: reject them (default) or treat them as their own category",
+        "--missing", choices=["error", "category"], default="category",
+        help="missing values: their own category (default, with a warning saying how many) or reject them",
     )
 
 

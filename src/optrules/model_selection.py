@@ -180,6 +180,7 @@ class _CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
         tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = getattr(self._base(), "missing", "error") == "category"
         return tags
 
 

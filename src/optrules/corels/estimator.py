@@ -109,7 +109,7 @@ class RuleListClassifier(RuleModelEstimator):
         thresholds: str = "quantile",
         n_thresholds: int = 9,
         negations: bool = False,
-        missing: str = "error",
+        missing: str = "category",
         identifiers: str = "drop",
         max_antecedents="auto",
         max_rules: int | None = None,

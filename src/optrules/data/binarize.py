@@ -359,9 +359,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``reference_`` says what it learned.
     n_thresholds : number of quantile thresholds (``thresholds="quantile"``).
     negations : also add ``not <feature>`` for every one-hot, bin, 0/1 and missing feature.
-    missing : ``"error"`` (default) rejects NaN with the column named; ``"category"`` adds a
+    missing : ``"category"`` (default, as scikit-learn's trees take missing values) adds a
         ``column=missing`` feature and makes every other feature of that column false on missing values,
-        with a :class:`MissingValuesWarning` saying how many.
+        with a :class:`MissingValuesWarning` saying how many; ``"error"`` rejects NaN with the column named.
     identifiers : ``"drop"`` (default) leaves out columns that identify rows, with a warning;
         ``"keep"`` uses them like any other column.
     min_category_count : categories seen in fewer training rows get no feature.
@@ -385,7 +385,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         bins: Mapping[str, Iterable[float]] | None = None,
         n_thresholds: int = 9,
         negations: bool = False,
-        missing: str = "error",
+        missing: str = "category",
         identifiers: str = "drop",
         min_category_count: int = 1,
         thresholds: str = "quantile",

@@ -69,7 +69,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         thresholds: str = "quantile",
         n_thresholds: int = 9,
         negations: bool = False,
-        missing: str = "error",
+        missing: str = "category",
         identifiers: str = "drop",
         max_antecedents="auto",
         pos_label=None,

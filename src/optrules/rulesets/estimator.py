@@ -86,7 +86,7 @@ class RuleSetClassifier(RuleModelEstimator):
         thresholds: str = "quantile",
         n_thresholds: int = 9,
         negations: bool = True,
-        missing: str = "error",
+        missing: str = "category",
         identifiers: str = "drop",
         max_memory: int | None = None,
         min_support: float = 0.005,

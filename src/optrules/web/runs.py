@@ -124,7 +124,7 @@ def common_form() -> tuple:
         Parameter("time_limit", "Time limit (s)", "number", DEFAULT_TIME_LIMIT, 0.1, MAX_TIME_LIMIT),
         Parameter("max_memory", "Memory limit (MB)", "number", round(default_mb), 16, round(most_mb)),
         Parameter("max_card", "Features per rule", "integer", 2, 1, 3),
-        Parameter("missing_as_category", "treat missing values as a category", "flag", False),
+        Parameter("missing_as_category", "treat missing values as a category", "flag", True),
     )
 
 
