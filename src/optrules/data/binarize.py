@@ -496,8 +496,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 if reason:
                     self.dropped_columns_[column] = reason
                     continue
-            self._check_missing(column, series)
-            n_missing = int(series.isna().sum())
+            n_missing = self._check_missing(column, series)
             if n_missing:
                 self.missing_counts_[column] = n_missing
             if column in bins:
@@ -525,7 +524,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             features = self._guided_thresholds(column, series, [t for kind_, t in chosen if kind_ == "le"])
         else:
             features = self._threshold_features(column, series)
-        if series.isna().any() and (chosen is None or features or ("missing", None) in chosen):
+        if self.missing_counts_.get(column) and (chosen is None or features or ("missing", None) in chosen):
             features.append(Feature(value_name(column, MISSING_LABEL), column, "missing", group=group))
         if self.negations:
             features += [Feature(f"not {f.name}", f.column, f.kind, f.value, f.upper, True, -1)
@@ -654,7 +653,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 converted[column] = _days(frame[column])
         return frame.assign(**converted) if converted else frame
 
-    def _check_missing(self, column: str, series: pd.Series) -> None:
+    def _check_missing(self, column: str, series: pd.Series) -> int:
+        """The column's number of missing values (an error with ``missing="error"``); infinite values
+        are an error."""
         n_missing = int(series.isna().sum())
         if n_missing and self.missing == "error":
             raise ValueError(
@@ -662,6 +663,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 "or pass missing='category' (command line: --missing category) to treat missing as its own category"
             )
         check_no_infinite(column, series)
+        return n_missing
 
     def _categorical_features(self, column: str, series: pd.Series, group: int, categorical: bool) -> list[Feature]:
         if _is_zero_one(series) and not categorical:
@@ -713,11 +715,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         values = values[~np.isnan(values)]
         if values.size == 0:
             return []
-        distinct = np.unique(values)
+        distinct = pd.unique(values)  # hashed: linear in the rows, no sort of the whole column
         if distinct.size <= int(self.n_thresholds) + 1:
             # quantiles would cut between every two values of such a column: no near-copies to choose
             # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
-            return self._both_ways(column, distinct[:-1])
+            return self._both_ways(column, np.sort(distinct)[:-1])
         snapped = set()
         for t in thresholds:
             below = values[values <= t]
