@@ -405,7 +405,7 @@ def test_a_fit_with_required_rules_while_the_data_kernels_compile_returns_a_list
     rng = np.random.default_rng(2)
     X = pd.DataFrame(rng.random((300, 5)) < 0.5, columns=list("abcde"))
     y = ((X["a"] & X["c"]) ^ (rng.random(300) < 0.1)).astype(int)
-    settings = dict(regularization=0.01, required=["b", "d"], max_card=2)
+    settings = dict(regularization=0.01, required=["b", "d"], max_card=2, negations=False)
     optimum = RuleListClassifier(**settings, time_limit=60).fit(X, y).certificate_
     assert optimum.status == OPTIMAL
     released = threading.Event()

@@ -120,13 +120,15 @@ def test_cross_validated_rule_set_complexity_and_class():
         assert (chance.predict(X) == "no").all()
     with pytest.raises(ValueError, match="not classes"):
         RuleSetCV([4], base, pos_labels=["maybe"]).fit(X, y)
-    # sample weights reach every fold's fit and the refit: each fold's scores are those of a weighted fit
+    # sample weights reach every fold's fit, its score and the refit: each fold's scores are those of a
+    # weighted fit scored with the test rows' weights
     weights = np.random.default_rng(1).integers(1, 4, n).astype(float)
     weighted = RuleSetCV([6, 2], base, cv=cv).fit(X, y, sample_weight=weights)
     for j, complexity in enumerate(weighted.cv_results_["complexity"]):
         for k, (train, test) in enumerate(cv.split(X, y)):
             fold = RuleSetClassifier(max_degree=2, time_limit=20, complexity=complexity).fit(
                 X.iloc[train], y[train], sample_weight=weights[train])
-            assert weighted.cv_results_[f"split{k}_test_score"][j] == pytest.approx(fold.score(X.iloc[test], y[test]))
+            assert weighted.cv_results_[f"split{k}_test_score"][j] == pytest.approx(
+                fold.score(X.iloc[test], y[test], sample_weight=weights[test]))
     refit = RuleSetClassifier(max_degree=2, time_limit=20, **weighted.best_params_).fit(X, y, sample_weight=weights)
     assert weighted.certificate_.objective == pytest.approx(refit.certificate_.objective)

@@ -292,7 +292,7 @@ def test_rashomon_set_keeps_the_required_features():
     """With required=['group'] the set is the unconstrained set's lists that use a group feature, up to
     the constrained R* + epsilon (the same antecedents are mined)."""
     X, y = _table(6)
-    settings = {"regularization": 0.02, "n_thresholds": 4, "max_card": 1, "min_support": 0.0}
+    settings = {"regularization": 0.02, "thresholds": "quantile", "n_thresholds": 4, "max_card": 1, "min_support": 0.0}
     est = RuleListClassifier(**settings, required=["group"]).fit(X, y)
     rashomon = est.rashomon_set(0.02)
     assert rashomon.complete and rashomon.optimum == pytest.approx(est.certificate_.objective, abs=1e-12)
@@ -300,7 +300,8 @@ def test_rashomon_set_keeps_the_required_features():
     names = [est.antecedents_.conditions(a) for a in range(len(est.antecedents_))]
     assert names == [free.antecedents_.conditions(a) for a in range(len(free.antecedents_))]
     wider = free.rashomon_set(rashomon.threshold - free.certificate_.objective + 1e-12)
-    expected = {m.antecedents for m in wider if any(c.startswith("group") for a in m.antecedents for c in names[a])}
+    column_of = {feature.name: feature.column for feature in free.binarizer_.features_}  # ("not group=g" too)
+    expected = {m.antecedents for m in wider if any(column_of[c] == "group" for a in m.antecedents for c in names[a])}
     members = {m.antecedents for m in rashomon}
     assert members == expected and len(members) == rashomon.size > 1
 

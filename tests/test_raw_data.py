@@ -154,7 +154,8 @@ def test_rare_categories_get_no_feature_and_unseen_ones_warn():
     X = pd.DataFrame({"city": ["a"] * 50 + ["b"] * 45 + ["c", "d", "e", "f", "g"]})
     y = np.r_[np.ones(50), np.zeros(50)].astype(int)
     model = RuleListClassifier(regularization=0.02).fit(X, y)
-    assert model.binarizer_.feature_names_ == ["city=a", "city=b"]  # c..g are rarer than lambda * N
+    # c..g are rarer than lambda * N
+    assert model.binarizer_.feature_names_ == ["city=a", "city=b", "not city=a", "not city=b"]
     with pytest.warns(UserWarning, match="not seen at fit time.*'city': 2 row"):
         model.predict(pd.DataFrame({"city": ["a", "zz", "yy"]}))
     with warnings.catch_warnings():
@@ -180,8 +181,8 @@ def test_twenty_thousand_antecedents_stop_on_a_small_memory_budget():
     budget = 16 << 20
     # past half the memory budget expansions defer children (the state stays near 4 MB here); past all of
     # it the search drains its queue until the time budget: 10 s
-    model = RuleListClassifier(regularization=0.0005, min_support=0.05, max_antecedents=None,
-                               max_memory=budget, time_limit=10).fit(X, y)
+    model = RuleListClassifier(regularization=0.0005, min_support=0.05, max_antecedents=None, max_card=2,
+                               negations=False, thresholds="quantile", max_memory=budget, time_limit=10).fit(X, y)
     certificate = model.certificate_
     assert len(model.antecedents_) >= 20_000
     assert certificate.status in ("memory budget", "time budget")
@@ -249,10 +250,11 @@ def test_memory_budget_for_every_family(mixed, family):
     X, y = mixed
     if family == "ruleset":  # the pricing matrices alone pass 1 MB: a clear error before any work
         with pytest.raises(MemoryError, match="memory budget"):
-            FAMILIES[family](max_memory=1 << 20, missing="category").fit(X, y)
+            FAMILIES[family](max_memory=1 << 20, missing="category", thresholds="quantile").fit(X, y)
         return
     # (the capture vectors stay packed: 8 MB fills within a few seconds, 40 MB took the whole 15 s)
-    model = FAMILIES[family](max_memory=8 << 20, time_limit=10, missing="category").fit(X, y)
+    # (quantile thresholds: a space large enough to fill the budget)
+    model = FAMILIES[family](max_memory=8 << 20, time_limit=10, missing="category", thresholds="quantile").fit(X, y)
     assert model.certificate_.status == "memory budget"
     assert model.certificate_.counters["memory_bytes"] <= 8 << 20
 

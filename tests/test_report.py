@@ -72,7 +72,7 @@ def test_group_rates_against_a_direct_count():
 
 def test_a_gap_is_reported_as_a_gap():
     X, y = table(3, 2000)
-    model = RuleListClassifier(regularization=0.0005, max_nodes=50).fit(X, y)
+    model = RuleListClassifier(regularization=0.0005, max_nodes=50, thresholds="quantile", max_card=2).fit(X, y)
     assert not model.certificate_.is_optimal
     html = html_report(model.rule_list_, model.certificate_, X, y)
     assert "Not proven optimal" in html and f"{model.certificate_.gap:.9f}" in html

@@ -892,8 +892,9 @@ def test_the_certificate_proves_the_last_duals_when_generation_runs_out(monkeypa
 
 
 def _node_budget_fit(X, y, max_nodes, exact=True):
+    # (quantile thresholds: the larger space, whose pricing the budget cuts)
     model = RuleSetClassifier(complexity=12, time_limit=None, pricing_time_limit=None, max_nodes=max_nodes,
-                              exact_pricing=exact).fit(X, y)
+                              exact_pricing=exact, thresholds="quantile").fit(X, y)
     c = model.certificate_
     return (model.rule_set_.clauses, c.status, c.objective, c.lower_bound,
             c.counters["pricing_nodes"], c.counters["iterations"])
@@ -1956,7 +1957,8 @@ def test_the_fit_text_says_why_a_gap_as_large_as_the_objective_says_nothing():
     X = pd.DataFrame(rng.normal(size=(300, 6)), columns=[f"x{j}" for j in range(6)])
     y = ((X.x0 + X.x1 * X.x2 + rng.normal(scale=0.8, size=300)) > 0).astype(int)
     # one pricing node: no proof of the master LP, so no bound above 0 (no two rows alike: no conflicts)
-    starved = RuleSetClassifier(complexity=15, time_limit=None, pricing_time_limit=None, max_nodes=1).fit(X, y)
+    starved = RuleSetClassifier(complexity=15, time_limit=None, pricing_time_limit=None, max_nodes=1,
+                                thresholds="quantile").fit(X, y)
     assert starved.certificate_.lower_bound == 0 and starved.certificate_.objective > 0
     assert not starved.certificate_.counters["lp_solved"]
     assert "no lower bound yet" in FAMILY.fit_text(starved)

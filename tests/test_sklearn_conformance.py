@@ -28,11 +28,12 @@ NOT_APPLICABLE = {
 }
 
 ESTIMATORS = [
-    RuleListClassifier(regularization=0.02, time_limit=2),
+    # (a node budget, not time, ends the search for lists of pairs: one fit gives one list however busy the machine)
+    RuleListClassifier(regularization=0.02, time_limit=10, max_nodes=2000),
     FallingRuleListClassifier(w=3, time_limit=5, iterations=50),
     RuleSetClassifier(complexity=10, time_limit=5, pricing_time_limit=1),
 ]
-CHECKED = ESTIMATORS + [RuleListCV([0.1, 0.05], RuleListClassifier(max_card=1, time_limit=1), cv=2)]
+CHECKED = ESTIMATORS + [RuleListCV([0.1, 0.05], RuleListClassifier(max_card=1, time_limit=10, max_nodes=2000), cv=2)]
 
 
 @parametrize_with_checks(CHECKED, expected_failed_checks=lambda est: NOT_APPLICABLE.get(type(est).__name__, {}))

@@ -33,3 +33,7 @@ def test_pickle_weighs_what_the_model_weighs(table, make):
         assert (back.antecedents_.support == estimator.antecedents_.support).all()
         with pytest.raises(ValueError, match="not kept"):
             back.antecedents_.capture_matrix()
+    if hasattr(back, "rashomon_set"):  # (its training labels did not travel either)
+        with pytest.raises(ValueError, match="fit again to search its Rashomon set"):
+            back.rashomon_set(0.01)
+        assert estimator.rashomon_set(0.01).size >= 1

@@ -147,7 +147,11 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     target = Select(browser.find_element(By.ID, "target"))
     assert target.first_selected_option.text == "two_year_recid"
 
-    # a run long enough to watch: lambda 0.002 with a 6 s budget
+    # a run long enough to watch: lambda 0.002 with a 6 s budget, over pairs of literals at quantile thresholds
+    Select(browser.find_element(By.ID, "thresholds")).select_by_value("quantile")
+    card = browser.find_element(By.ID, "max_card")
+    card.clear()
+    card.send_keys("2")
     lam = browser.find_element(By.ID, "regularization")
     lam.clear()
     lam.send_keys("0.002")

@@ -15,12 +15,18 @@ from .data import bitset
 from .data.binarize import Binarizer
 from .data.compiled import compile_data_kernels
 from .data.mine import Antecedents, MiningReport, mine_antecedents
-from .data.validation import as_frame, check_target
+from .data.validation import as_frame, check_sample_weight, check_target
 
 
 #: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
 #: its model by then returns it with its gap (``time_limit=None``: no limit)
 DEFAULT_TIME_LIMIT = 120.0
+
+#: prefixes and seconds the search over pairs of literals gets, from the certified best list of single
+#: literals, under ``max_card="auto"`` (rule lists, falling lists): pairs are kept when they certify
+#: within both
+PAIR_NODES = 200_000
+PAIR_SECONDS = 3.0
 
 
 class ModelViews:
@@ -94,6 +100,17 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         return frame, codes
 
+    @staticmethod
+    def _weighted_rows(frame, codes, sample_weight):
+        """``(frame, codes, sample_weight)`` without the rows of zero weight (checked weights, or None).
+        Such rows change no objective, but they would split antecedents that capture the same weighted
+        rows apart; without them, integer weights and repeated rows give one antecedent space."""
+        weights = check_sample_weight(sample_weight, len(codes), codes)
+        if weights is None or (weights > 0).all():
+            return frame, codes, weights
+        kept = np.flatnonzero(weights > 0)
+        return frame.iloc[kept], codes[kept], weights[kept]
+
     def _binarize(self, frame, codes, min_category_count: int = 1, budget: Budget | None = None,
                   sample_weight=None, packed: bool = False) -> np.ndarray:
         """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds from
@@ -153,9 +170,16 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
     def _mine(self, features, y01, min_support: float, min_class_support: float = 0.0,
               budget: Budget | None = None, forbidden=None, required=None, none_is_an_answer: bool = False) -> None:
         """Mine the antecedents of the packed features (``_binarize(packed=True)``), but the ``forbidden``
-        ones (conjunctions of a ``required`` one whatever their support); set ``antecedents_``. When none
-        has the support asked, an error, unless ``none_is_an_answer`` (the supports are the ones a
-        theorem allows an optimal model's antecedents: then no antecedent is the answer)."""
+        ones (conjunctions of a ``required`` one whatever their support); set ``mined_antecedents_`` and
+        ``antecedents_`` (the space searched: a search may narrow it). When none has the support asked, an
+        error, unless ``none_is_an_answer`` (the supports are the ones a theorem allows an optimal model's
+        antecedents: then no antecedent is the answer)."""
+        self.antecedents_ = self.mined_antecedents_ = self._mined_antecedents(
+            features, y01, min_support, min_class_support, budget, forbidden, required, none_is_an_answer)
+
+    def _mined_antecedents(self, features, y01, min_support: float, min_class_support: float, budget: Budget | None,
+                           forbidden, required, none_is_an_answer: bool) -> Antecedents:
+        """What :meth:`_mine` sets."""
         binarizer = self.binarizer_
         allowed = ~self._named_features(forbidden, "forbidden")[1].any(axis=0)
         required_names, required_masks = self._named_features(required, "required")
@@ -179,10 +203,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                                                                  if len(kept) else ""))
             report = MiningReport(len(y01), len(names), self._mining_card(), float(min_support), None, stopped=True,
                                   notes=[note], n_antecedents=len(kept), mined=False)
-            self.antecedents_ = Antecedents(list(names), [(int(j),) for j in kept],
-                                            np.ascontiguousarray(features[kept], dtype=np.uint64), len(y01),
-                                            report)
-            return
+            return Antecedents(list(names), [(int(j),) for j in kept],
+                               np.ascontiguousarray(features[kept], dtype=np.uint64), len(y01), report)
         if not allowed.all():
             features = features[allowed]
             names = [name for name, keep in zip(names, allowed) if keep]
@@ -192,10 +214,9 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                 raise ValueError("the table gives no feature to mine: every column takes a single value on the "
                                  "rows with weight, is forbidden or was left out "
                                  f"{dict(getattr(binarizer, 'dropped_columns_', {}))}")
-            self.antecedents_ = Antecedents([], [], np.zeros((0, bitset.n_words(len(y01))), np.uint64), len(y01),
-                                            MiningReport(len(y01), 0, self._mining_card(), float(min_support), None,
-                                                         notes=["no feature to mine"]))
-            return
+            return Antecedents([], [], np.zeros((0, bitset.n_words(len(y01))), np.uint64), len(y01),
+                               MiningReport(len(y01), 0, self._mining_card(), float(min_support), None,
+                                            notes=["no feature to mine"]))
         antecedents = mine_antecedents(
             features, names, groups, max_card=self._mining_card(),
             min_support=min_support, y=y01, min_class_support=min_class_support,
@@ -210,7 +231,66 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                 + (f" and {min_class_support} of a class" if min_class_support else "")
                 + ": lower the support thresholds or provide more informative features"
             )
-        self.antecedents_ = antecedents
+        return antecedents
+
+    #: the fitted attributes one search over a space sets: kept, or put back, by :meth:`_search_auto`
+    _searched_attributes = ("antecedents_", "antecedent_indices_", "certificate_", "_space_positions")
+
+    def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
+        """The certified search over the mined antecedents (``prepared``: what the family's
+        ``_search_space`` needs), optionally from known lists (prefixes of indices into the mined
+        antecedents); within ``budget`` (the fit's), or a new one from ``time_limit`` and ``max_memory``.
+        With ``max_card="auto"``: :meth:`_search_auto`. ``_space_positions`` maps the indices of the space
+        searched into the mined antecedents (``mined_antecedents_``)."""
+        self.antecedents_ = mined = self.mined_antecedents_
+        singles = [i for i, items in enumerate(mined.items) if len(items) == 1]
+        if self.max_card != "auto" or len(singles) == len(mined):
+            self.max_card_ = self._mining_card() if self.max_card != "auto" else 1
+            self._space_positions = np.arange(len(mined))
+            return self._search_space(prepared, initial_prefix, budget, progress)
+        own_progress = progress is None
+        progress = self._progress() if own_progress else progress
+        try:
+            return self._search_auto(prepared, singles, initial_prefix,
+                                     budget if budget is not None else self._budget(progress), progress)
+        finally:
+            if own_progress:
+                self._close(progress)
+
+    def _search_auto(self, prepared, singles: list, initial_prefix, budget: Budget, progress):
+        """Certify the best list of single literals, then, from it, search the lists of pairs for at most
+        :data:`PAIR_NODES` prefixes and :data:`PAIR_SECONDS`: the pairs' list is kept when that search
+        certifies it, else the singles' (optimal over single literals), with a note of what the pairs'
+        search reached (``counters["pairs_search"]``). Sets ``max_card_`` (1 or 2)."""
+        mined = self.antecedents_
+        position = {a: k for k, a in enumerate(singles)}
+        starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
+            initial_prefix[0]) else list(initial_prefix))
+        self.antecedents_, self.max_card_ = mined.subset(singles), 1
+        self._space_positions = np.asarray(singles, dtype=np.int64)
+        self._search_space(prepared, [[position[a] for a in p] for p in starts if all(a in position for a in p)]
+                           or None, budget, progress)
+        if not self.certificate_.is_optimal or budget.stopped():
+            return self
+        first = {name: getattr(self, name) for name in self._searched_attributes}
+        self.antecedents_, self.max_card_ = mined, 2
+        self._space_positions = np.arange(len(mined))
+        best_single = [int(first["_space_positions"][a]) for a in first["antecedent_indices_"]]
+        nodes = PAIR_NODES if self.max_nodes is None else min(PAIR_NODES, int(self.max_nodes))
+        with budget.capped(PAIR_SECONDS):
+            self._search_space(prepared, [best_single, *starts], budget, progress, max_nodes=nodes)
+        if self.certificate_.is_optimal:
+            return self
+        pairs = self.certificate_
+        for name, value in first.items():
+            setattr(self, name, value)
+        self.max_card_ = 1
+        self.certificate_.counters["pairs_search"] = (
+            f"lists with pairs of literals ({len(mined):,} antecedents) searched from this one for "
+            f"{pairs.counters.get('nodes_expanded', 0):,} prefixes: best objective {pairs.objective:.9f}, "
+            f"lower bound {pairs.lower_bound:.9f} ({pairs.status}); fit max_card=2 to search them to the end")
+        self.certificate_.counters["fit_time"] = budget.elapsed()
+        return self
 
     def _mining_card(self) -> int:
         """Features per mined antecedent at most: ``max_card``, or 2 for ``"auto"`` (the search then

@@ -127,13 +127,15 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     parser.add_argument("--keep-identifiers", action="store_true",
                         help="use columns that look like row identifiers (left out by default, with a warning)")
     parser.add_argument("--max-card", type=_max_card, default=None,
-                        help="features per antecedent, at most (default: the family's, 2); auto (rule lists): "
-                             "single literals certified first, then pairs when their search certifies")
+                        help="features per antecedent, at most (default: the family's: rule lists auto, "
+                             "others 2); auto (rule lists): single literals certified first, then pairs when "
+                             "their search certifies")
     parser.add_argument("--negations", action=argparse.BooleanOptionalAction, default=None,
-                        help="also use negated features ('not x=v') (default: the family's; rule sets: yes)")
+                        help="also use negated features ('not x=v') (default: the family's; rule lists and "
+                             "rule sets: yes)")
     parser.add_argument("--thresholds", choices=["boosted", "quantile"], default=None,
-                        help="numeric thresholds: quantiles (default), or the splits of a boosted reference "
-                             "ensemble fitted on the target (a smaller space that certifies on raw tables)")
+                        help="numeric thresholds: the splits of a boosted reference ensemble fitted on the "
+                             "target (default: a small space that certifies on raw tables), or quantiles")
     parser.add_argument(
         "--missing", choices=["error", "category"], default="category",
         help="missing values: their own category (default, with a warning saying how many) or reject them",
@@ -167,10 +169,14 @@ def _binarize_and_mine(args, X, y, min_support: float):
     from .data.mine import mine_antecedents
     from .data.validation import check_target
 
+    from .corels.estimator import RuleListClassifier
+
     codes = check_target(y, len(X))[0]
-    binarizer = Binarizer(negations=bool(args.negations), missing=args.missing, identifiers=_identifiers(args),
+    defaults = RuleListClassifier().get_params()  # `mine` shows the antecedents a rule list would search
+    options = {**{key: defaults[key] for key in ("negations", "thresholds")}, **_binarizer_options(args)}
+    binarizer = Binarizer(negations=options["negations"], missing=args.missing, identifiers=_identifiers(args),
                           min_category_count=max(1, int(np.ceil(min_support * len(X) - 1e-9))),
-                          thresholds=args.thresholds or "quantile").fit(X, codes)
+                          thresholds=options["thresholds"]).fit(X, codes)
     features = binarizer.transform(X)
     max_card = 2 if args.max_card in (None, "auto") else args.max_card
     antecedents = mine_antecedents(

@@ -41,7 +41,8 @@ from .models import RuleList
 DEFAULT_REGULARIZATIONS = (0.05, 0.02, 0.01, 0.005, 0.0025)
 
 # what a fitted rule-list estimator shares across the lambdas of a path (binarization and mining)
-_PREPARED_ATTRIBUTES = ("classes_", "binarizer_", "antecedents_", "n_features_in_", "feature_names_in_")
+_PREPARED_ATTRIBUTES = ("classes_", "binarizer_", "antecedents_", "mined_antecedents_", "n_features_in_",
+                        "feature_names_in_")
 
 
 @dataclass
@@ -100,10 +101,17 @@ def _fold_path(base, X, y, sample_weight, train, test, values, scorer):
     y_train, y_test = y[train], y[test]
     weights = None if sample_weight is None else sample_weight[train]
     path = regularization_path(X_train, y_train, values, base, weights)
-    scores = [float(scorer(point.estimator, X_test, y_test)) for point in path]
+    scores = [float(scorer(point.estimator, X_test, y_test, **_test_weights(sample_weight, test)))
+              for point in path]
     n_rules = [point.n_rules for point in path]
     certified = [point.certificate.status == "optimal" for point in path]
     return scores, n_rules, certified
+
+
+def _test_weights(sample_weight, test) -> dict:
+    """The scorer's keyword for a fold's test rows: their sample weights, so that a weight counts as
+    that many repeated rows in the score as in the fit."""
+    return {} if sample_weight is None else {"sample_weight": sample_weight[test]}
 
 
 def _take(X, rows):
@@ -252,13 +260,13 @@ DEFAULT_COMPLEXITIES = (1, 5, 10, 15, 20, 30)
 
 def _fold_fits(base, X, y, weights, train, test, candidates, scorer):
     """Fit every candidate setting on one fold's training part (with its sample weights); score each on
-    its test part (unweighted, as RuleListCV)."""
+    its test part (weighted, as RuleListCV)."""
     X_train, X_test = _take(X, train), _take(X, test)
     fit_weights = {} if weights is None else {"sample_weight": weights[train]}
     scores, sizes, certified = [], [], []
     for params in candidates:
         model = clone(base).set_params(**params).fit(X_train, y[train], **fit_weights)
-        scores.append(float(scorer(model, X_test, y[test])))
+        scores.append(float(scorer(model, X_test, y[test], **_test_weights(weights, test))))
         sizes.append(model.rule_set_.complexity)
         certified.append(model.certificate_.status == "optimal")
     return scores, sizes, certified

@@ -11,16 +11,10 @@ from ..budget import Budget, check_budget_values
 from ..data import bitset
 from ..data.groups import GROUPING, GroupingStopped, grouping_bytes
 from .prefix import rule_list_from_prefix
-from .problem import Problem, check_regularization, check_sample_weight
+from .problem import Problem, check_regularization
 from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
 from .requirements import Requirements
 from .search import Ablation, check_max_length, search, unmined_result
-
-
-#: prefixes and seconds the search over pairs of literals gets, from the certified best list of single
-#: literals, under ``max_card="auto"``: pairs are kept when they certify within both
-PAIR_NODES = 200_000
-PAIR_SECONDS = 3.0
 
 
 class RuleListClassifier(RuleModelEstimator):
@@ -36,10 +30,11 @@ class RuleListClassifier(RuleModelEstimator):
     Parameters
     ----------
     regularization : lambda in [0, 1), the price of one rule in training accuracy.
-    max_card : features per antecedent, at most (default 2); ``"auto"``: the best list of single literals
+    max_card : features per antecedent, at most; ``"auto"`` (default): the best list of single literals
         is certified first, then lists with pairs of literals are searched from it for at most
         200,000 prefixes and 3 s, and kept when that search certifies them (``max_card_`` says which;
-        otherwise ``certificate_.counters["pairs_search"]`` says what the pairs' search reached).
+        otherwise ``certificate_.counters["pairs_search"]`` says what the pairs' search reached). A number
+        searches conjunctions of up to that many literals to the end of the budget.
     min_support : minimum antecedent support for mining; defaults to ``regularization`` (Thm 10: rarer
         antecedents can never appear in an optimal list, so this loses nothing).
     policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
@@ -62,7 +57,10 @@ class RuleListClassifier(RuleModelEstimator):
     use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,
     use_equivalent_points : ablation switches for Theorems 10, 11, 21, Lemma 2 and Theorem 20.
     categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer
-        (``identifiers="drop"`` leaves out columns that identify rows, with a warning).
+        (``identifiers="drop"`` leaves out columns that identify rows, with a warning). Defaults: numeric
+        thresholds where a boosted reference ensemble splits (``thresholds="boosted"``; ``"quantile"``:
+        ``n_thresholds`` quantiles), negated literals too (``negations=True``), missing values as their
+        own literal (``missing="category"``).
     greedy_start : seed the search with the greedy list (a good first incumbent prunes early; the
         certificate does not depend on it). Not scikit-learn's ``warm_start``: every fit starts afresh.
     max_rules : domain constraint: lists of at most this many rules (default: no limit); the
@@ -89,7 +87,7 @@ class RuleListClassifier(RuleModelEstimator):
     def __init__(
         self,
         regularization: float = 0.01,
-        max_card=2,
+        max_card="auto",
         min_support: float | None = None,
         policy: str = "lower_bound",
         map_type: str = "auto",
@@ -106,9 +104,9 @@ class RuleListClassifier(RuleModelEstimator):
         use_equivalent_points: bool = True,
         categorical=None,
         bins=None,
-        thresholds: str = "quantile",
+        thresholds: str = "boosted",
         n_thresholds: int = 9,
-        negations: bool = False,
+        negations: bool = True,
         missing: str = "category",
         identifiers: str = "drop",
         max_antecedents="auto",
@@ -154,6 +152,7 @@ class RuleListClassifier(RuleModelEstimator):
         )
 
     multiclass = True
+    _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_",)
 
     def fit(self, X, y, sample_weight=None):
         regularization = check_regularization(self.regularization)
@@ -165,74 +164,17 @@ class RuleListClassifier(RuleModelEstimator):
     def _prepare(self, X, y, sample_weight, smallest_regularization: float, budget: Budget | None = None):
         """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
         A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
-        frame, codes = self._target(X, y)
+        frame, codes, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)
         weights = self._sample_weights(codes, sample_weight)
         min_support = self._default_min_support(smallest_regularization, weights)
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         # (but a required one may be, so with requirements every category gets its feature)
         rarest = 1 if as_names(self.required) else math.ceil(min_support * len(codes) - 1e-9)
-        features = self._binarize(frame, codes, rarest, budget, check_sample_weight(sample_weight, len(codes), codes),
-                                 packed=True)
+        features = self._binarize(frame, codes, rarest, budget, sample_weight, packed=True)
         # the supports from lambda are those of Thms 10 and 21: none there, the list of no rule is optimal
         self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required,
                    none_is_an_answer=self.min_support is None)
         return codes, weights
-
-    def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
-        """The certified search on prepared data (``_prepare``), optionally from known lists (prefixes of
-        indices into the mined antecedents); within ``budget`` (the fit's), or a new one from
-        ``time_limit`` and ``max_memory``. With ``max_card="auto"``: :meth:`_search_auto`."""
-        mined = self.__dict__.setdefault("mined_antecedents_", self.antecedents_)
-        self.antecedents_ = mined
-        singles = [i for i, items in enumerate(mined.items) if len(items) == 1]
-        if self.max_card != "auto" or len(singles) == len(mined):
-            self.max_card_ = self._mining_card() if self.max_card != "auto" else 1
-            self._space_positions = np.arange(len(mined))
-            return self._search_space(prepared, initial_prefix, budget, progress)
-        own_progress = progress is None
-        progress = self._progress() if own_progress else progress
-        try:
-            return self._search_auto(prepared, singles, initial_prefix,
-                                     budget if budget is not None else self._budget(progress), progress)
-        finally:
-            if own_progress:
-                self._close(progress)
-
-    def _search_auto(self, prepared, singles: list, initial_prefix, budget: Budget, progress):
-        """Certify the best list of single literals, then, from it, search the lists of pairs for at most
-        :data:`PAIR_NODES` prefixes and :data:`PAIR_SECONDS`: the pairs' list is kept when that search
-        certifies it, else the singles' (optimal over single literals), with a note of what the pairs'
-        search reached (``counters["pairs_search"]``). Sets ``max_card_`` (1 or 2)."""
-        mined = self.antecedents_
-        position = {a: k for k, a in enumerate(singles)}
-        starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
-            initial_prefix[0]) else list(initial_prefix))
-        self.antecedents_, self.max_card_ = mined.subset(singles), 1
-        self._space_positions = np.asarray(singles, dtype=np.int64)
-        self._search_space(prepared, [[position[a] for a in p] for p in starts if all(a in position for a in p)]
-                           or None, budget, progress)
-        if not self.certificate_.is_optimal or budget.stopped():
-            return self
-        first = {name: getattr(self, name) for name in ("antecedents_", "rule_list_", "antecedent_indices_",
-                                                        "certificate_", "_space_positions")}
-        self.antecedents_, self.max_card_ = mined, 2
-        self._space_positions = np.arange(len(mined))
-        best_single = [int(first["_space_positions"][a]) for a in first["antecedent_indices_"]]
-        nodes = PAIR_NODES if self.max_nodes is None else min(PAIR_NODES, int(self.max_nodes))
-        with budget.capped(PAIR_SECONDS):
-            self._search_space(prepared, [best_single, *starts], budget, progress, max_nodes=nodes)
-        if self.certificate_.is_optimal:
-            return self
-        pairs = self.certificate_
-        for name, value in first.items():
-            setattr(self, name, value)
-        self.max_card_ = 1
-        self.certificate_.counters["pairs_search"] = (
-            f"lists with pairs of literals ({len(mined):,} antecedents) searched from this one for "
-            f"{pairs.counters.get('nodes_expanded', 0):,} prefixes: best objective {pairs.objective:.9f}, "
-            f"lower bound {pairs.lower_bound:.9f} ({pairs.status}); fit max_card=2 to search them to the end")
-        self.certificate_.counters["fit_time"] = budget.elapsed()
-        return self
 
     def _search_space(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None,
                       max_nodes: int | None = None):
@@ -293,6 +235,9 @@ class RuleListClassifier(RuleModelEstimator):
         epsilon)`` (``mined_all_rules`` says whether that holds).
         """
         self._fitted_estimator()
+        if not hasattr(self, "_training"):
+            raise ValueError("a pickled estimator keeps neither its training labels nor its capture vectors (they "
+                             "grow with the rows): fit again to search its Rashomon set")
         if not self._mined():
             raise ValueError("the fit mined no antecedent (its budget ended while mining's kernels compiled, in a "
                              "first fit after install): fit again, or run `optrules compile` first")
@@ -365,11 +310,24 @@ class RuleListClassifier(RuleModelEstimator):
         return rule_list_from_prefix(rows, codes, range(len(prefix)), conditions, self.classes_, self.binarizer_,
                                      sample_weight=weights)
 
+    def __getstate__(self) -> dict:
+        # a pickled estimator weighs what its model weighs: the training labels and weights kept for
+        # rashomon_set grow with the rows (and the capture vectors it needs with them are not pickled)
+        state = dict(super().__getstate__())  # (a copy: object's own is the instance's __dict__)
+        state.pop("_training", None)
+        return state
+
+    def __copy__(self):
+        # a shallow copy (the web app's, one per Rashomon run) shares the training rows and can search
+        copied = type(self).__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        return copied
+
     def _sample_weights(self, codes, sample_weight):
-        """Per-sample weights (``sample_weight`` x class weight), or None for unit weights."""
+        """Per-sample weights (the checked ``sample_weight`` x class weight), or None for unit weights."""
         if sample_weight is None and self.class_weight is None:
             return None
-        weights = np.ones(len(codes)) if sample_weight is None else check_sample_weight(sample_weight, len(codes))
+        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
         return weights * self._class_weights(codes)[codes]
 
     def _default_min_support(self, regularization: float, weights) -> float:

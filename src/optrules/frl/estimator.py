@@ -8,7 +8,6 @@ import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..budget import Budget, check_budget_values
-from ..corels.problem import check_sample_weight
 from . import DEFAULT_C, DEFAULT_W
 
 
@@ -30,9 +29,13 @@ class FallingRuleListClassifier(RuleModelEstimator):
     max_nodes, time_limit, max_memory, verbose : budgets (the time limit, 120 s by default, covers the
         whole fit, the Monte-Carlo warm start included) and progress, as for rule lists.
     min_class_support : antecedents must hold for at least this share of the positives or of the
-        negatives (the paper: 10%); ``max_card``: items per antecedent; ``max_antecedents``: at most this
-        many (``"auto"``, as for rule lists).
-    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer.
+        negatives (the paper: 10%); ``max_card``: items per antecedent (``"auto"``, the default: the best
+        list of single literals certified first, then pairs from it when their search certifies within
+        200,000 prefixes and 3 s, as for rule lists; ``max_card_`` says which); ``max_antecedents``: at most
+        this many (``"auto"``, as for rule lists).
+    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer
+        (default: numeric thresholds where a boosted reference ensemble splits, ``thresholds="boosted"``;
+        ``"quantile"``: ``n_thresholds`` quantiles).
     pos_label : the class whose probability falls down the list and whose misses cost ``w`` (default:
         the second of the sorted classes).
 
@@ -63,10 +66,10 @@ class FallingRuleListClassifier(RuleModelEstimator):
         max_memory: int | None = None,
         verbose: bool = False,
         min_class_support: float = 0.1,
-        max_card: int = 2,
+        max_card="auto",
         categorical=None,
         bins=None,
-        thresholds: str = "quantile",
+        thresholds: str = "boosted",
         n_thresholds: int = 9,
         negations: bool = False,
         missing: str = "category",
@@ -108,15 +111,10 @@ class FallingRuleListClassifier(RuleModelEstimator):
         self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
         return self
 
-    def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:
-        from ..bnb import compiled_in_time, unsearched_certificate
-        from ..data import bitset
-        from .montecarlo import compile_montecarlo_kernels, montecarlo_search
-        from .objective import falling_rule_list, list_counts, objective
-        from .search import FRLProblem, certified_search
+    _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_", "objective_")
 
-        frame, codes = self._target(X, y)
-        weights = check_sample_weight(sample_weight, len(codes), codes)
+    def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:
+        frame, codes, weights = self._weighted_rows(*self._target(X, y), sample_weight)
         describes = self._described_class()
         y01 = (codes == describes).astype(codes.dtype)  # 1: the class whose probability falls
         # a conjunction must hold for min_class_support of the positives or of the negatives: rarer
@@ -125,22 +123,44 @@ class FallingRuleListClassifier(RuleModelEstimator):
         features = self._binarize(frame, codes, math.ceil(self.min_class_support * smaller_class - 1e-9), budget, weights,
                                   packed=True)
         self._mine(features, y01, 0.0, self.min_class_support, budget)
-        prefix, self.certificate_ = (), None
+        prepared = (y01, weights, describes)
+        if self.method == "montecarlo":  # proves nothing: it searches every mined antecedent
+            self.max_card_, self._space_positions = self._mining_card(), np.arange(len(self.antecedents_))
+            self._search_space(prepared, None, budget, progress)
+        else:
+            self._search(prepared, None, budget, progress)
+
+    def _search_space(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None,
+                      max_nodes: int | None = None):
+        """The search over ``antecedents_`` (every mined antecedent, or the single literals among them):
+        a short Monte-Carlo run for a first list (unless ``initial_prefix``, a list of indices into
+        ``antecedents_`` or several, gives it), then the certified search; sets the fitted list."""
+        from ..bnb import compiled_in_time, unsearched_certificate
+        from ..data import bitset
+        from .montecarlo import compile_montecarlo_kernels, montecarlo_search
+        from .objective import falling_rule_list, list_counts, objective
+        from .search import FRLProblem, certified_search
+
+        y01, weights, describes = prepared
+        starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
+            initial_prefix[0]) else list(initial_prefix))
+        prefix, self.certificate_ = (tuple(starts[0]) if starts else ()), None
         if len(self.antecedents_):
             problem = FRLProblem(None, y01, self.w, self.C, self.C1, self._conditions(), weights,
                                  bits=self.antecedents_.bits)
             # the warm start of the certified search gets at most a tenth of the time left (its kernels
             # compile within the budget: a first fit after install may have no time for it)
-            if compiled_in_time(lambda: compile_montecarlo_kernels(weights is not None), budget):
+            if not starts and compiled_in_time(lambda: compile_montecarlo_kernels(weights is not None), budget):
                 prefix = montecarlo_search(
                     problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
                     self.prob_terminate, self.curiosity_weight, self.random_state,
                     time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
                 ).prefix
             if self.method == "certified":
-                result = certified_search(problem, self.soft, max_nodes=self.max_nodes, initial_prefix=prefix,
-                                          progress=progress, budget=budget)
+                result = certified_search(problem, self.soft, max_nodes=self.max_nodes if max_nodes is None else max_nodes,
+                                          initial_prefix=prefix, progress=progress, budget=budget)
                 prefix, self.certificate_ = result.prefix, result.certificate
+        self.antecedent_indices_ = [int(a) for a in prefix]
         captures = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(y01))
         self.objective_ = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w, self.C, self.C1,
                                     self.soft)
@@ -155,3 +175,5 @@ class FallingRuleListClassifier(RuleModelEstimator):
                                             [conditions[a] for a in prefix], self.w, self.soft,
                                             self.classes_, self.binarizer_, describes=describes,
                                             sample_weight=weights)
+        return self
+

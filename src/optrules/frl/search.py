@@ -17,7 +17,7 @@ from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_s
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
 from ..corels.prefix import class_weight_matrix
-from ..corels.problem import check_sample_weight
+from ..data.validation import check_sample_weight
 from ..data import bitset
 from ..data.groups import group_samples
 from . import kernel as K

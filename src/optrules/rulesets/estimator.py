@@ -8,7 +8,6 @@ import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..budget import check_budget_values
-from ..corels.problem import check_sample_weight
 from ..data import bitset
 
 
@@ -51,8 +50,9 @@ class RuleSetClassifier(RuleModelEstimator):
         on HiGHS), ``False`` (beam only).
     max_pricing_samples, max_pricing_features : the beam search prices on a stratified random subsample
         of samples, and a random subset of features, above these sizes (clauses are re-scored on all).
-    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : the Binarizer (the paper: decile
-        thresholds both ways, one-hot with negations).
+    categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : the Binarizer (default:
+        thresholds where a boosted reference ensemble splits, both ways, one-hot with negations; the paper's
+        decile thresholds: ``thresholds="quantile"``).
 
     Attributes
     ----------
@@ -83,7 +83,7 @@ class RuleSetClassifier(RuleModelEstimator):
         verbose: bool = False,
         categorical=None,
         bins=None,
-        thresholds: str = "quantile",
+        thresholds: str = "boosted",
         n_thresholds: int = 9,
         negations: bool = True,
         missing: str = "category",
@@ -136,8 +136,7 @@ class RuleSetClassifier(RuleModelEstimator):
         from ..models import RuleSet
         from .colgen import column_generation, first_covering
 
-        frame, y01 = self._target(X, y)
-        sample_weight = check_sample_weight(sample_weight, len(y01), y01)
+        frame, y01, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)
         features = self._binarize(frame, y01, math.ceil(self.min_support * len(y01) - 1e-9), budget,
                                   sample_weight, packed=True)
         names = list(self.binarizer_.feature_names_)
