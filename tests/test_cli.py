@@ -214,3 +214,17 @@ def test_the_console_script_starts_its_clock_before_importing():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "compas" in done.stdout
+
+
+def test_fit_refine_searches_the_larger_space_from_the_boosted_optimum(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.normal(size=400), "b": rng.normal(size=400)})
+    frame["label"] = (((frame["a"] > 0.2) & (frame["b"] < 0.4)) ^ (rng.random(400) < 0.1)).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--refine", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "certified optimum over the boosted space" in text and "numeric thresholds at quantiles and" in text
+    with pytest.raises(SystemExit, match="--refine: only for the families that take refine="):
+        main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--refine", "--model", "frl"])

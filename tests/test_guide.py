@@ -13,7 +13,7 @@ from optrules.data import guide
 from optrules.data.binarize import Binarizer, MissingValuesWarning
 
 
-#: the guided space, as a user asks for it today (the estimators' defaults are still quantiles)
+#: the guided space, spelled out (the estimators' defaults)
 GUIDED = dict(thresholds="boosted", missing="category")
 GUIDED_LIST = dict(GUIDED, max_card="auto", negations=True)
 
@@ -140,6 +140,32 @@ def test_the_default_rule_list_is_the_optimum_over_its_space(seed):
     assert model.certificate_.objective <= expected.objective + 1e-12
     assert "single literals" in str(model.certificate_) or "conjunctions of up to 2" in str(model.certificate_)
     assert model.certificate_.counters["reference_train_accuracy"] == model.binarizer_.reference_.train_accuracy
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_refined_fit_starts_from_the_boosted_optimum_and_certifies_the_larger_space(seed):
+    """refine=True: the boosted space's certified list starts a search over quantile and reference
+    thresholds together; its certified objective is brute force's over that larger space, and no worse
+    than the boosted space's optimum (every boosted threshold is in the larger space)."""
+    rng = np.random.default_rng(200 + seed)
+    X, y = _table(rng, n=90)
+    X = X[["age", "income"]]
+    regularization = 0.12  # lists of up to R/lambda rules, few antecedents: brute force stays small
+    options = dict(regularization=regularization, max_card=1, n_thresholds=3, min_support=0.0)
+    guided = RuleListClassifier(**options).fit(X, y)
+    refined = RuleListClassifier(**options, refine=True).fit(X, y)
+    assert guided.certificate_.is_optimal and refined.certificate_.is_optimal
+    assert set(guided.binarizer_.feature_names_) <= set(refined.binarizer_.feature_names_)
+    assert refined.binarizer_.thresholds == "both" and "quantiles and thresholds from a boosted" in str(
+        refined.certificate_)
+    expected = brute_force(refined.antecedents_.capture_matrix(), y, regularization,
+                           max_length=int(guided.certificate_.objective / regularization + 1e-9))
+    assert refined.certificate_.objective == pytest.approx(expected.objective, abs=1e-12)
+    assert refined.certificate_.objective <= guided.certificate_.objective + 1e-12
+    note = refined.certificate_.counters["guided_space"]
+    assert f"{guided.certificate_.objective:.9f}" in note and "did not start" not in note
+    with pytest.raises(ValueError, match="starts from the boosted space"):
+        RuleListClassifier(**options, refine=True, thresholds="quantile").fit(X, y)
 
 
 def test_missing_values_are_read_by_default_and_exported_the_same(tmp_path):

@@ -146,6 +146,18 @@ def test_a_falling_list_falls_for_the_class_the_form_names(client):
     assert run["result"]["model"]["describes"] == 0  # "no" is the first class
 
 
+def test_a_refined_run_says_which_space_it_started_from(client):
+    body = {"table": "dataset:compas", "target": "two_year_recid",
+            "params": {"regularization": 0.02, "refine": True, "time_limit": 30}}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 201, response.text
+    run = wait(client, response.json()["id"], 60)
+    assert run["status"] == "done", run
+    counters = run["result"]["certificate"]["counters"]
+    assert counters["guided_space"].startswith("certified optimum over the boosted space")
+    assert "numeric thresholds at quantiles and thresholds from a boosted reference" in counters["space"]
+
+
 def test_cancel_a_running_and_a_queued_run(client):
     rng = np.random.default_rng(0)
     hard = pd.DataFrame(rng.random((400, 6)).round(2), columns=[f"x{j}" for j in range(6)])

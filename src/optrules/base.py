@@ -71,6 +71,8 @@ def space_text(binarizer, antecedents, max_card) -> str:
     reference = getattr(binarizer, "reference_", None)
     origin = ("numeric thresholds at quantiles" if reference is None and binarizer.thresholds == "quantile"
               else "thresholds and values chosen by the reference" if reference is None else reference.describe())
+    if reference is not None and binarizer.thresholds == "both":
+        origin = f"numeric thresholds at quantiles and {origin}"
     if antecedents is not None and max_card is not None:
         shape = "single literals" if int(max_card) == 1 else f"conjunctions of up to {int(max_card)} literals"
         return f"{len(antecedents):,} antecedents ({shape}) of {features:,} binary features{negations}; {origin}"
@@ -112,13 +114,13 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         return frame.iloc[kept], codes[kept], weights[kept]
 
     def _binarize(self, frame, codes, min_category_count: int = 1, budget: Budget | None = None,
-                  sample_weight=None, packed: bool = False) -> np.ndarray:
+                  sample_weight=None, packed: bool = False, thresholds: str | None = None) -> np.ndarray:
         """Fit the binarizer (``binarizer_``, on the rows of positive ``sample_weight``, thresholds from
         the reference ensemble fitted on ``codes`` with the sample and class weights, or at weighted
-        quantiles) and return the boolean features of ``frame`` (``packed``: packed, one row of words a
-        feature, what mining reads)."""
+        quantiles, or both: ``thresholds``, else the estimator's) and return the boolean features of
+        ``frame`` (``packed``: packed, one row of words a feature, what mining reads)."""
         binarizer = Binarizer(self.categorical, self.bins, self.n_thresholds, self.negations, self.missing,
-                              self.identifiers, max(1, int(min_category_count)), self.thresholds)
+                              self.identifiers, max(1, int(min_category_count)), thresholds or self.thresholds)
         reference_weight = sample_weight
         if getattr(self, "class_weight", None) is not None:
             class_weights = self._class_weights(codes)[codes]

@@ -83,6 +83,9 @@ class Certificate:
         parts = [head]
         if isinstance(c.get("space"), str):  # what the model is optimal over (the binarized space)
             parts.append(f"over {c['space']}")
+        for note in ("guided_space", "pairs_search"):  # the other space a rule list's fit searched
+            if isinstance(c.get(note), str):
+                parts.append(c[note])
         if "iterations" in c:  # column generation
             parts.append(
                 f"time {c['total_time']:.3f} s, {c['iterations']} LP solves, {c['columns']} clauses generated, "

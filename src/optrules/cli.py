@@ -248,6 +248,8 @@ def _check_fit_arguments(args, family) -> None:
         refuse("--weight-column", "sample_weight")
     if (args.max_rules is not None or args.forbid or args.require) and not family.constraints:
         refuse("--max-rules, --forbid and --require", "constraints")
+    if getattr(args, "refine", False) and "refine" not in family.estimator().get_params():
+        raise SystemExit(f"error: --refine: only for the families that take refine=, not --model {family.name}")
     if args.class_weight and not family.class_weight:
         refuse("--class-weight", "class_weight", "see the family's own options in --help")
     if args.pos_label is not None and not family.pos_label:
@@ -312,6 +314,8 @@ def _fit_model(args, console: Console):
         common["class_weight"] = args.class_weight
     if family.constraints:
         common.update(max_rules=args.max_rules, forbidden=args.forbid, required=args.require)
+    if getattr(args, "refine", False):
+        common["refine"] = True
     pos_label = None if args.pos_label in (None, "both") else _class_named(args.pos_label, y)
     estimator = family.from_cli(args, common, pos_label)
     fit_weights = {} if weights is None else {"sample_weight": weights}
@@ -795,6 +799,9 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     search.add_argument("--require", nargs="+", default=None, metavar="NAME",
                         help="rule lists: features or columns each of which some rule must use (the certificate "
                              "is optimal over the lists that use them all)")
+    search.add_argument("--refine", action="store_true",
+                        help="rule lists: after the certified optimum over the boosted thresholds, search quantile "
+                             "and boosted thresholds together from it (the certificate covers that larger space)")
     search.add_argument("--verbose", "-v", action="store_true", help="show live progress (default: on a terminal)")
     search.add_argument("--quiet", "-q", action="store_true", help="no live progress")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from sklearn.base import clone
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
@@ -61,6 +62,12 @@ class RuleListClassifier(RuleModelEstimator):
         thresholds where a boosted reference ensemble splits (``thresholds="boosted"``; ``"quantile"``:
         ``n_thresholds`` quantiles), negated literals too (``negations=True``), missing values as their
         own literal (``missing="category"``).
+    refine : after the certified optimum over the boosted space (``thresholds="boosted"``), search the
+        larger space of quantile and reference thresholds together (``thresholds="both"``; pairs of
+        literals, or ``max_card`` if a number) from that list: it is the search's first incumbent, so
+        the search never returns a worse list and proves what the budget allows over the larger space.
+        ``certificate_`` then covers the larger space, and ``certificate_.counters["guided_space"]``
+        says what the first search certified. (Default False: the boosted space alone.)
     greedy_start : seed the search with the greedy list (a good first incumbent prunes early; the
         certificate does not depend on it). Not scikit-learn's ``warm_start``: every fit starts afresh.
     max_rules : domain constraint: lists of at most this many rules (default: no limit); the
@@ -113,6 +120,7 @@ class RuleListClassifier(RuleModelEstimator):
         max_rules: int | None = None,
         forbidden=None,
         required=None,
+        refine: bool = False,
     ):
         self.regularization = regularization
         self.max_card = max_card
@@ -141,6 +149,7 @@ class RuleListClassifier(RuleModelEstimator):
         self.max_rules = max_rules
         self.forbidden = forbidden
         self.required = required
+        self.refine = refine
 
     def _ablation(self) -> Ablation:
         return Ablation(
@@ -158,19 +167,56 @@ class RuleListClassifier(RuleModelEstimator):
         regularization = check_regularization(self.regularization)
         check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
         check_max_length(self.max_rules, "max_rules")
+        if self.refine and self.thresholds != "boosted":
+            raise ValueError(f"refine=True starts from the boosted space: thresholds='boosted', not {self.thresholds!r}")
+        if self.refine:
+            return self._within_budget(lambda budget, progress: self._refined(X, y, sample_weight, regularization,
+                                                                              budget, progress))
         return self._within_budget(lambda budget, progress: self._search(
             self._prepare(X, y, sample_weight, regularization, budget), budget=budget, progress=progress))
 
-    def _prepare(self, X, y, sample_weight, smallest_regularization: float, budget: Budget | None = None):
-        """Binarize and mine (for lambda down to ``smallest_regularization``); return ``(codes, weights)``.
-        A regularization path mines once, at its smallest lambda, and searches every lambda on that."""
+    def _refined(self, X, y, sample_weight, regularization: float, budget: Budget, progress):
+        """``refine=True``: certify the boosted space's optimum, then search the larger space (quantile and
+        reference thresholds) from it, within what is left of the budget."""
+        guided = clone(self).set_params(refine=False, verbose=False)
+        guided._search(guided._prepare(X, y, sample_weight, regularization, budget), budget=budget, progress=progress)
+        fitted = {name: value for name, value in vars(guided).items() if name not in self.get_params()}
+        if not guided.certificate_.is_optimal or budget.stopped():  # no proven start: the boosted space's fit
+            self.__dict__.update(fitted)
+            return self
+        prepared = self._prepare(X, y, sample_weight, regularization, budget, thresholds="both")
+        self.antecedents_, self.max_card_ = self.mined_antecedents_, self._mining_card()
+        self._space_positions = np.arange(len(self.antecedents_))
+        start = self._same_captures(guided)
+        self._search_space(prepared, None if start is None else [start], budget, progress)
+        first = guided.certificate_
+        self.certificate_.counters["guided_space"] = (
+            f"certified optimum over the boosted space ({len(guided.antecedents_):,} antecedents): objective "
+            f"{first.objective:.9f}" + ("" if start is not None else
+                                         "; its list is not among these antecedents, so it did not start this search"))
+        return self
+
+    def _same_captures(self, fitted) -> list | None:
+        """The list of another fit on the same rows (``fitted``) as indices into ``antecedents_``, each
+        antecedent matched by the rows it captures; None when one has no match."""
+        index = {}
+        for a in range(len(self.antecedents_)):
+            index.setdefault(self.antecedents_.bits[a].tobytes(), a)
+        found = [index.get(fitted.antecedents_.bits[a].tobytes()) for a in fitted.antecedent_indices_]
+        return None if any(a is None for a in found) else [int(a) for a in found]
+
+    def _prepare(self, X, y, sample_weight, smallest_regularization: float, budget: Budget | None = None,
+                 thresholds: str | None = None):
+        """Binarize and mine (for lambda down to ``smallest_regularization``; numeric thresholds as
+        ``thresholds`` says, else as the estimator's); return ``(codes, weights)``. A regularization
+        path mines once, at its smallest lambda, and searches every lambda on that."""
         frame, codes, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)
         weights = self._sample_weights(codes, sample_weight)
         min_support = self._default_min_support(smallest_regularization, weights)
         # Thm 10: a category rarer than the minimum support can be in no antecedent of an optimal list
         # (but a required one may be, so with requirements every category gets its feature)
         rarest = 1 if as_names(self.required) else math.ceil(min_support * len(codes) - 1e-9)
-        features = self._binarize(frame, codes, rarest, budget, sample_weight, packed=True)
+        features = self._binarize(frame, codes, rarest, budget, sample_weight, packed=True, thresholds=thresholds)
         # the supports from lambda are those of Thms 10 and 21: none there, the list of no rule is optimal
         self._mine(features, codes, min_support, budget=budget, forbidden=self.forbidden, required=self.required,
                    none_is_an_answer=self.min_support is None)

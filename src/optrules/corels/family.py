@@ -49,6 +49,7 @@ FAMILY = Family(
         Parameter("max_rules", "At most this many rules", "integer", None, 0, None),
         Parameter("forbidden", "Features or columns no rule may use", "names"),
         Parameter("required", "Features or columns some rule must use", "names"),
+        Parameter("refine", "then search quantile thresholds too, from the boosted optimum", "flag", False),
     ),
     add_cli_options=_add_cli_options,
     from_cli=_from_cli,

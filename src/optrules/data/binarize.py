@@ -355,7 +355,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         each): ``"quantile"`` (default here), ``n_thresholds`` quantiles of the training values;
         ``"boosted"``, the split points of a small boosted ensemble of stumps
         fitted on the training rows and ``y`` (:mod:`optrules.data.guide`), on every column (categorical
-        values as 0/1 columns); categorical columns keep all their values either way.
+        values as 0/1 columns); ``"both"``, the two together (the space a refined search covers, which
+        holds the boosted one); categorical columns keep all their values either way.
         ``reference_`` says what it learned.
     n_thresholds : number of quantile thresholds (``thresholds="quantile"``).
     negations : also add ``not <feature>`` for every one-hot, bin, 0/1 and missing feature.
@@ -418,8 +419,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"cannot fit on empty data: found 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         if frame.shape[1] == 0:
             raise ValueError(f"cannot fit on empty data: found 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
-        if self.thresholds == "boosted" and y is None:
-            raise ValueError("thresholds='boosted' chooses thresholds from the target: pass y, or use thresholds='quantile'")
+        if self.thresholds != "quantile" and y is None:
+            raise ValueError(f"thresholds={self.thresholds!r} chooses thresholds from the target: pass y, or use "
+                             "thresholds='quantile'")
         self._weights = None
         kept_rows = None
         if sample_weight is not None:
@@ -444,7 +446,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         columns = list(frame.columns)
         read, read_until = self._read_columns(frame, categorical, bins, should_stop)
         guide = None
-        if self.thresholds == "boosted":
+        if self.thresholds != "quantile":
             guide = self._fit_reference(read, frame.shape[0], y, sample_weight if reference_weight is None
                                         else reference_weight, kept_rows, should_stop, set(keep_columns))
         features: list[Feature] = []
@@ -520,10 +522,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
             # of their own (keeping only the values split on lost 24 points of test accuracy on monks-1)
             features = self._categorical_features(column, series, group, column in categorical)
             chosen = None
-        elif chosen is not None:
-            features = self._guided_thresholds(column, series, [t for kind_, t in chosen if kind_ == "le"])
         else:
-            features = self._threshold_features(column, series)
+            features = self._threshold_features(column, series, None if chosen is None else
+                                                [t for kind_, t in chosen if kind_ == "le"])
         if self.missing_counts_.get(column) and (chosen is None or features or ("missing", None) in chosen):
             features.append(Feature(value_name(column, MISSING_LABEL), column, "missing", group=group))
         if self.negations:
@@ -693,40 +694,48 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     _weights = None  # the fit's positive sample weights, while it runs
 
-    def _threshold_features(self, column: str, series: pd.Series) -> list[Feature]:
+    def _threshold_features(self, column: str, series: pd.Series, chosen=None) -> list[Feature]:
+        """A numeric column's threshold features: at quantiles, at the reference's ``chosen`` thresholds
+        (not None: the reference saw the column), or at both (``thresholds="both"``)."""
         values = series.to_numpy(dtype="float64", na_value=np.nan)
         present = ~np.isnan(values)
         values = values[present]
         if values.size == 0:  # every value missing: nothing to compare (the missing feature says it all)
             return []
+        thresholds = []
+        if chosen is None or self.thresholds == "both":
+            weights = None if self._weights is None else self._weights[present]
+            thresholds.append(self._quantile_thresholds(values, weights))
+        if chosen is not None:
+            thresholds.append(self._guided_thresholds(values, chosen))
+        return self._both_ways(column, np.unique(np.concatenate(thresholds)))
+
+    def _quantile_thresholds(self, values: np.ndarray, weights) -> np.ndarray:
+        """``n_thresholds`` (weighted) lower quantiles of the present values, below the largest."""
         quantiles = np.arange(1, int(self.n_thresholds) + 1) / (int(self.n_thresholds) + 1)
-        if self._weights is None:
+        if weights is None:
             thresholds = np.unique(np.quantile(values, quantiles, method="lower"))
         else:
-            thresholds = np.unique(weighted_lower_quantiles(values, self._weights[present], quantiles))
-        return self._both_ways(column, thresholds[thresholds < values.max()])
+            thresholds = np.unique(weighted_lower_quantiles(values, weights, quantiles))
+        return thresholds[thresholds < values.max()]
 
-    def _guided_thresholds(self, column: str, series: pd.Series, thresholds) -> list[Feature]:
-        """The reference's thresholds of a column, each moved down to the largest training value at or
-        below it (the same split of the training rows, read as a value the column takes: ``age<=25``
-        rather than ``age<=25.5``); a column of at most ``n_thresholds + 1`` distinct values keeps a
-        threshold between every two."""
-        values = series.to_numpy(dtype="float64", na_value=np.nan)
-        values = values[~np.isnan(values)]
-        if values.size == 0:
-            return []
+    def _guided_thresholds(self, values: np.ndarray, thresholds) -> np.ndarray:
+        """The reference's thresholds of a column's present values, each moved down to the largest
+        training value at or below it (the same split of the training rows, read as a value the column
+        takes: ``age<=25`` rather than ``age<=25.5``); a column of at most ``n_thresholds + 1`` distinct
+        values keeps a threshold between every two."""
         distinct = pd.unique(values)  # hashed: linear in the rows, no sort of the whole column
         if distinct.size <= int(self.n_thresholds) + 1:
             # quantiles would cut between every two values of such a column: no near-copies to choose
             # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
-            return self._both_ways(column, np.sort(distinct)[:-1])
+            return np.sort(distinct)[:-1].astype(np.float64)
         snapped = set()
         for t in thresholds:
             below = values[values <= t]
             if below.size:
                 snapped.add(float(below.max()))
         top = values.max()
-        return self._both_ways(column, np.array(sorted(t for t in snapped if t < top)))
+        return np.array(sorted(t for t in snapped if t < top), dtype=np.float64)
 
     def _both_ways(self, column: str, thresholds) -> list[Feature]:
         """``column<=t`` and ``column>t`` for each increasing threshold, named with the digits that tell
@@ -927,8 +936,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 
 FEATURE_KINDS = ("equals", "binary", "le", "gt", "interval", "missing")
-#: how numeric columns get their thresholds: a reference ensemble's splits, or quantiles
-THRESHOLD_MODES = ("boosted", "quantile")
+#: how numeric columns get their thresholds: a reference ensemble's splits, quantiles, or both
+THRESHOLD_MODES = ("boosted", "quantile", "both")
 
 
 class MissingValuesWarning(UserWarning):
