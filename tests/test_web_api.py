@@ -456,7 +456,7 @@ def test_the_upload_folder_has_a_total_cap():
     {"params": "abc"}, {"params": [1, 2]}, {"params": {"time_limit": "abc"}}, {"params": {"time_limit": [1]}},
     {"params": {"time_limit": True}}, {"params": {"time_limit": 0}}, {"params": {"time_limit": 1e9}},
     {"params": {"max_card": 2.5}}, {"params": {"max_card": "two"}}, {"params": {"missing_as_category": "yes"}},
-    {"params": {"max_memory": 1}}, {"params": {"max_memory": {"mb": 5}}}, {"params": {"w": 3}},
+    {"params": {"negations": "maybe"}}, {"params": {"negations": True}}, {"params": {"max_memory": 1}}, {"params": {"max_memory": {"mb": 5}}}, {"params": {"w": 3}},
     {"params": {"regularization": None}}, {"params": {"class_weight": {"0": 1}}}, {"params": {"foo": 1}},
     {"target": 5}, {"table": None}, {"model": ["rulelist"]}, {"model": "frl", "params": {"soft": 1}},
     {"model": "ruleset", "params": {"max_degree": -1}}, {"model": "ruleset", "params": {"complexity": "inf"}},
@@ -884,3 +884,13 @@ def test_cancel_is_heard_while_a_wide_table_is_binarized(client):
     quick = client.post("/api/runs", json={"table": "dataset:compas", "target": "two_year_recid",
                                            "params": {"regularization": 0.05}}).json()["id"]
     assert wait(client, quick)["status"] == "done"
+
+
+@pytest.mark.parametrize("model, sent, expected", [
+    ("rulelist", "", True), ("rulelist", "without", False), ("frl", "", False), ("frl", "with", True),
+    ("ruleset", "without", False),
+])
+def test_the_negations_setting_reaches_the_estimator(model, sent, expected):
+    from optrules.web.runs import build_estimator
+
+    assert build_estimator(model, {"negations": sent}, None).negations is expected

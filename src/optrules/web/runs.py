@@ -116,7 +116,7 @@ def memory_limits_mb() -> tuple[float, float]:
 
 
 def common_form() -> tuple:
-    """The settings of every run: budgets, features per rule, thresholds, missing values."""
+    """The settings of every run: budgets, features per rule, thresholds, negations, missing values."""
     from ..families import Parameter
 
     default_mb, most_mb = memory_limits_mb()
@@ -126,6 +126,8 @@ def common_form() -> tuple:
         Parameter("max_card", "Features per rule", "integer", None, 1, 3),  # empty: the family's (auto, 2)
         Parameter("thresholds", "Numeric thresholds", "choice", "boosted",
                   choices=(("boosted", "where a boosted reference splits"), ("quantile", "at quantiles"))),
+        Parameter("negations", "Negated features", "choice", "",
+                  choices=(("", "the family's default"), ("with", "with negations"), ("without", "without"))),
         Parameter("missing_as_category", "treat missing values as a category", "flag", True),
     )
 
@@ -146,11 +148,14 @@ def build_estimator(model: str, params, progress):
     if unknown:
         raise InputError(f"{', '.join(unknown)}: not a parameter of {model} (it takes {', '.join(allowed)})")
     try:
-        time_limit, max_memory, max_card, thresholds, missing_as_category = (p.read(params) for p in common_parameters)
+        time_limit, max_memory, max_card, thresholds, negations, missing_as_category = (
+            p.read(params) for p in common_parameters)
         common = {"time_limit": time_limit, "max_memory": int(max_memory * 2**20), "thresholds": thresholds,
                   "missing": "category" if missing_as_category else "error", "verbose": progress}
         if max_card is not None:  # left empty: the family's own default
             common["max_card"] = max_card
+        if negations is not None:  # likewise (rule lists and rule sets: with, falling lists: without)
+            common["negations"] = negations == "with"
         return chosen.estimator_from_form(params, common)
     except ParameterError as error:
         raise InputError(str(error)) from None

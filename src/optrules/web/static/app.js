@@ -162,7 +162,7 @@ function parameters() {
   const params = {};
   const family = chosenFamily();
   const own = family ? family.parameters.map((parameter) => parameter.name) : [];
-  for (const id of ["time_limit", "max_memory", "max_card", "thresholds", "missing_as_category", ...own]) {
+  for (const id of ["time_limit", "max_memory", "max_card", "thresholds", "negations", "missing_as_category", ...own]) {
     params[id] = $(id).type === "checkbox" ? $(id).checked : $(id).value;
   }
   return params;
