@@ -88,6 +88,22 @@ def test_a_numeric_column_the_reference_never_splits_gets_no_threshold():
     assert binarizer.reference_.train_accuracy == 1.0
 
 
+def test_a_sampled_reference_scales_its_leaf_floor(monkeypatch):
+    """A table taller than the reference's sample: the rows a leaf needs (a share of the table, such as
+    a falling list's class support) are that share of the sample, and the sample splits as the whole
+    table does (the floor once exceeded the sample: a 3.3M-row table got no threshold)."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=4000)
+    y = (x + 0.3 * rng.normal(size=4000) > 0).astype(int)
+    X = pd.DataFrame({"x": x})
+    whole = Binarizer(thresholds="boosted", min_category_count=1200).fit(X, y)
+    monkeypatch.setattr(guide, "REFERENCE_ROWS", 1000)
+    sampled = Binarizer(thresholds="boosted", min_category_count=1200).fit(X, y)
+    assert sampled.reference_.rows == 1000
+    assert [f.name for f in whole.features_] and len(sampled.features_) >= len(whole.features_) // 2
+    assert sampled.reference_.train_accuracy > 0.8
+
+
 def test_boosted_thresholds_need_a_target():
     X, _ = _table(np.random.default_rng(0))
     with pytest.raises(ValueError, match="pass y"):

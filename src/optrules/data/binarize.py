@@ -576,8 +576,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         del blocks
         sampled_codes = codes if rows is None else codes[rows]
         sampled_weights = None if weights is None else (weights if rows is None else weights[rows])
-        model, self.reference_ = reference.fit_reference(design, sampled_codes, sampled_weights,
-                                                         self.min_category_count, should_stop)
+        # the leaf floor is a share of the table's rows: on a sample, that share of the sample (a floor
+        # past the sample's size left a 3.3M-row table's falling list with no threshold at all)
+        min_leaf = int(self.min_category_count)
+        if rows is not None:
+            min_leaf = math.ceil(min_leaf * rows.size / n_rows)
+        model, self.reference_ = reference.fit_reference(design, sampled_codes, sampled_weights, min_leaf,
+                                                         should_stop)
         self.reference_model_ = model
         self.reference_columns_ = design_columns
         chosen = {column: set() for column, series, kind in read if kind != "bins" and column not in keep_columns}
