@@ -312,3 +312,38 @@ def test_both_cores_count_the_children_as_one_does():
     for worker in workers:
         worker.join()
     assert len(answers) == 3 and len(set(answers)) == 1
+
+
+def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one():
+    """Repeated rows make groups whose weights are bit planes: an expansion then sweeps each word once a
+    plane, so the parallel kernel serves a sweep below PARALLEL_MIN_WORDS words (a tall table's
+    31,561 groups); on two threads and on one it makes the same expansions and finds the same list."""
+    import numba
+
+    from optrules.corels import kernel as K
+    from optrules.data.groups import group_samples
+
+    rng = np.random.default_rng(8)
+    distinct = rng.random((80, 12_000)) < 0.3
+    repeats = rng.integers(1, 61, 12_000)
+    captures = np.repeat(distinct, repeats, axis=1)
+    y = (np.repeat(distinct[0] & distinct[1], repeats) ^ (rng.random(captures.shape[1]) < 0.25)).astype(np.int64)
+    problem = Problem.from_captures(captures, y, 0.001)
+    groups = group_samples(problem.bits, problem.y, problem.minor, "planes")
+    words = groups.bits.shape[0] * groups.bits.shape[1]
+    sweep = K.sweep_words(groups.bits.shape[1], groups.bits.shape[0], groups.count_planes, groups.positive_planes,
+                          groups.minority_planes, groups.packed_weights)
+    assert words < K.PARALLEL_MIN_WORDS <= sweep
+    threads = numba.get_num_threads()
+    runs = {}
+    try:
+        for n_threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(n_threads)
+            result = search(problem, map_type="none", warm_start=False, max_nodes=300, counting="planes")
+            runs[n_threads] = (result.prefix, result.objective, {k: result.certificate.counters[k] for k in
+                                                                 ("nodes_expanded", "lower_bound_evaluations")})
+    finally:
+        numba.set_num_threads(threads)
+    assert len(set(map(repr, runs.values()))) == 1, runs
+    # and the counts are the samples': the list's objective recounted sample by sample
+    assert runs[1][1] == pytest.approx(problem.cost(list(runs[1][0])) / problem.total_weight, abs=1e-12)

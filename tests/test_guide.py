@@ -124,6 +124,24 @@ def test_the_reference_is_deterministic_and_weighted():
             == Binarizer(thresholds="boosted").fit(repeated, np.repeat(y, weights.astype(int))).feature_names_)
 
 
+def test_pairs_are_not_searched_after_a_long_singles_search(monkeypatch):
+    """max_card="auto" skips the pairs' search when the singles' took more prefixes than
+    PAIRS_AFTER_SINGLES_NODES: the singles' certified list, and the certificate saying so."""
+    from optrules import base
+
+    X, y = _table(np.random.default_rng(3), n=200)
+    tried = RuleListClassifier(regularization=0.02, **GUIDED_LIST).fit(X, y)
+    singles = RuleListClassifier(regularization=0.02, **dict(GUIDED_LIST, max_card=1)).fit(X, y)
+    assert "not searched" not in tried.certificate_.counters.get("pairs_search", "")
+    assert singles.certificate_.counters["nodes_expanded"] > 0
+    monkeypatch.setattr(base, "PAIRS_AFTER_SINGLES_NODES", singles.certificate_.counters["nodes_expanded"] - 1)
+    skipped = RuleListClassifier(regularization=0.02, **GUIDED_LIST).fit(X, y)
+    assert skipped.max_card_ == 1 and skipped.certificate_.is_optimal
+    assert skipped.certificate_.objective == pytest.approx(singles.certificate_.objective, abs=1e-12)
+    assert "not searched" in skipped.certificate_.counters["pairs_search"]
+    assert "not searched" in str(skipped.certificate_)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_default_rule_list_is_the_optimum_over_its_space(seed):
     """max_card="auto" certifies the singles' optimum, then keeps pairs only when their search certifies:

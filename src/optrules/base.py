@@ -27,6 +27,12 @@ DEFAULT_TIME_LIMIT = 120.0
 #: within both
 PAIR_NODES = 200_000
 PAIR_SECONDS = 3.0
+#: the pairs' search is tried only after a singles' search of at most this many prefixes: it searches a
+#: superset of the singles' lists from their optimum, and on the raw tables' 36 rule-list fits of
+#: benchmarks/peers_raw.py (2 splits) it certified only after singles' searches of at most 1,180 prefixes,
+#: never after 1,788 or more (bank marketing's 210,000 and COMPAS's 1.5 million then spent its 3 s for
+#: nothing)
+PAIRS_AFTER_SINGLES_NODES = 20_000
 
 
 class ModelViews:
@@ -263,7 +269,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         """Certify the best list of single literals, then, from it, search the lists of pairs for at most
         :data:`PAIR_NODES` prefixes and :data:`PAIR_SECONDS`: the pairs' list is kept when that search
         certifies it, else the singles' (optimal over single literals), with a note of what the pairs'
-        search reached (``counters["pairs_search"]``). Sets ``max_card_`` (1 or 2)."""
+        search reached (``counters["pairs_search"]``); not tried after a singles' search of more than
+        :data:`PAIRS_AFTER_SINGLES_NODES` prefixes. Sets ``max_card_`` (1 or 2)."""
         mined = self.antecedents_
         position = {a: k for k, a in enumerate(singles)}
         starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
@@ -273,6 +280,13 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         self._search_space(prepared, [[position[a] for a in p] for p in starts if all(a in position for a in p)]
                            or None, budget, progress)
         if not self.certificate_.is_optimal or budget.stopped():
+            return self
+        singles_nodes = self.certificate_.counters.get("nodes_expanded", 0)
+        if singles_nodes > PAIRS_AFTER_SINGLES_NODES:
+            self.certificate_.counters["pairs_search"] = (
+                f"lists with pairs of literals ({len(mined):,} antecedents) not searched: the single literals' "
+                f"search took {singles_nodes:,} prefixes, and the pairs' (a larger space) gets {PAIR_NODES:,}; "
+                f"fit max_card=2 to search them")
             return self
         first = {name: getattr(self, name) for name in self._searched_attributes}
         self.antecedents_, self.max_card_ = mined, 2

@@ -33,7 +33,8 @@ class RuleListClassifier(RuleModelEstimator):
     regularization : lambda in [0, 1), the price of one rule in training accuracy.
     max_card : features per antecedent, at most; ``"auto"`` (default): the best list of single literals
         is certified first, then lists with pairs of literals are searched from it for at most
-        200,000 prefixes and 3 s, and kept when that search certifies them (``max_card_`` says which;
+        200,000 prefixes and 3 s (after a singles' search of at most 20,000 prefixes), and kept when that
+        search certifies them (``max_card_`` says which;
         otherwise ``certificate_.counters["pairs_search"]`` says what the pairs' search reached). A number
         searches conjunctions of up to that many literals to the end of the budget.
     min_support : minimum antecedent support for mining; defaults to ``regularization`` (Thm 10: rarer

@@ -620,8 +620,20 @@ LEAF_WORDS_PER_EXPANSION = 1 << 24
 DEFER_WINDOW_LAMBDAS = 1.0
 
 
-# below this many words to sweep per expansion, starting threads costs more than it saves (measured)
+# below this many words to sweep per expansion, starting threads costs more than it saves (measured on
+# unit weights, three popcounts a word: weights as bit planes count a word once per plane)
 PARALLEL_MIN_WORDS = 1 << 16
+
+
+@njit(cache=True, inline="always")
+def sweep_words(n_live, n_antecedents, count_planes, positive_planes, minority_planes, packed_weights):
+    """The words one expansion's children sweep, in units of the fused unit-weight pass (three
+    popcounts a word): a tall table's groups carry weights of 10-15 bit planes each, so a sweep that
+    looks small in words is several times :data:`PARALLEL_MIN_WORDS` in work. (Packed weights are
+    summed bit by bit, not by plane: a word each.)"""
+    planes = count_planes.shape[0] + positive_planes.shape[0] + minority_planes.shape[0]
+    per_word = 1 if packed_weights.shape[0] > 0 else max(1, planes // 3)
+    return n_live * n_antecedents * per_word
 
 
 # -- the search loop --------------------------------------------------------------------------------
@@ -740,7 +752,8 @@ def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, 
         if not use_classes:
             # pass 1, every child's counts: on every core when the sweep is large enough to pay for the
             # threads, antecedents dealt round-robin to several chunks per core, each with its scratch
-            chunks = n_chunks if n_chunks > 0 and n_live * n_antecedents >= PARALLEL_MIN_WORDS else 1
+            sweep = sweep_words(n_live, n_antecedents, count_planes, positive_planes, minority_planes, packed_weights)
+            chunks = n_chunks if n_chunks > 0 and sweep >= PARALLEL_MIN_WORDS else 1
             for chunk in prange(chunks):
                 count_children(u, bits, live_words, n_live, chunk_scratch[chunk], count_planes, positive_planes,
                                minority_planes, packed_weights, use_equivalent, in_prefix, child_counts,

@@ -278,7 +278,9 @@ def search(
     policy_id, map_id = K.POLICIES[policy], K.MAP_TYPES[map_type]
 
     # both cores when an expansion sweeps enough words to pay for starting threads
-    kernel = K.expand_parallel if groups.bits.size >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
+    largest_sweep = K.sweep_words(groups.bits.shape[1], m, groups.count_planes, groups.positive_planes,
+                                  groups.minority_planes, groups.packed_weights)
+    kernel = K.expand_parallel if largest_sweep >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
 
     counting = groups.counting(with_classes=problem.weighted)
     longest = m if max_length is None else min(int(max_length), m)
