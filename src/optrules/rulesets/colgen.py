@@ -69,6 +69,33 @@ def _integral(*values) -> bool:
     return all(float(v).is_integer() for v in values)
 
 
+@dataclass(frozen=True)
+class ColumnGenerationSettings:
+    """What a rule set's column generation is asked for (the estimator's parameters, checked there).
+
+    ``complexity``: the bound on the set's clauses plus conditions; ``penalty``: the price of a clause
+    and of each of its conditions, in weighted mistakes; ``max_degree``: conditions per clause, at most;
+    ``positive_weight``/``negative_weight``: what a missed positive and a covered negative cost;
+    ``pricing_time_limit``: seconds per exact pricing call (None: no limit); ``beam_width``,
+    ``max_pricing_samples``, ``max_pricing_features``: the beam search's width and subsamples;
+    ``exact``: the exact pricing (``True``/``"enumeration"``, ``"ip"``, or ``False``: none, and no proof
+    that the master LP is solved); ``random_state``: the subsamples' and HiGHS's seed; ``max_nodes``:
+    the exact pricing's work for the whole fit, in clauses searched (None: no limit)."""
+
+    complexity: float = 30.0
+    penalty: float = 0.0
+    max_degree: int = 5
+    positive_weight: float = 1.0
+    negative_weight: float = 1.0
+    pricing_time_limit: float | None = 30.0
+    beam_width: int = 10
+    exact: bool | str = True
+    max_pricing_samples: int = 5000
+    max_pricing_features: int = 2000
+    random_state: int = 0
+    max_nodes: int | None = None
+
+
 def column_generation(
     features,
     y,
@@ -91,326 +118,453 @@ def column_generation(
     max_nodes: int | None = None,
     packed: bool = False,
 ) -> RuleSetResult:
-    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``;
-    ``packed``: the features come packed, one row of words a feature (``Binarizer.transform(packed=True)``,
-    :func:`~optrules.data.bitset.pack_columns`), an eighth of the table's bytes, which the fit reads as they are.
+    """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``:
+    :class:`ColumnGeneration` with these :class:`ColumnGenerationSettings`, and ``budget`` (a fit's) or
+    ``time_limit`` alone. With ``time_limit`` and ``pricing_time_limit`` None, a fit bounded by
+    ``max_nodes`` alone is deterministic: the same rule set and certificate on any machine, under any load."""
+    settings = ColumnGenerationSettings(complexity, penalty, max_degree, positive_weight, negative_weight,
+                                        pricing_time_limit, beam_width, exact, max_pricing_samples,
+                                        max_pricing_features, random_state, max_nodes)
+    return ColumnGeneration(features, y, settings, as_budget(budget, time_limit), sample_weight=sample_weight,
+                            chains=chains, packed=packed, progress=progress).run()
 
-    ``exact``: the exact pricing run when the beam search finds nothing: ``True``/``"enumeration"``
-    (branch-and-bound over conjunctions), ``"ip"`` (the pricing IP on HiGHS) or ``False`` (none: no
-    proof that the master LP is solved). ``budget`` (a fit's) replaces ``time_limit``. ``sample_weight``
-    multiplies each sample's class weight (a missed positive costs its weight, a covered negative its
-    weight per covering clause). ``chains``: each feature's nesting chain (-1: none), e.g.
-    :attr:`~optrules.data.Binarizer.chains_`; the exact pricing then skips clauses with two features of
-    one chain (they equal a shorter clause). ``max_nodes``: the exact pricing's work for the whole fit, in
-    clauses searched (:class:`~optrules.rulesets.enumeration.NodeBudget`); generation stops when it is
-    spent (status ``node budget``). With ``time_limit`` and ``pricing_time_limit`` None, a fit bounded by
-    it alone is deterministic: the same rule set and certificate on any machine, under any load."""
-    method = _exact_method(exact)
-    max_degree = feasible_degree(max_degree, complexity)
-    work = NodeBudget(max_nodes)
-    if pricing_time_limit is None:
-        pricing_time_limit = np.inf
-    budget = as_budget(budget, time_limit)
-    start = time.perf_counter()
-    limit = budget.remaining()  # the time this stage has, or None
-    reserve = 0.0 if limit is None else min(0.25 * limit, max(1.0, 0.05 * limit))  # for the final MIP
-    # and for proving the last duals' bound when generation runs out of time (see below)
-    certificate_time = 0.0 if limit is None or not method else _CERTIFICATE_SHARE * limit
-    y = np.asarray(y).astype(bool)
-    features = _packed_columns(features, len(y), packed)
-    n_features = len(features)
-    every_row = features, y
-    if budget.stopped():  # out of time (or asked to stop) before it began: the empty set, no bound
-        objective = float(positive_weight * (y.sum() if sample_weight is None else sample_weight[y].sum()))
+
+class ColumnGeneration:
+    """One rule set's column generation, in the phases of the module docstring; :meth:`run` runs them.
+
+    ``features``: the boolean features (samples x features), or packed, one row of words a feature
+    (``packed``; :func:`~optrules.data.bitset.pack_columns`), which the fit reads as they are; ``y``: 0/1
+    labels; ``sample_weight`` multiplies each sample's class weight (a missed positive costs its weight,
+    a covered negative its weight per covering clause); ``chains``: each feature's nesting chain (-1:
+    none), e.g. :attr:`~optrules.data.Binarizer.chains_`, with which the exact pricing skips clauses with
+    two features of one chain (they equal a shorter clause); ``progress(trace, counters)`` hears each
+    restricted LP (its ``KeyboardInterrupt`` stops the fit as Ctrl-C does).
+
+    The phases and what each leaves on the instance:
+
+    1. :meth:`_prepare`: the distinct rows, their costs, the pricing data and the empty master.
+    2. :meth:`_generate`: restricted LPs priced until no clause improves, or the budget ends:
+       ``clauses``, ``lp_value``, ``lp_bound`` (a proven lower bound), ``lp_solved``, ``last_duals``
+       (``(mu, lam, unit price)`` of the last LP), ``certify`` (whether their bound is still to prove)
+       and ``certificate_seconds``, ``status`` when a budget ended it.
+    3. :meth:`_solve_restricted_mip`: the MIP over the clauses (the certificate's search beside it,
+       :meth:`_start_certificate`), then a greedy choice if better and needless clauses and conditions
+       removed: ``chosen``, ``objective``, ``mip_bound``, ``mip_proven``.
+    4. :meth:`_prove_bound`: the last duals' bound proven in the time kept for it: ``lp_bound``, and
+       ``lp_solved`` when it proves them optimal.
+    5. :meth:`_close_gap`: with the LP solved and the set not proven, the sets of value <= v over every
+       clause that could be in one: ``chosen``, ``objective``, ``lp_bound``, ``gap_columns``.
+    """
+
+    def __init__(self, features, y, settings: ColumnGenerationSettings, budget: Budget, sample_weight=None,
+                 chains=None, packed: bool = False, progress=None):
+        self.settings = settings
+        self.method = _exact_method(settings.exact)
+        self.max_degree = feasible_degree(settings.max_degree, settings.complexity)
+        self.pricing_time_limit = np.inf if settings.pricing_time_limit is None else settings.pricing_time_limit
+        self.work = NodeBudget(settings.max_nodes)
+        self.budget = budget
+        self.progress = progress
+        self.start = time.perf_counter()
+        self.limit = budget.remaining()  # the time this stage has, or None
+        # kept for the final MIP, and for proving the last duals' bound when generation runs out of time
+        self.reserve = 0.0 if self.limit is None else min(0.25 * self.limit, max(1.0, 0.05 * self.limit))
+        self.certificate_time = 0.0 if self.limit is None or not self.method else _CERTIFICATE_SHARE * self.limit
+        self.y = np.asarray(y).astype(bool)
+        self.features = _packed_columns(features, len(self.y), packed)
+        self.sample_weight = sample_weight
+        self.chains = chains
+        self.every_row = self.features, self.y
+        self.trace = Trace()
+        self.clauses: list[tuple[int, ...]] = []
+        self.shortest: dict[bytes, int] = {}  # the fewest conditions of a column covering these rows (packed)
+        self.status, self.stopped_by = TIME_BUDGET, None
+        self.lp_solved, self.lp_bound = False, -np.inf
+        self.iterations = self.exact_calls = self.searches = 0  # searches: exact ones, over shorter clauses too
+        self.last_duals = self.last_search = None  # last_search: the branch-and-bound on the last duals
+        self.priced_last_duals = 0.0  # the time an exact pricing of the last duals already had (the IP's)
+        self.certify, self.certificate_seconds = False, 0.0
+        self.out_of_time = False
+        self.stalled = False  # generation ended as the LP tailed off (see _tailing_off)
+        # (seconds, restricted LP value, exact pricing calls, exact searches over shorter clauses too) a solve
+        self.lp_history: list[tuple[float, float, int, int]] = []
+        self.certificate_outcome: list[tuple[bool, float]] = []  # the certificate's search: (finished, its price)
+        self.gap_columns = None
+
+    def run(self) -> RuleSetResult:
+        """Every phase, and the rule set with its certificate."""
+        if self.budget.stopped():  # out of time (or asked to stop) before it began: the empty set, no bound
+            return self._before_start()
+        self._prepare()
+        self._generate()
+        beside = self._start_certificate()
+        self._solve_restricted_mip(beside)
+        self._prove_bound(beside)
+        self._close_gap()
+        return self._result()
+
+    # -- phase 1 ------------------------------------------------------------------------------------
+    def _before_start(self) -> RuleSetResult:
+        s, y, budget = self.settings, self.y, self.budget
+        objective = float(s.positive_weight * (y.sum() if self.sample_weight is None else self.sample_weight[y].sum()))
         trace = Trace()
         trace.append(budget.elapsed(), objective, 0.0, [0], float("nan"))
         return RuleSetResult([], objective, Certificate(
             INTERRUPTED if budget.interrupted else TIME_BUDGET, objective, 0.0,
-            _counters(time.perf_counter() - start, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
+            _counters(time.perf_counter() - self.start, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
                       int(y.sum()), len(y)), trace))
-    features, y, sample_weight, groups, packed_rows = distinct_rows(features, y, sample_weight, feature_groups=True,
-                                                                    packed=True)
-    budget.require("distinct rows", packed_rows.nbytes + (0 if features is every_row[0] else features.nbytes),
-                   "the distinct rows (samples x features, a bit each, by sample and by feature)")
-    # what each sample costs when misclassified: its class's weight, times its own
-    costs = np.where(y, float(positive_weight), float(negative_weight))
-    if sample_weight is not None:
-        costs = costs * sample_weight
-    integral = _integral(penalty, *np.unique(costs))  # every set is worth a whole number
-    # before generation, not after the MIP: on 700,000 rows it takes 1.6 s, which ran past the deadline
-    conflicts = conflict_bound(groups, y, costs)
-    rng = np.random.default_rng(random_state)
-    sample = _pricing_sample(y, max_pricing_samples, rng)
-    n_priced = len(y) if sample is None else len(sample)
-    budget.require("pricing", n_features * (len(y) // 8 + 4 * n_priced),
-                   "the pricing data (samples x features: a bit each, 4 bytes for the beam's samples)")
-    full = PricingBits.from_rows(packed_rows, n_features, y, negative_weight, sample_weight=sample_weight,
-                                 chains=chains)
-    positives = np.flatnonzero(y)
-    n_pos = len(positives)
-    positive_costs = costs[positives] if sample_weight is not None else positive_weight
-    master = MasterProblem(n_pos, complexity, positive_costs, seed=random_state, should_stop=budget.cancelled)
-    priced = (full.unpacked() if sample is None else PricingData.from_features(
-        bitset.unpack(packed_rows[sample], n_features), y[sample], negative_weight,
-        sample_weight=None if sample_weight is None else sample_weight[sample]))
-    del packed_rows
-    priced = priced.as_floats()
 
-    def time_left(certificate: bool = False, everything: bool = False) -> float:
+    def _prepare(self) -> None:
+        """Sets the distinct rows (``features``, ``y``, ``sample_weight``), each row's ``costs``,
+        ``integral``, ``conflicts``, the pricing data (``full``: every row, packed; ``priced``: the
+        beam's sample), ``positives`` and the empty ``master``."""
+        s, budget = self.settings, self.budget
+        features, y, sample_weight, groups, packed_rows = distinct_rows(self.features, self.y, self.sample_weight,
+                                                                        feature_groups=True, packed=True)
+        n_features = len(features)
+        budget.require("distinct rows", packed_rows.nbytes + (0 if features is self.every_row[0] else features.nbytes),
+                       "the distinct rows (samples x features, a bit each, by sample and by feature)")
+        # what each sample costs when misclassified: its class's weight, times its own
+        costs = np.where(y, float(s.positive_weight), float(s.negative_weight))
+        if sample_weight is not None:
+            costs = costs * sample_weight
+        self.integral = _integral(s.penalty, *np.unique(costs))  # every set is worth a whole number
+        # before generation, not after the MIP: on 700,000 rows it takes 1.6 s, which ran past the deadline
+        self.conflicts = conflict_bound(groups, y, costs)
+        self.rng = np.random.default_rng(s.random_state)
+        self.sample = _pricing_sample(y, s.max_pricing_samples, self.rng)
+        n_priced = len(y) if self.sample is None else len(self.sample)
+        budget.require("pricing", n_features * (len(y) // 8 + 4 * n_priced),
+                       "the pricing data (samples x features: a bit each, 4 bytes for the beam's samples)")
+        self.full = PricingBits.from_rows(packed_rows, n_features, y, s.negative_weight, sample_weight=sample_weight,
+                                          chains=self.chains)
+        self.positives = np.flatnonzero(y)
+        self.n_pos = len(self.positives)
+        self.positive_costs = costs[self.positives] if sample_weight is not None else s.positive_weight
+        self.master = MasterProblem(self.n_pos, s.complexity, self.positive_costs, seed=s.random_state,
+                                    should_stop=budget.cancelled)
+        priced = (self.full.unpacked() if self.sample is None else PricingData.from_features(
+            bitset.unpack(packed_rows[self.sample], n_features), y[self.sample], s.negative_weight,
+            sample_weight=None if sample_weight is None else sample_weight[self.sample]))
+        self.priced = priced.as_floats()
+        self.features, self.y, self.sample_weight, self.costs = features, y, sample_weight, costs
+        self.lp_value = float(costs[y].sum())
+
+    def _time_left(self, certificate: bool = False, everything: bool = False) -> float:
         """What generation has left: the budget's time less the MIP's share and (unless ``certificate``)
         the certificate's; ``everything``: all of it."""
-        left = budget.remaining()
+        left = self.budget.remaining()
         if left is None:
             return np.inf
-        return left if everything else left - reserve - (0.0 if certificate else certificate_time)
-    clauses: list[tuple[int, ...]] = []
-    shortest: dict[bytes, int] = {}  # the fewest conditions of a column covering these rows (packed)
+        return left if everything else left - self.reserve - (0.0 if certificate else self.certificate_time)
 
-    def coverage(clause):
-        covered = bitset.intersection(features, clause, len(y))
-        return bitset.unpack(covered, len(y)), covered.tobytes()
+    def _coverage(self, clause):
+        covered = bitset.intersection(self.features, clause, len(self.y))
+        return bitset.unpack(covered, len(self.y)), covered.tobytes()
 
-    def fresh(candidates):
-        # what no column covers yet with as few conditions: a column may come back from pricing when the
-        # LP leaves it a hair below zero, within HiGHS's tolerances
-        return [c for c in candidates if len(c) < shortest.get(coverage(c)[1], len(c) + 1)]
+    def _fresh(self, candidates):
+        """The candidates no column covers yet with as few conditions: a column may come back from
+        pricing when the LP leaves it a hair below zero, within HiGHS's tolerances."""
+        return [c for c in candidates if len(c) < self.shortest.get(self._coverage(c)[1], len(c) + 1)]
 
-    def add_columns(candidates) -> tuple[int, bool]:
+    def _add_columns(self, candidates) -> tuple[int, bool]:
         """Adds the candidates that no column covers with as few conditions: ``(how many, all fitted in
         memory)``."""
         added = 0
+        master, budget = self.master, self.budget
         for clause in candidates:
-            covered, key = coverage(clause)
-            if len(clause) >= shortest.get(key, len(clause) + 1):
+            covered, key = self._coverage(clause)
+            if len(clause) >= self.shortest.get(key, len(clause) + 1):
                 continue
-            covered_positives = np.flatnonzero(covered[positives])
+            covered_positives = np.flatnonzero(covered[self.positives])
             if not budget.fits(master.nbytes + 48 * (len(covered_positives) + 1) + len(key), replacing="master"):
                 return added, False
-            shortest[key] = len(clause)
-            master.add_clause(float(costs[covered & ~y].sum()) + penalty * (1 + len(clause)), 1 + len(clause),
-                              covered_positives)
-            budget.charge("master", master.nbytes + len(shortest) * len(key))
-            clauses.append(clause)
+            self.shortest[key] = len(clause)
+            master.add_clause(float(self.costs[covered & ~self.y].sum()) + self.settings.penalty * (1 + len(clause)),
+                              1 + len(clause), covered_positives)
+            budget.charge("master", master.nbytes + len(self.shortest) * len(key))
+            self.clauses.append(clause)
             added += 1
         return added, True
-    trace = Trace()
-    status, lp_solved, lp_bound = TIME_BUDGET, False, -np.inf
-    iterations = exact_calls = searches = 0  # searches: exact pricing searches, over shorter clauses too
-    lp_value = float(costs[y].sum())
-    stopped_by = last_duals = last_search = None  # last_search: the branch-and-bound on the last duals
-    certify, certificate_seconds = False, 0.0
-    priced_last_duals = 0.0  # the time an exact pricing of the last duals already had (the IP's)
-    out_of_time = False
-    stalled = False  # generation ended as the LP tailed off (see _tailing_off)
-    # (seconds, restricted LP value, exact pricing calls, exact searches over shorter clauses too) a solve
-    lp_history: list[tuple[float, float, int, int]] = []
-    try:
+
+    def _report(self) -> None:
+        if self.progress is not None:
+            self.progress(self.trace, {"nodes_expanded": self.iterations, "queue": len(self.clauses)})
+
+    # -- phase 2 ------------------------------------------------------------------------------------
+    def _generate(self) -> None:
+        """Restricted LPs, each priced (:meth:`_price`), until none improves or a budget ends; then
+        whether the last duals' bound is still to prove (``certify``) and in how long."""
+        budget = self.budget
+        try:
+            self._generation_loop()
+            self.out_of_time = budget.expired() or self._time_left() <= 0
+            # generation cut short leaves duals whose pricing was never finished (each call has
+            # pricing_time_limit, and the next LP moves the duals on): beside and after the MIP, the time
+            # kept for the certificate proves their bound
+            self.certify = bool(self.method) and not self.lp_solved and self.last_duals is not None
+            self.certificate_seconds = (max(min(self._time_left(certificate=True), self.certificate_time), 0.0)
+                                        if self.certify else 0.0)
+        except KeyboardInterrupt:
+            budget.interrupt()
+        if budget.interrupted:
+            self.status = INTERRUPTED
+        elif self.stopped_by:
+            self.status = self.stopped_by
+
+    def _generation_loop(self) -> None:
+        s, budget, limit = self.settings, self.budget, self.limit
         while True:
-            if complexity < 2:
-                # no clause with a condition fits (complexity 1 + conditions): the empty set, or, within a
-                # bound of at least 1, the empty clause (complexity 1: the set that always holds); the LP
-                # over these two is the better of them (the empty clause covers every negative once)
-                lp_value = float(costs[y].sum())
-                always = float(costs[~y].sum()) + penalty
-                if complexity >= 1 and always < lp_value:
-                    add_columns([()])
-                    lp_value = always
-                lp_solved, lp_bound = True, lp_value
+            if s.complexity < 2:
+                self._without_conditions()
                 break
-            iterations += 1
-            solved = master.solve_lp(None if limit is None else max(time_left(), 0.01))
+            self.iterations += 1
+            solved = self.master.solve_lp(None if limit is None else max(self._time_left(), 0.01))
             if solved is None:  # the LP itself ran out of time or was interrupted: keep the last bound
-                iterations -= 1
+                self.iterations -= 1
                 break
-            lp_value, mu, lam = solved
-            unit_price = penalty + lam
-            last_duals, priced_last_duals, last_search = (mu, lam, unit_price), 0.0, None
-            elapsed = time.perf_counter() - start
-            lp_history.append((elapsed, lp_value, exact_calls, searches))
-            trace.append(elapsed, lp_value, max(lp_bound, 0.0), [len(clauses)], float("nan"))
-            if progress is not None:
-                progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
+            self.lp_value, mu, lam = solved
+            unit_price = s.penalty + lam
+            self.last_duals, self.priced_last_duals, self.last_search = (mu, lam, unit_price), 0.0, None
+            elapsed = time.perf_counter() - self.start
+            self.lp_history.append((elapsed, self.lp_value, self.exact_calls, self.searches))
+            self.trace.append(elapsed, self.lp_value, max(self.lp_bound, 0.0), [len(self.clauses)], float("nan"))
+            self._report()
             # a fit left little time by its preparation (a million rows read in a 30 s budget: ~1 s) prices
             # once with the beam (0.1 s on its sample) while it has no clause, in the time kept for the MIP
             # and the certificate: without a clause there is no MIP, and a rule set comes before a certificate
-            if time_left(everything=not clauses) <= 0 or budget.stopped():
+            if self._time_left(everything=not self.clauses) <= 0 or budget.stopped():
                 break
-            if method and limit is not None and _tailing_off(lp_history, limit):
-                stalled = True  # the rest of the time proves these duals' bound (beside the MIP)
+            if self.method and limit is not None and _tailing_off(self.lp_history, limit):
+                self.stalled = True  # the rest of the time proves these duals' bound (beside the MIP)
                 break
             # creeping: one short search over every clause decides whether generation goes on (see _creeping)
-            creeping = bool(method) and limit is not None and _creeping(lp_history, limit)
-            mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[y[sample]])]
-            beam = _WideningBeam(
-                lambda width: fresh([c for c in _beam_on_features(priced, mu_priced, unit_price, max_degree, width,
-                                                                  max_pricing_features, rng, budget.cancelled)
-                                     if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]),
-                beam_width, min(priced.n_features, max_pricing_features or priced.n_features)
-                * (len(priced.positive) + len(priced.negative)))
-            found = beam.first(None if limit is None else min(pricing_time_limit, max(time_left(), 0.0)))
-            if not found and clauses:
-                # near the LP's optimum the improving clauses are often a condition away from the master's
-                # own (see neighbour_search): a fraction of a beam's time, where an exact search takes seconds
-                starts = [clauses[k] for k in master.priced_at_zero(_TOLERANCE)]
-                found = fresh([c for c in _neighbour_clauses(priced, mu_priced, unit_price, max_degree, starts,
-                                                             budget.cancelled)
-                               if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
-            exact_left = bool(method) and not work.exhausted  # (spent: the beam alone, then the MIP)
-            if not found and exact_left and creeping:
-                seconds = max(min(pricing_time_limit, _CREEP_SHARE * limit, time_left()), 0.01)
-            elif not found and exact_left:
-                seconds = max(min(pricing_time_limit, time_left()), 0.01)
-                shorter_start = time.perf_counter()
-                searches += 1
-                found = fresh(_shorter_improving_clauses(method, full, mu, unit_price, max_degree, 0.5 * seconds,
-                                                         random_state, budget.cancelled, work))
-                seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
-            if not found and exact_left:
-                if method == "enumeration":  # more time on these duals continues this search
-                    last_search = PricingSearch(full, mu, unit_price, max_degree)
-                while True:
-                    improving, bound, proven, dual_bound = _exact_with_bound(
-                        method, full, *last_duals, complexity, positive_costs, max_degree, n_pos, seconds,
-                        random_state, budget.cancelled, last_search, work)
-                    exact_calls += 1
-                    searches += 1
-                    priced_last_duals = seconds
-                    lp_bound = max(lp_bound, dual_bound)
-                    longer = min(2.0 * seconds, time_left())
-                    if improving or proven or creeping or longer <= seconds or budget.stopped() or work.exhausted:
-                        break
-                    improving = beam.wider(longer)
-                    if improving:
-                        break
-                    # nothing found and nothing proven in time: without a new clause the generation is
-                    # over, so the search on the same duals goes on for twice the time while generation
-                    # has it; not into the certificate's quarter, which proves a cheaper price first (a
-                    # search at the master's own price that never finished left it nothing on bank marketing)
-                    seconds = longer
-                found = fresh(improving)
-                if not found and proven:
-                    # every clause prices at least the tolerance below zero, or at a column's own reduced
-                    # cost (a hair below zero): solved within the tolerances; the bound above counts it
-                    lp_solved = True
-                    break
+            creeping = bool(self.method) and limit is not None and _creeping(self.lp_history, limit)
+            found = self._price(mu, unit_price, creeping)
             if not found:
-                if method and work.exhausted:
-                    stopped_by = NODE_BUDGET
+                if self.lp_solved:
+                    break
+                if self.method and self.work.exhausted:
+                    self.stopped_by = NODE_BUDGET
                 elif creeping and not budget.stopped():
-                    stalled = True  # the rest of the time proves these duals' bound, as on a flat LP
+                    self.stalled = True  # the rest of the time proves these duals' bound, as on a flat LP
                 break  # heuristic pricing only, or the exact pricing ran out of time with nothing better
-            added, fitted = add_columns(found)
+            added, fitted = self._add_columns(found)
             if not fitted:
-                stopped_by = MEMORY_BUDGET
-            if not added or stopped_by:
+                self.stopped_by = MEMORY_BUDGET
+            if not added or self.stopped_by:
                 break
-        out_of_time = budget.expired() or time_left() <= 0
-        # generation cut short leaves duals whose pricing was never finished (each call has
-        # pricing_time_limit, and the next LP moves the duals on): beside and after the MIP, the time kept
-        # for the certificate proves their bound
-        certify = bool(method) and not lp_solved and last_duals is not None
-        certificate_seconds = max(min(time_left(certificate=True), certificate_time), 0.0) if certify else 0.0
-    except KeyboardInterrupt:
-        budget.interrupt()
-    if budget.interrupted:
-        status = INTERRUPTED
-    elif stopped_by:
-        status = stopped_by
-    left = budget.remaining()
-    # the branch-and-bound certificate of the last duals runs beside the MIP, on the other core (HiGHS and
-    # the search's kernel both release the GIL)
-    beside = None
-    certificate_outcome: list[tuple[bool, float]] = []  # the certificate's search: (finished, its price)
-    if certify and method == "enumeration" and certificate_seconds > 0 and left is not None and not budget.stopped():
+
+    def _without_conditions(self) -> None:
+        """No clause with a condition fits (complexity 1 + conditions): the empty set, or, within a bound
+        of at least 1, the empty clause (complexity 1: the set that always holds); the LP over these two is
+        the better of them (the empty clause covers every negative once)."""
+        costs, y = self.costs, self.y
+        self.lp_value = float(costs[y].sum())
+        always = float(costs[~y].sum()) + self.settings.penalty
+        if self.settings.complexity >= 1 and always < self.lp_value:
+            self._add_columns([()])
+            self.lp_value = always
+        self.lp_solved, self.lp_bound = True, self.lp_value
+
+    def _price(self, mu, unit_price: float, creeping: bool) -> list:
+        """The improving clauses for the duals ``mu`` (and ``unit_price``): the beam search's, else the
+        neighbours of the master's clauses of reduced cost 0, else the exact pricing's
+        (:meth:`_price_exactly`). Sets ``lp_solved`` when the exact pricing proves there is none."""
+        s, full, priced = self.settings, self.full, self.priced
+        sample, positives, budget = self.sample, self.positives, self.budget
+        mu_priced = mu if sample is None else mu[np.searchsorted(positives, sample[self.y[sample]])]
+        beam = _WideningBeam(
+            lambda width: self._fresh([c for c in _beam_on_features(priced, mu_priced, unit_price, self.max_degree,
+                                                                    width, s.max_pricing_features, self.rng,
+                                                                    budget.cancelled)
+                                       if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE]),
+            s.beam_width, min(priced.n_features, s.max_pricing_features or priced.n_features)
+            * (len(priced.positive) + len(priced.negative)))
+        found = beam.first(None if self.limit is None else min(self.pricing_time_limit, max(self._time_left(), 0.0)))
+        if not found and self.clauses:
+            # near the LP's optimum the improving clauses are often a condition away from the master's
+            # own (see neighbour_search): a fraction of a beam's time, where an exact search takes seconds
+            starts = [self.clauses[k] for k in self.master.priced_at_zero(_TOLERANCE)]
+            found = self._fresh([c for c in _neighbour_clauses(priced, mu_priced, unit_price, self.max_degree,
+                                                               starts, budget.cancelled)
+                                 if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
+        if found or not self.method or self.work.exhausted:  # (spent: the beam alone, then the MIP)
+            return found
+        if creeping:
+            seconds = max(min(self.pricing_time_limit, _CREEP_SHARE * self.limit, self._time_left()), 0.01)
+        else:
+            seconds = max(min(self.pricing_time_limit, self._time_left()), 0.01)
+            shorter_start = time.perf_counter()
+            self.searches += 1
+            found = self._fresh(_shorter_improving_clauses(self.method, full, mu, unit_price, self.max_degree,
+                                                           0.5 * seconds, s.random_state, budget.cancelled,
+                                                           self.work))
+            seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
+        return found or self._price_exactly(seconds, creeping, beam)
+
+    def _price_exactly(self, seconds: float, creeping: bool, beam) -> list:
+        """The exact pricing of the last duals for ``seconds``, and twice as long while it neither finds
+        nor proves and generation has the time (the beam, wider, between); its proven bound raises
+        ``lp_bound``, and a proof that no clause improves sets ``lp_solved``."""
+        s, budget = self.settings, self.budget
+        if self.method == "enumeration":  # more time on these duals continues this search
+            self.last_search = PricingSearch(self.full, self.last_duals[0], self.last_duals[2], self.max_degree)
+        while True:
+            improving, bound, proven, dual_bound = _exact_with_bound(
+                self.method, self.full, *self.last_duals, s.complexity, self.positive_costs, self.max_degree,
+                self.n_pos, seconds, s.random_state, budget.cancelled, self.last_search, self.work)
+            self.exact_calls += 1
+            self.searches += 1
+            self.priced_last_duals = seconds
+            self.lp_bound = max(self.lp_bound, dual_bound)
+            longer = min(2.0 * seconds, self._time_left())
+            if improving or proven or creeping or longer <= seconds or budget.stopped() or self.work.exhausted:
+                break
+            improving = beam.wider(longer)
+            if improving:
+                break
+            # nothing found and nothing proven in time: without a new clause the generation is over, so
+            # the search on the same duals goes on for twice the time while generation has it; not into
+            # the certificate's quarter, which proves a cheaper price first (a search at the master's own
+            # price that never finished left it nothing on bank marketing)
+            seconds = longer
+        found = self._fresh(improving)
+        if not found and proven:
+            # every clause prices at least the tolerance below zero, or at a column's own reduced cost (a
+            # hair below zero): solved within the tolerances; the bound above counts it
+            self.lp_solved = True
+        return found
+
+    # -- phase 3 ------------------------------------------------------------------------------------
+    def _start_certificate(self):
+        """The branch-and-bound certificate of the last duals, started beside the MIP on the other core
+        (HiGHS and the search's kernel both release the GIL): its threads, or None."""
+        budget, left = self.budget, self.budget.remaining()
+        if not (self.certify and self.method == "enumeration" and self.certificate_seconds > 0 and left is not None
+                and not budget.stopped()):
+            return None
         # it has the MIP's time and at least its share; all that is left when generation ended near the
         # time kept for the MIP and the certificate (out of time, or its last pricing used the time up: an
         # ilpd fold left 11.5 s of 30 so), not when it ended early (a memory budget: the share alone)
-        kept = out_of_time or stalled or left <= reserve + 2.0 * certificate_time
-        beside_seconds = left - 0.05 if kept else certificate_seconds
-        beside_end = time.perf_counter() + beside_seconds
-        beside = StoppableThreads([lambda stop_asked: largest_ratio_bound(
-            full, last_duals[0], last_duals[1], penalty, complexity, positive_costs, max_degree, n_pos,
-            beside_seconds, work=work, search=last_search, should_stop=lambda: stop_asked() or budget.interrupted,
-            outcome=certificate_outcome, integral=integral)], "optrules-certificate")
-    try:
-        if budget.interrupted:  # asked to stop: no MIP, the greedy choice below (HiGHS can take a while to stop)
-            mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
-        else:
-            # the MIP has the time but for half the certificate's share, which the certificate gets after
-            # it, with what the MIP leaves (a wdbc fold: the pricing first left the MIP 1.5 s, not enough
-            # to prove 6 mistakes optimal; it returned 8); the enumeration's certificate runs beside too
-            mip_time = np.inf if left is None else max(left - 0.5 * certificate_seconds, 0.05)
-            mip_value, selected, mip_bound, mip_proven = master.solve_mip(mip_time)
-    except BaseException:
-        if beside is not None:
-            beside.stop()
-        raise
-    chosen = [clauses[k] for k in selected]
-    objective = _objective(features, y, chosen, costs, penalty)
-    if not mip_proven and clauses:  # a MIP cut short may have no solution (none chosen), or a poor one
-        greedy = _greedy_selection(features, y, clauses, complexity, costs, penalty)
-        greedy_objective = _objective(features, y, greedy, costs, penalty)
-        if greedy_objective < objective:
-            chosen, objective = greedy, greedy_objective
-    chosen, objective = _without_redundant_clauses(features, y, chosen, objective, costs, penalty)
-    chosen, objective = _without_needless_conditions(features, y, chosen, objective, costs, penalty)
+        kept = self.out_of_time or self.stalled or left <= self.reserve + 2.0 * self.certificate_time
+        seconds = left - 0.05 if kept else self.certificate_seconds
+        self.beside_end = time.perf_counter() + seconds
+        s, (mu, lam, _) = self.settings, self.last_duals
+        return StoppableThreads([lambda stop_asked: largest_ratio_bound(
+            self.full, mu, lam, s.penalty, s.complexity, self.positive_costs, self.max_degree, self.n_pos,
+            seconds, work=self.work, search=self.last_search,
+            should_stop=lambda: stop_asked() or budget.interrupted, outcome=self.certificate_outcome,
+            integral=self.integral)], "optrules-certificate")
 
-    def proven_lower():
-        lower = max(lp_bound, conflicts)
-        return math.ceil(lower - 1e-6) if integral and np.isfinite(lower) else lower
-    left = budget.remaining()
-    seconds = certificate_seconds if left is None else min(certificate_seconds, left - 0.01)
-    if beside is not None:
+    def _solve_restricted_mip(self, beside) -> None:
+        """The MIP over the generated clauses (none after a stop request: the greedy choice), the greedy
+        choice when the MIP is cut short with a worse set, then without needless clauses and conditions."""
+        budget, left = self.budget, self.budget.remaining()
         try:
-            if objective <= proven_lower() + 1e-9:  # proven already: the certificate has nothing to add
+            if budget.interrupted:  # asked to stop: no MIP, the greedy choice (HiGHS can take a while to stop)
+                mip_value, selected, mip_bound, mip_proven = np.inf, [], -np.inf, False
+            else:
+                # the MIP has the time but for half the certificate's share, which the certificate gets
+                # after it, with what the MIP leaves (a wdbc fold: the pricing first left the MIP 1.5 s, not
+                # enough to prove 6 mistakes optimal; it returned 8); the enumeration's certificate runs beside
+                mip_time = np.inf if left is None else max(left - 0.5 * self.certificate_seconds, 0.05)
+                mip_value, selected, mip_bound, mip_proven = self.master.solve_mip(mip_time)
+        except BaseException:
+            if beside is not None:
                 beside.stop()
-            lp_bound = max(lp_bound, _bound_beside(beside, beside_end, budget.cancelled))
-            if certificate_outcome and certificate_outcome[0][0] and (
-                    certificate_outcome[0][1] - last_duals[2] <= _TOLERANCE / (1 + max_degree)):
-                # proven at the restricted master's own price: no clause prices below it (within the
-                # tolerance), so these duals solve the LP over every clause, and the gap can be closed below
-                lp_solved = True
-        except KeyboardInterrupt:
-            beside.stop()
-            budget.interrupt()
-    elif (certify and method == "ip" and seconds > priced_last_duals and not budget.stopped()
-          and objective > proven_lower() + 1e-9):
-        try:
-            lp_bound = max(lp_bound, _exact_with_bound(method, full, *last_duals, complexity, positive_costs,
-                                                       max_degree, n_pos, seconds, random_state, budget.cancelled,
-                                                       None, work)[3])
-        except KeyboardInterrupt:
-            budget.interrupt()
-    if budget.interrupted:  # before, during or after the MIP
-        status = INTERRUPTED
-    gap_columns = None
-    if (lp_solved and method == "enumeration" and objective > proven_lower() + 1e-9 and not budget.stopped()
-            and last_duals is not None):
-        # the LP is solved and the set is not proven: the columns that could be in a set of value <= v,
-        # and the MIP over them (see _columns_below): a MIP optimum <= v is the optimum, one above v
-        # proves the bound v + 1. First v = the set's value less one (one MIP decides); when that fails
-        # (too many columns, or its MIP out of time), v = the lower bound, then up, a mistake at a time
-        # (pima, a fold's values from the bound up: MIPs of 0.5, 0.6, 1.2, 1.7, 5.0 and 13.3 s; the last
-        # alone decides)
+            raise
+        self.mip_bound, self.mip_proven = mip_bound, mip_proven
+        s = self.settings
+        chosen = [self.clauses[k] for k in selected]
+        objective = self._objective(chosen)
+        if not mip_proven and self.clauses:  # a MIP cut short may have no solution (none chosen), or a poor one
+            greedy = _greedy_selection(self.features, self.y, self.clauses, s.complexity, self.costs, s.penalty)
+            greedy_objective = self._objective(greedy)
+            if greedy_objective < objective:
+                chosen, objective = greedy, greedy_objective
+        self.chosen, self.objective = self._simplified(chosen, objective)
+
+    def _objective(self, clauses) -> float:
+        return _objective(self.features, self.y, clauses, self.costs, self.settings.penalty)
+
+    def _simplified(self, clauses, objective: float):
+        """``clauses`` without the clauses, then the conditions, that leave the objective no worse."""
+        s = self.settings
+        clauses, objective = _without_redundant_clauses(self.features, self.y, clauses, objective, self.costs,
+                                                        s.penalty)
+        return _without_needless_conditions(self.features, self.y, clauses, objective, self.costs, s.penalty)
+
+    def _proven_lower(self) -> float:
+        """The best lower bound proven so far: the LP's, or the conflicting rows' (rounded up when every
+        set is worth a whole number)."""
+        lower = max(self.lp_bound, self.conflicts)
+        return math.ceil(lower - 1e-6) if self.integral and np.isfinite(lower) else lower
+
+    # -- phase 4 ------------------------------------------------------------------------------------
+    def _prove_bound(self, beside) -> None:
+        """The last duals' bound: the certificate's search beside the MIP, waited for until its end (or
+        stopped once the set is proven), or the pricing IP given the time kept for it."""
+        s, budget = self.settings, self.budget
+        left = budget.remaining()
+        seconds = self.certificate_seconds if left is None else min(self.certificate_seconds, left - 0.01)
+        if beside is not None:
+            try:
+                if self.objective <= self._proven_lower() + 1e-9:  # proven already: nothing to add
+                    beside.stop()
+                self.lp_bound = max(self.lp_bound, _bound_beside(beside, self.beside_end, budget.cancelled))
+                outcome = self.certificate_outcome
+                if outcome and outcome[0][0] and (
+                        outcome[0][1] - self.last_duals[2] <= _TOLERANCE / (1 + self.max_degree)):
+                    # proven at the restricted master's own price: no clause prices below it (within the
+                    # tolerance), so these duals solve the LP over every clause, and the gap can be closed
+                    self.lp_solved = True
+            except KeyboardInterrupt:
+                beside.stop()
+                budget.interrupt()
+        elif (self.certify and self.method == "ip" and seconds > self.priced_last_duals and not budget.stopped()
+              and self.objective > self._proven_lower() + 1e-9):
+            try:
+                self.lp_bound = max(self.lp_bound, _exact_with_bound(
+                    self.method, self.full, *self.last_duals, s.complexity, self.positive_costs, self.max_degree,
+                    self.n_pos, seconds, s.random_state, budget.cancelled, None, self.work)[3])
+            except KeyboardInterrupt:
+                budget.interrupt()
+        if budget.interrupted:  # before, during or after the MIP
+            self.status = INTERRUPTED
+
+    # -- phase 5 ------------------------------------------------------------------------------------
+    def _close_gap(self) -> None:
+        """The LP solved and the set not proven: the columns that could be in a set of value <= v, and the
+        sets over them (:meth:`_decide_value`): an optimum <= v is the optimum, none proves the bound v + 1.
+        First v = the set's value less one (one search decides); when that fails (too many columns, or out
+        of time), v = the lower bound, then up, a mistake at a time (pima, a fold's values from the bound
+        up: MIPs of 0.5, 0.6, 1.2, 1.7, 5.0 and 13.3 s; the last alone decides)."""
+        budget = self.budget
+        if not (self.lp_solved and self.method == "enumeration" and self.objective > self._proven_lower() + 1e-9
+                and not budget.stopped() and self.last_duals is not None):
+            return
         deadline = None if budget.remaining() is None else time.perf_counter() + budget.remaining()
-        value_below = objective - 1.0 if integral else objective
-        from_the_top = integral and value_below > proven_lower() + 1e-9
+        value_below = self.objective - 1.0 if self.integral else self.objective
+        from_the_top = self.integral and value_below > self._proven_lower() + 1e-9
         longer = 1.0  # a value whose search ran out of its time is searched again with twice the time
-        while objective > proven_lower() + 1e-9 and not budget.stopped():
+        while self.objective > self._proven_lower() + 1e-9 and not budget.stopped():
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left < 0.1:
                 break
-            seconds = longer * pricing_time_limit if left is None else min(longer * pricing_time_limit, 0.5 * left)
+            seconds = (longer * self.pricing_time_limit if left is None
+                       else min(longer * self.pricing_time_limit, 0.5 * left))
             ended: list[str] = []
             try:
-                pool = _columns_below(full, last_duals[0], last_duals[1], penalty, complexity, positive_costs,
-                                      max_degree, n_pos, value_below, integral, seconds, budget.cancelled, work,
-                                      max_collected=_enumerated_columns(budget, n_pos), outcome=ended)
+                pool = _columns_below(self.full, self.last_duals[0], self.last_duals[1], self.settings.penalty,
+                                      self.settings.complexity, self.positive_costs, self.max_degree, self.n_pos,
+                                      value_below, self.integral, seconds, budget.cancelled, self.work,
+                                      max_collected=_enumerated_columns(budget, self.n_pos), outcome=ended)
             except KeyboardInterrupt:
                 budget.interrupt()
                 break
             if (pool is None and ended == ["time"] and deadline is not None
-                    and min(2.0 * longer * pricing_time_limit, 0.5 * (deadline - time.perf_counter())) > seconds):
+                    and min(2.0 * longer * self.pricing_time_limit, 0.5 * (deadline - time.perf_counter())) > seconds):
                 # (an ilpd fold at complexity 10: the search of its lower bound's value took 1.7-2.1 s of
                 # the 2 s of a pricing call, with ~5 s left; given them, its bound rose 123 -> 124)
                 longer *= 2.0
@@ -418,76 +572,90 @@ def column_generation(
             longer = 1.0
             if pool is None:
                 if from_the_top:  # too many: from the bound up, with fewer
-                    from_the_top, value_below = False, proven_lower()
+                    from_the_top, value_below = False, self._proven_lower()
                     continue
                 break
-            gap_columns = len(pool)
-            # the sets of value <= v, and no other: sum of the columns' reduced costs <= v - dual objective
-            room = _room(last_duals[0], last_duals[1], complexity, positive_costs, max_degree, n_pos, value_below)
-            left = None if deadline is None else deadline - time.perf_counter()
-            if left is not None and from_the_top:
-                left *= 2.0 / 3.0  # the rest for the values from the bound up, should this search not finish
-            started = time.perf_counter()
-            try:
-                # the enumeration first: it decides in milliseconds to seconds what the MIP over the same
-                # clauses did not in 20-28 s (ilpd, liver, heart, pima folds at complexity 5-15), and on
-                # pools the MIP cannot hold; the MIP with what it leaves, on a pool it can hold
-                proven, value, better = _best_set_below(
-                    full, clauses + pool, last_duals[0], last_duals[1], positive_costs, n_pos, penalty, complexity,
-                    value_below, room, integral, None if left is None else 0.5 * left, budget.cancelled)
-                if not proven and not budget.stopped() and len(pool) <= GAP_COLUMNS and add_columns(pool)[1]:
-                    master.limit_reduced_cost(_column_reduced_costs(full, last_duals[0], last_duals[1], penalty,
-                                                                    positive_costs, n_pos, clauses), room)
-                    if left is not None:
-                        left -= time.perf_counter() - started
-                    value, selected, _, proven = master.solve_mip(np.inf if left is None else max(left - 0.05, 0.05))
-                    better = [clauses[k] for k in selected]
-            except KeyboardInterrupt:
-                budget.interrupt()
+            self.gap_columns = len(pool)
+            decided = self._decide_value(pool, value_below, deadline, from_the_top)
+            if decided is None:  # interrupted
                 break
-            if better:
-                better_objective = _objective(features, y, better, costs, penalty)
-                if better_objective < objective:
-                    chosen, objective = _without_redundant_clauses(features, y, better, better_objective, costs,
-                                                                   penalty)
-                    chosen, objective = _without_needless_conditions(features, y, chosen, objective, costs,
-                                                                     penalty)
+            proven, value = decided
             if not proven and from_the_top:
-                from_the_top, value_below = False, proven_lower()
+                from_the_top, value_below = False, self._proven_lower()
                 continue
             if not proven:
                 break
             from_the_top = False
-            # no set of value <= value_below but among these columns: the MIP's optimum is the optimum if it
-            # is one of them, else every set is worth more than value_below
-            lp_bound = max(lp_bound, min(value, objective) if value <= value_below + 1e-9 else
-                           value_below + (1.0 if integral else 0.0))
-            trace.append(time.perf_counter() - start, objective, proven_lower(), [len(clauses)], float("nan"))
-            if progress is not None:
-                try:  # (the web app's callback raises on a cancel: the set and the bound so far stand)
-                    progress(trace, {"nodes_expanded": iterations, "queue": len(clauses)})
-                except KeyboardInterrupt:
-                    budget.interrupt()
-                    break
-            if not integral:
+            # no set of value <= value_below but among these columns: the search's optimum is the optimum if
+            # it is one of them, else every set is worth more than value_below
+            self.lp_bound = max(self.lp_bound, min(value, self.objective) if value <= value_below + 1e-9 else
+                                value_below + (1.0 if self.integral else 0.0))
+            self.trace.append(time.perf_counter() - self.start, self.objective, self._proven_lower(),
+                              [len(self.clauses)], float("nan"))
+            try:  # (the web app's callback raises on a cancel: the set and the bound so far stand)
+                self._report()
+            except KeyboardInterrupt:
+                budget.interrupt()
                 break
-            value_below = proven_lower()
+            if not self.integral:
+                break
+            value_below = self._proven_lower()
         if budget.interrupted:  # Ctrl-C or a cancel during it: the set and bound so far, said so
-            status = INTERRUPTED
-    lower = proven_lower()
-    lower = min(max(lower, 0.0), objective)
-    if objective <= lower + 1e-9:
-        status = OPTIMAL
-    elif status not in (INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET):
-        # tailing off, the time went to the certificate: "time budget" unless its proof finished
-        used_up = out_of_time or (stalled and not (certificate_outcome and certificate_outcome[0][0]))
-        status = GAP if lp_solved or not used_up else TIME_BUDGET
-    total = time.perf_counter() - start
-    trace.append(total, objective, lower, [len(clauses)], float("nan"))
-    counters = _counters(total, iterations, len(clauses), exact_calls, work.spent, lp_value, lp_solved, conflicts,
-                         mip_proven, gap_columns, mip_bound, len(y) if sample is None else len(sample),
-                         _mistakes(*every_row, chosen), len(y))
-    return RuleSetResult(chosen, objective, Certificate(status, objective, lower, counters, trace))
+            self.status = INTERRUPTED
+
+    def _decide_value(self, pool, value_below: float, deadline, from_the_top: bool):
+        """Whether a set of value <= ``value_below`` exists among the clauses and ``pool``: the
+        enumeration first (it decides in milliseconds to seconds what the MIP over the same clauses did
+        not in 20-28 s: ilpd, liver, heart, pima folds at complexity 5-15, and holds pools the MIP cannot),
+        the MIP with what it leaves on a pool it can hold. Keeps a better set found; returns ``(proven,
+        value)``, or None when interrupted."""
+        s, budget, (mu, lam, _) = self.settings, self.budget, self.last_duals
+        # the sets of value <= v, and no other: sum of the columns' reduced costs <= v - dual objective
+        room = _room(mu, lam, s.complexity, self.positive_costs, self.max_degree, self.n_pos, value_below)
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and from_the_top:
+            left *= 2.0 / 3.0  # the rest for the values from the bound up, should this search not finish
+        started = time.perf_counter()
+        try:
+            proven, value, better = _best_set_below(
+                self.full, self.clauses + pool, mu, lam, self.positive_costs, self.n_pos, s.penalty, s.complexity,
+                value_below, room, self.integral, None if left is None else 0.5 * left, budget.cancelled)
+            if not proven and not budget.stopped() and len(pool) <= GAP_COLUMNS and self._add_columns(pool)[1]:
+                self.master.limit_reduced_cost(_column_reduced_costs(self.full, mu, lam, s.penalty,
+                                                                     self.positive_costs, self.n_pos, self.clauses),
+                                               room)
+                if left is not None:
+                    left -= time.perf_counter() - started
+                value, selected, _, proven = self.master.solve_mip(np.inf if left is None else max(left - 0.05, 0.05))
+                better = [self.clauses[k] for k in selected]
+        except KeyboardInterrupt:
+            budget.interrupt()
+            return None
+        if better:
+            better_objective = self._objective(better)
+            if better_objective < self.objective:
+                self.chosen, self.objective = self._simplified(better, better_objective)
+        return proven, value
+
+    # -- the result ---------------------------------------------------------------------------------
+    def _result(self) -> RuleSetResult:
+        lower = min(max(self._proven_lower(), 0.0), self.objective)
+        status = self.status
+        if self.objective <= lower + 1e-9:
+            status = OPTIMAL
+        elif status not in (INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET):
+            # tailing off, the time went to the certificate: "time budget" unless its proof finished
+            outcome = self.certificate_outcome
+            used_up = self.out_of_time or (self.stalled and not (outcome and outcome[0][0]))
+            status = GAP if self.lp_solved or not used_up else TIME_BUDGET
+        total = time.perf_counter() - self.start
+        self.trace.append(total, self.objective, lower, [len(self.clauses)], float("nan"))
+        counters = _counters(total, self.iterations, len(self.clauses), self.exact_calls, self.work.spent,
+                             self.lp_value, self.lp_solved, self.conflicts, self.mip_proven, self.gap_columns,
+                             self.mip_bound, len(self.y) if self.sample is None else len(self.sample),
+                             _mistakes(*self.every_row, self.chosen), len(self.y))
+        return RuleSetResult(self.chosen, self.objective, Certificate(status, self.objective, lower, counters,
+                                                                      self.trace))
 
 
 def _counters(total_time, iterations, columns, exact_calls, pricing_nodes, lp_objective, lp_solved, conflicts,

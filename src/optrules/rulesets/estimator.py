@@ -134,7 +134,7 @@ class RuleSetClassifier(RuleModelEstimator):
 
     def _fit(self, X, y, sample_weight, budget, progress) -> None:
         from ..models import RuleSet
-        from .colgen import column_generation, first_covering
+        from .colgen import ColumnGeneration, ColumnGenerationSettings, first_covering
 
         frame, y01, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)
         features = self._binarize(frame, y01, math.ceil(self.min_support * len(y01) - 1e-9), budget,
@@ -147,14 +147,15 @@ class RuleSetClassifier(RuleModelEstimator):
         if self.cnf:  # De Morgan: a CNF for y is the negation of a DNF over negated features for not-y
             features, target = bitset.complement(features, len(y01)), ~target
             positive_weight, negative_weight = negative_weight, positive_weight
-        result = column_generation(
-            features, target, self.complexity if self.complexity is not None else np.inf, self.penalty,
-            int(self.max_degree), positive_weight, negative_weight, None, self.pricing_time_limit,
-            self.beam_width, self.exact_pricing, self.max_pricing_samples, self.max_pricing_features,
-            self.random_state, progress, budget=budget, sample_weight=sample_weight,
-            chains=self.binarizer_.chains_,  # negated for a CNF, still nested
-            max_nodes=self.max_nodes, packed=True,
-        )
+        settings = ColumnGenerationSettings(
+            complexity=self.complexity if self.complexity is not None else np.inf, penalty=self.penalty,
+            max_degree=int(self.max_degree), positive_weight=positive_weight, negative_weight=negative_weight,
+            pricing_time_limit=self.pricing_time_limit, beam_width=self.beam_width, exact=self.exact_pricing,
+            max_pricing_samples=self.max_pricing_samples, max_pricing_features=self.max_pricing_features,
+            random_state=self.random_state, max_nodes=self.max_nodes)
+        result = ColumnGeneration(features, target, settings, budget, sample_weight=sample_weight,
+                                  chains=self.binarizer_.chains_,  # negated for a CNF, still nested
+                                  packed=True, progress=progress).run()
         result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
