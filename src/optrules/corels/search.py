@@ -235,161 +235,227 @@ def search(
     if requirements.count and map_type == "captured":
         raise ValueError("map_type='captured' cannot be used with requirements: two prefixes that capture the "
                          "same samples may meet different requirements (use 'prefix')")
-    budget = as_budget(budget, time_limit, max_memory)
+    return RuleListSearch(problem, policy, map_type, ablation, max_nodes, as_budget(budget, time_limit, max_memory),
+                          warm_start, initial_prefix, trace_interval, progress, counting, max_length, requirements,
+                          _groups).run()
 
-    n, m = problem.total_weight, problem.n_antecedents
-    lambda_n = problem.lambda_n
-    # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
-    root_b0 = float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points else 0.0
-    if budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
-        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
-    groups = _groups
-    if groups is None:  # (a free warm start is given its search's groups)
-        budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
-        groups = group_samples(problem.bits, problem.y, problem.minor, counting,
-                               problem.class_weights() if problem.weighted else None, problem.signatures())
-        budget.release("grouping")
-    budget.charge("problem", problem.bits.nbytes + groups.nbytes)
-    map_type = _resolved_map(map_type, groups.bits.shape[1], requirements)
-    if budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
-        return _before_search(problem, initial_prefix, budget, root_b0, policy, map_type, max_length, requirements)
-    free = None
-    if requirements.count and warm_start:
-        free = _free_warm_start(problem, budget, max_nodes, max_length, initial_prefix, policy=policy,
-                                map_type=map_type, ablation=ablation, _groups=groups)
-        if free is not None:
-            initial_prefix = _prefixes(initial_prefix) + [free.prefix]
-    zobrist = np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
 
-    # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
-    count_type = np.float64 if problem.weighted else np.int32
-    state = SearchState(m, {"node_mistakes": count_type, "node_b0": count_type})
-    if ablation.set_aside:
-        state.scratch_per_node = SET_ASIDE_SCRATCH_PER_NODE
-    incumbent = _initial_incumbent(problem, warm_start, initial_prefix, budget, max_length, requirements)
-    if budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
-        return _before_search(problem, [incumbent], budget, root_b0, policy, map_type, max_length, requirements)
-    state.set_incumbent(problem.cost(incumbent), incumbent)
-    # the root: the empty prefix
-    state.node_b0[0] = root_b0
-    state.push_root()
+class RuleListSearch:
+    """One search of :func:`search` (its arguments checked there), in phases that each say what they set:
 
-    flags = ablation.flags()
-    policy_id, map_id = K.POLICIES[policy], K.MAP_TYPES[map_type]
+    1. :meth:`_group`: ``groups`` (the samples alike in every antecedent, a bit each, charged to the
+       budget) and the ``map_type`` resolved.
+    2. :meth:`_start`: the ``incumbent`` (the best of the empty list, the greedy list, the given
+       prefixes and, with requirements, a free search's list completed) and the search ``state``.
+    3. :meth:`_load`: the ``kernel`` (both cores when an expansion's sweep pays for the threads), its
+       ``settings``, scratch and the children's sub-conjunctions.
+    4. :meth:`_expand`: the kernel driven in slices to the budget (:func:`~optrules.bnb.drive`), the
+       curiosity dive once on the way: ``outcome`` and ``trace``.
+    5. :meth:`_certify`: the status, the lower bound (the least bound of what is left queued) and the
+       counters; a search again from a better list when the queue drained for want of memory.
+    """
 
-    # both cores when an expansion sweeps enough words to pay for starting threads
-    largest_sweep = K.sweep_words(groups.bits.shape[1], m, groups.count_planes, groups.positive_planes,
-                                  groups.minority_planes, groups.packed_weights)
-    kernel = K.expand_parallel if largest_sweep >= K.PARALLEL_MIN_WORDS and not problem.weighted else K.expand
+    def __init__(self, problem: Problem, policy: str, map_type: str, ablation: Ablation, max_nodes, budget: Budget,
+                 warm_start: bool, initial_prefix, trace_interval: float, progress, counting: str, max_length,
+                 requirements: Requirements, groups):
+        self.problem, self.policy, self.map_type, self.ablation = problem, policy, map_type, ablation
+        self.max_nodes, self.budget, self.warm_start, self.initial_prefix = max_nodes, budget, warm_start, initial_prefix
+        self.trace_interval, self.progress, self.counting_mode = trace_interval, progress, counting
+        self.max_length, self.requirements, self.groups = max_length, requirements, groups
+        self.n, self.m, self.lambda_n = problem.total_weight, problem.n_antecedents, problem.lambda_n
+        # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
+        self.root_b0 = (float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points
+                        else 0.0)
+        self.free = None  # with requirements, the free search that warm-started this one
+        self.trace = Trace()
+        # the curiosity dive's outcome (see _dive)
+        self.dive_at, self.dive_seconds, self.dive_improved = None, 0.0, 0
 
-    counting = groups.counting(with_classes=problem.weighted)
-    longest = m if max_length is None else min(int(max_length), m)
-    settings = K.Settings(float(n), float(lambda_n), policy_id, map_id, flags, longest,
-                          K.DEFER_WINDOW_LAMBDAS * float(lambda_n))
-    # the queue's keys are bounds b + b0 (with requirements they add what is owed, which Lemma 2's lambda
-    # in _queue_lower_bound would count twice)
-    keys_bound = policy_id == K.LOWER_BOUND and not requirements.count
-    # prefixes taken out of a full queue are made again by their parents, as deferred children are
-    regenerate = keys_bound and lambda_n > 0 and ablation.deferred_children is not False
+    def run(self) -> SearchResult:
+        """Every phase, and the best list with its certificate; a budget or stop request that ends before
+        the kernel starts returns the best list so far (:func:`_before_search`)."""
+        if self.budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
+            return self._unsearched(self.initial_prefix)
+        self._group()
+        if self.budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
+            return self._unsearched(self.initial_prefix)
+        self._start()
+        if self.budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
+            return self._unsearched([self.incumbent])
+        self.state.set_incumbent(self.problem.cost(self.incumbent), self.incumbent)
+        self.state.node_b0[0] = self.root_b0  # the root: the empty prefix
+        self.state.push_root()
+        self._load()
+        self._expand()
+        return self._certify()
 
-    # the best list seen that misses a requirement, and its length: completed into an incumbent below
-    free_best = np.array([np.inf, 0.0])
-    free_prefix = np.zeros(m + 1, np.int64)
-    kernel_requirements = (requirements.masks, requirements.rules_needed, free_best, free_prefix)
+    def _unsearched(self, prefixes) -> SearchResult:
+        return _before_search(self.problem, prefixes, self.budget, self.root_b0, self.policy, self.map_type,
+                              self.max_length, self.requirements)
 
-    def chunks(threads: int) -> int:  # a prefix's children are counted in 4 chunks a thread
-        return min(m, 4 * threads)
+    # -- phase 1 ------------------------------------------------------------------------------------
+    def _group(self) -> None:
+        problem, budget = self.problem, self.budget
+        if self.groups is None:  # (a free warm start is given its search's groups)
+            budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
+            self.groups = group_samples(problem.bits, problem.y, problem.minor, self.counting_mode,
+                                        problem.class_weights() if problem.weighted else None, problem.signatures())
+            budget.release("grouping")
+        budget.charge("problem", problem.bits.nbytes + self.groups.nbytes)
+        self.map_type = _resolved_map(self.map_type, self.groups.bits.shape[1], self.requirements)
 
-    scratch = workspace(counting, chunks(get_num_threads()) if kernel is K.expand_parallel else 1)
+    # -- phase 2 ------------------------------------------------------------------------------------
+    def _start(self) -> None:
+        problem, budget = self.problem, self.budget
+        if self.requirements.count and self.warm_start:
+            self.free = _free_warm_start(problem, budget, self.max_nodes, self.max_length, self.initial_prefix,
+                                         policy=self.policy, map_type=self.map_type, ablation=self.ablation,
+                                         _groups=self.groups)
+            if self.free is not None:
+                self.initial_prefix = _prefixes(self.initial_prefix) + [self.free.prefix]
+        # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
+        count_type = np.float64 if problem.weighted else np.int32
+        self.state = SearchState(self.m, {"node_mistakes": count_type, "node_b0": count_type})
+        if self.ablation.set_aside:
+            self.state.scratch_per_node = SET_ASIDE_SCRATCH_PER_NODE
+        self.incumbent = _initial_incumbent(problem, self.warm_start, self.initial_prefix, budget, self.max_length,
+                                            self.requirements)
 
-    # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
-    # without requirements)
-    subsets = (problem.subconjunctions()
-               if ablation.sibling_dominance and not problem.weighted and not requirements.count
-               else (np.zeros(m + 1, np.int64), np.zeros(0, np.int64)))
+    # -- phase 3 ------------------------------------------------------------------------------------
+    def _load(self) -> None:
+        problem, groups, m, requirements, ablation = self.problem, self.groups, self.m, self.requirements, self.ablation
+        self.zobrist = (np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64)
+                        * np.uint64(2) + np.uint64(1))
+        self.policy_id, self.map_id = K.POLICIES[self.policy], K.MAP_TYPES[self.map_type]
+        # both cores when an expansion sweeps enough words to pay for starting threads
+        largest_sweep = K.sweep_words(groups.bits.shape[1], m, groups.count_planes, groups.positive_planes,
+                                      groups.minority_planes, groups.packed_weights)
+        self.kernel = (K.expand_parallel if largest_sweep >= K.PARALLEL_MIN_WORDS and not problem.weighted
+                       else K.expand)
+        self.counting = groups.counting(with_classes=problem.weighted)
+        longest = m if self.max_length is None else min(int(self.max_length), m)
+        self.settings = K.Settings(float(self.n), float(self.lambda_n), self.policy_id, self.map_id, ablation.flags(),
+                                   longest, K.DEFER_WINDOW_LAMBDAS * float(self.lambda_n))
+        # the queue's keys are bounds b + b0 (with requirements they add what is owed, which Lemma 2's
+        # lambda in _queue_lower_bound would count twice)
+        self.keys_bound = self.policy_id == K.LOWER_BOUND and not requirements.count
+        # prefixes taken out of a full queue are made again by their parents, as deferred children are
+        self.regenerate = self.keys_bound and self.lambda_n > 0 and ablation.deferred_children is not False
+        # the best list seen that misses a requirement, and its length: completed into an incumbent
+        self.free_best = np.array([np.inf, 0.0])
+        self.free_prefix = np.zeros(m + 1, np.int64)
+        self.kernel_requirements = (requirements.masks, requirements.rules_needed, self.free_best, self.free_prefix)
+        self.scratch = workspace(self.counting,
+                                 self._chunks(get_num_threads()) if self.kernel is K.expand_parallel else 1)
+        # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
+        # without requirements)
+        self.subsets = (problem.subconjunctions()
+                        if ablation.sibling_dominance and not problem.weighted and not requirements.count
+                        else (np.zeros(m + 1, np.int64), np.zeros(0, np.int64)))
 
-    def arguments(max_pops: int, threads: int) -> tuple:
-        return (max_pops, counting, settings, kernel_requirements, zobrist, subsets, state.tree(), state.node_mistakes,
-                state.node_b0, state.frontier(), state.progress(), scratch, chunks(threads))
+    def _chunks(self, threads: int) -> int:
+        """A prefix's children are counted in 4 chunks a thread."""
+        return min(self.m, 4 * threads)
 
-    # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now, in the lower-bound order
-    # with a time limit and no node budget (a search bounded by nodes stays the same on any machine)
-    time_left = budget.remaining()
-    dive = {"at": None if policy != "lower_bound" or time_left is None or time_left <= 0 or max_nodes is not None
-            else time.perf_counter() + CURIOSITY_DIVE_AFTER * time_left, "seconds": 0.0, "improved": 0}
+    def _arguments(self, max_pops: int, threads: int) -> tuple:
+        state = self.state
+        return (max_pops, self.counting, self.settings, self.kernel_requirements, self.zobrist, self.subsets,
+                state.tree(), state.node_mistakes, state.node_b0, state.frontier(), state.progress(), self.scratch,
+                self._chunks(threads))
 
-    def run(max_pops: int) -> int:
-        if max_pops > 0 and dive["at"] is not None and time.perf_counter() >= dive["at"]:
-            dive["at"] = None
-            started = time.perf_counter()
-            prefix = _curiosity_dive(problem, budget, CURIOSITY_DIVE_SHARE * time_left, state.best(),
-                                     map_type=map_type, ablation=ablation, max_length=max_length,
-                                     required=requirements, _groups=groups)
-            if prefix is not None:  # (None: not run)
-                dive["seconds"] = time.perf_counter() - started
-                value = problem.cost(prefix)
-                if value < float(state.floats[0]):
-                    state.set_incumbent(value, prefix)
-                    state.ints[IMPROVED] = 1
-                    dive["improved"] = 1
-        with parallel_region(kernel is K.expand_parallel) as threads:
+    # -- phase 4 ------------------------------------------------------------------------------------
+    def _expand(self) -> None:
+        state, budget, lambda_n = self.state, self.budget, self.lambda_n
+        # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now, in the lower-bound
+        # order with a time limit and no node budget (a search bounded by nodes stays the same on any machine)
+        self.time_left = budget.remaining()
+        if not (self.policy != "lower_bound" or self.time_left is None or self.time_left <= 0
+                or self.max_nodes is not None):
+            self.dive_at = time.perf_counter() + CURIOSITY_DIVE_AFTER * self.time_left
+        _summary(state, lambda_n, self.keys_bound)  # its kernel compiled (or loaded) before the search's takes numba's lock
+        set_aside = (lambda: _set_aside(state, budget, lambda_n, self.keys_bound, self.regenerate,
+                                        self.map_id != K.MAP_NONE)) if self.ablation.set_aside else None
+        self.outcome = drive(
+            self._slice, state,
+            lambda elapsed: _record(self.trace, state, elapsed, lambda_n, self.n, self.m, self.progress,
+                                    self.keys_bound),
+            budget, self.max_nodes, self.trace_interval, self.trace, drop_when_full=True, set_aside=set_aside,
+            compile_kernel=lambda: compile_for(self.kernel, *self._arguments(0, 1)),
+        )
+
+    def _slice(self, max_pops: int) -> int:
+        """Up to ``max_pops`` expansions by the kernel (the curiosity dive first when its time has come);
+        a list the requirements forbid is offered completed as the incumbent."""
+        if max_pops > 0 and self.dive_at is not None and time.perf_counter() >= self.dive_at:
+            self._dive()
+        with parallel_region(self.kernel is K.expand_parallel) as threads:
             # without threads (another search holds them), the serial compilation: no parallel region at all
-            code = (kernel if threads else K.expand)(*arguments(max_pops, threads))
-        if free_best[1]:
+            code = (self.kernel if threads else K.expand)(*self._arguments(max_pops, threads))
+        if self.free_best[1]:
             # a good list the requirements forbid: its admissible completion may be a better incumbent
-            _offer_completion(problem, state, requirements, free_prefix[:int(free_best[1])], max_length)
-            free_best[1] = 0
+            _offer_completion(self.problem, self.state, self.requirements, self.free_prefix[:int(self.free_best[1])],
+                              self.max_length)
+            self.free_best[1] = 0
         return code
 
-    trace = Trace()
-    _summary(state, lambda_n, keys_bound)  # its kernel compiled (or loaded) before the search's takes numba's lock
-    outcome = drive(
-        run, state, lambda elapsed: _record(trace, state, elapsed, lambda_n, n, m, progress, keys_bound),
-        budget, max_nodes, trace_interval, trace, drop_when_full=True,
-        set_aside=(lambda: _set_aside(state, budget, lambda_n, keys_bound, regenerate, map_id != K.MAP_NONE))
-        if ablation.set_aside else None,
-        compile_kernel=lambda: compile_for(kernel, *arguments(0, 1)),
-    )
-    status = outcome.status
-    if status != OPTIMAL:  # one scan of the queue, for the status and the bound
-        queue_bound = _queue_lower_bound(state, lambda_n, _summary(state, lambda_n, keys_bound))
-        status = proven_status(status, queue_bound, float(state.floats[0]))
+    def _dive(self) -> None:
+        self.dive_at = None
+        started = time.perf_counter()
+        prefix = _curiosity_dive(self.problem, self.budget, CURIOSITY_DIVE_SHARE * self.time_left, self.state.best(),
+                                 map_type=self.map_type, ablation=self.ablation, max_length=self.max_length,
+                                 required=self.requirements, _groups=self.groups)
+        if prefix is not None:  # (None: not run)
+            self.dive_seconds = time.perf_counter() - started
+            value = self.problem.cost(prefix)
+            if value < float(self.state.floats[0]):
+                self.state.set_incumbent(value, prefix)
+                self.state.ints[IMPROVED] = 1
+                self.dive_improved = 1
 
-    prefix = state.best()
-    mistakes = problem.mistakes(prefix)
-    best_objective = objective(mistakes, len(prefix), n, problem.regularization)
-    if status == OPTIMAL:
-        lower_bound = best_objective
-    else:
-        lower_bound = min(best_objective, queue_bound / n)
-        if free is not None:  # admissible lists are lists: none beats the unconstrained bound
-            lower_bound = min(best_objective, max(lower_bound, free.certificate.lower_bound))
-    counters = {
-        "total_time": outcome.total_time,
-        "time_to_optimum": outcome.time_to_optimum,
-        **state.counters(),
-        "optimal_prefix_length": len(prefix),
-        "compile_time": outcome.compile_time,
-        "curiosity_dive_seconds": dive["seconds"],
-        "curiosity_dive_improved": dive["improved"],
-        "policy": policy,
-        "map_type": map_type,
-    }
-    certificate = Certificate(status, best_objective, lower_bound, counters, trace)
-    result = SearchResult(prefix, mistakes, best_objective, certificate)
-    expanded = int(state.ints[EXPANDED])
-    if (status == MEMORY_BUDGET and not budget.stopped() and not requirements.count
-            and float(state.floats[0]) < problem.cost(incumbent) - 1e-9 * n  # (not a rounding: weighted sums)
-            and (max_nodes is None or expanded < int(max_nodes))):
-        # the queue drained for want of memory before the time ran out, with a better list than the search
-        # started from: search again from it, which prunes from the first expansion (monks-3 0.005 with 30
-        # MB: drained in 11.7 s with bound 0.0446, list 0.0514; again from that list, certified in 14.7 s)
-        state = scratch = None  # (the arrays go before the next search's are made)
-        again = search(problem, policy, map_type, ablation, None if max_nodes is None else int(max_nodes) - expanded,
-                       warm_start=False, initial_prefix=[prefix], trace_interval=trace_interval, progress=progress,
-                       budget=budget, max_length=max_length, _groups=groups)
-        return _searched_again(result, again)
-    return result
+    # -- phase 5 ------------------------------------------------------------------------------------
+    def _certify(self) -> SearchResult:
+        state, problem, n, lambda_n = self.state, self.problem, self.n, self.lambda_n
+        status = self.outcome.status
+        if status != OPTIMAL:  # one scan of the queue, for the status and the bound
+            queue_bound = _queue_lower_bound(state, lambda_n, _summary(state, lambda_n, self.keys_bound))
+            status = proven_status(status, queue_bound, float(state.floats[0]))
+        prefix = state.best()
+        mistakes = problem.mistakes(prefix)
+        best_objective = objective(mistakes, len(prefix), n, problem.regularization)
+        if status == OPTIMAL:
+            lower_bound = best_objective
+        else:
+            lower_bound = min(best_objective, queue_bound / n)
+            if self.free is not None:  # admissible lists are lists: none beats the unconstrained bound
+                lower_bound = min(best_objective, max(lower_bound, self.free.certificate.lower_bound))
+        counters = {
+            "total_time": self.outcome.total_time,
+            "time_to_optimum": self.outcome.time_to_optimum,
+            **state.counters(),
+            "optimal_prefix_length": len(prefix),
+            "compile_time": self.outcome.compile_time,
+            "curiosity_dive_seconds": self.dive_seconds,
+            "curiosity_dive_improved": self.dive_improved,
+            "policy": self.policy,
+            "map_type": self.map_type,
+        }
+        result = SearchResult(prefix, mistakes, best_objective,
+                              Certificate(status, best_objective, lower_bound, counters, self.trace))
+        expanded = int(state.ints[EXPANDED])
+        if (status == MEMORY_BUDGET and not self.budget.stopped() and not self.requirements.count
+                and float(state.floats[0]) < problem.cost(self.incumbent) - 1e-9 * n  # (not a rounding: weighted sums)
+                and (self.max_nodes is None or expanded < int(self.max_nodes))):
+            # the queue drained for want of memory before the time ran out, with a better list than the
+            # search started from: search again from it, which prunes from the first expansion (monks-3
+            # 0.005 with 30 MB: drained in 11.7 s with bound 0.0446, list 0.0514; again from that list,
+            # certified in 14.7 s)
+            self.state = self.scratch = state = None  # (the arrays go before the next search's are made)
+            again = search(problem, self.policy, self.map_type, self.ablation,
+                           None if self.max_nodes is None else int(self.max_nodes) - expanded, warm_start=False,
+                           initial_prefix=[prefix], trace_interval=self.trace_interval, progress=self.progress,
+                           budget=self.budget, max_length=self.max_length, _groups=self.groups)
+            return _searched_again(result, again)
+        return result
 
 
 #: counters that add up over a search and its searches again from a better list (the others: the last's,

@@ -198,6 +198,34 @@ def mine_antecedents(
     With ``n_samples``, ``features`` are the features packed already, one row of words a feature
     (:mod:`.bitset`'s layout, as ``Binarizer.transform(packed=True)`` makes them): no boolean table.
     """
+    task = _mining_task(features, feature_names, groups, max_card, min_support, y, min_class_support,
+                        max_antecedents, unbounded, n_samples)
+    kept_items, kept_bits = _mine_levels(task, budget)
+    return _distinct_antecedents(task, kept_items, kept_bits, feature_names, budget)
+
+
+@dataclass
+class _MiningTask:
+    """What mining reads, checked and arranged: ``feature_bits`` (packed, a row a feature, the unbounded
+    features first in ``order``), their ``groups`` in that order, the support ``limits`` (lowest, highest,
+    by class, lowest positive and negative counts), ``positive_bits``, the bound ``cap`` and the ``report``."""
+
+    n: int
+    max_card: int
+    feature_bits: np.ndarray
+    groups: np.ndarray
+    order: np.ndarray
+    n_unbounded: int
+    positive_bits: np.ndarray
+    limits: tuple
+    lowest: float
+    cap: int | None
+    report: MiningReport
+
+
+def _mining_task(features, feature_names, groups, max_card, min_support, y, min_class_support, max_antecedents,
+                 unbounded, n_samples) -> _MiningTask:
+    """:func:`mine_antecedents`' arguments checked (a clear error for each) and arranged for the levels."""
     if n_samples is None:
         features = np.asarray(features, dtype=bool)
         _check_mining_args(features.shape, feature_names, max_card, min_support)
@@ -218,7 +246,6 @@ def mine_antecedents(
     # conjunctions it grows from are unbounded too and none is lost to the support floor on the way
     order = np.concatenate([np.flatnonzero(unbounded), np.flatnonzero(~unbounded)])
     n_unbounded = int(unbounded.sum())
-    groups = groups[order]
     cap = auto_max_antecedents(n) if max_antecedents == "auto" else max_antecedents
     if cap is not None and (int(cap) != cap or cap < 1):
         raise ValueError(f"max_antecedents must be a positive integer, 'auto' or None, got {max_antecedents!r}")
@@ -244,27 +271,34 @@ def mine_antecedents(
         lowest_positive = min_class_support * positive.sum() - _SUPPORT_TOLERANCE
         lowest_negative = min_class_support * (n - positive.sum()) - _SUPPORT_TOLERANCE
     report = MiningReport(n, f, int(max_card), float(min_support), None if cap is None else int(cap))
-    limits = (lowest, highest, by_class, lowest_positive, lowest_negative)
+    return _MiningTask(n, int(max_card), feature_bits, groups[order], order, n_unbounded, positive_bits,
+                       (lowest, highest, by_class, lowest_positive, lowest_negative), lowest,
+                       None if cap is None else cap, report)
 
+
+def _mine_levels(task: _MiningTask, budget) -> tuple[list, list]:
+    """The conjunctions of 1, 2, ... features kept at each level (``(items, bits)`` of each), each level
+    extending the last one's frontier, until ``max_card``, the bound on antecedents (its floor raised)
+    or the budget; what happened goes to ``task.report``."""
+    n, cap, max_card, report = task.n, task.cap, task.max_card, task.report
     kept_items: list[np.ndarray] = []
     kept_bits: list[np.ndarray] = []
     n_kept = 0
-    # what the budget is charged while mining: the levels kept and the frontier extended next
-    row_bytes = bitset.n_words(n) * 8
     # level 1 extends the empty conjunction
     combos = np.zeros((1, 0), np.int64)
     combo_bits = bitset.ones(n)[None, :]
-    for card in range(1, int(max_card) + 1):
+    for card in range(1, max_card + 1):
         room = None if cap is None else int(cap) - n_kept
         if room is not None and room <= 0:
             report.notes.append(f"conjunctions of {card} or more features not mined: the bound of {cap:,} "
                                 "antecedents was reached")
             break
+        # what the budget is charged while mining: the levels kept and the frontier extended next
         held = sum(b.nbytes + i.nbytes for b, i in zip(kept_bits, kept_items)) + combo_bits.nbytes + combos.nbytes
         # single features are always mined (one popcount each): a fit whose time ran out still has them
-        level = _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room,
-                            extend=card < max_card, budget=budget if card > 1 else None, n_unbounded=n_unbounded,
-                            held=held)
+        level = _mine_level(combos, combo_bits, task.feature_bits, task.groups, task.positive_bits, n, task.limits,
+                            room, extend=card < max_card, budget=budget if card > 1 else None,
+                            n_unbounded=task.n_unbounded, held=held)
         if level is None:
             report.stopped = True
             report.notes.append(f"mining stopped by the budget before conjunctions of {card} features were done")
@@ -275,7 +309,7 @@ def mine_antecedents(
         n_kept += len(items)
         report.levels.append({"cardinality": card, "candidates": int(candidates), "kept": int(len(items)),
                               "support_floor": int(math.ceil(floor))})
-        if floor > lowest or unbounded_floor > 0.5:  # the bound raised the floor (to unbounded_floor, for all)
+        if floor > task.lowest or unbounded_floor > 0.5:  # the bound raised the floor (to unbounded_floor, for all)
             report.notes.append(
                 f"conjunctions of {card} feature{'s' if card > 1 else ''}: support floor raised to "
                 f"{unbounded_floor / n:.4g} ({math.ceil(unbounded_floor):,} samples) to keep "
@@ -284,8 +318,15 @@ def mine_antecedents(
         if next_combos is None or len(next_combos) == 0:
             break
         combos, combo_bits = next_combos, next_bits
-    combos = combo_bits = next_combos = next_bits = level = items = bits = None  # only kept_bits hold levels now
+    return kept_items, kept_bits
 
+
+def _distinct_antecedents(task: _MiningTask, kept_items: list, kept_bits: list, feature_names,
+                          budget) -> Antecedents:
+    """The levels' conjunctions as antecedents, in the caller's feature indices, by length and then
+    lexicographic, less those capturing the same samples as a shorter or earlier one."""
+    n, report, order, n_unbounded = task.n, task.report, task.order, task.n_unbounded
+    row_bytes = bitset.n_words(n) * 8
     # conjunctions as sorted feature indices in the caller's order; by length, then lexicographic
     # (a level is lexicographic already unless unbounded features were moved first)
     mapped = [np.sort(order[block], axis=1) for block in kept_items]
@@ -297,7 +338,7 @@ def mine_antecedents(
         n_rows = int(offsets[-1])
         budget.require("mining", 2 * n_rows * row_bytes + 16 * n_rows, "the mined conjunctions")
     all_bits = np.concatenate(kept_bits) if kept_bits else np.zeros((0, bitset.n_words(n)), np.uint64)
-    del kept_bits
+    kept_bits.clear()  # (the caller's list: its levels go now)
     if budget is not None:
         budget.charge("mining", all_bits.nbytes + 16 * len(all_bits))
     which = np.zeros((len(all_bits), 0), np.uint64)
@@ -311,7 +352,8 @@ def mine_antecedents(
                             "as a shorter or earlier one")
     level_of = np.searchsorted(offsets, first, side="right") - 1
     kept_by_level = [block[first[level_of == k] - offsets[k]] for k, block in enumerate(mapped)]
-    del mapped, kept_items
+    del mapped
+    kept_items.clear()
     if budget is not None:
         budget.require("antecedents", len(first) * row_bytes + _ITEM_BYTES * sum(b.size for b in kept_by_level),
                        "the mined antecedents")
