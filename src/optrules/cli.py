@@ -837,9 +837,19 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add_command in (_add_info_command, _add_mine_command, _add_fit_command, _add_rashomon_command,
+                        _add_report_command, _add_predict_command, _add_export_command, _add_trace_command,
+                        _add_bench_command, _add_compile_command, _add_serve_command):
+        add_command(commands)
+    return parser
+
+
+def _add_info_command(commands) -> None:
     info = commands.add_parser("info", help="list the bundled datasets")
     info.set_defaults(handler=cmd_info)
 
+
+def _add_mine_command(commands) -> None:
     mine = commands.add_parser("mine", help="binarize a table and list the mined antecedents with their support")
     _add_data_arguments(mine)
     mine.add_argument("--min-support", type=float, default=0.01, help="minimum support share (default 0.01)")
@@ -847,6 +857,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="at most N antecedents ('auto', the default, or 'none')")
     mine.set_defaults(handler=cmd_mine)
 
+
+def _add_fit_command(commands) -> None:
     fit = commands.add_parser(
         "fit", help="learn a certifiably optimal model, print it with its certificate, save it as JSON",
         description="Learn the rule list minimising mistakes/N + lambda * rules and prove it optimal (or "
@@ -864,6 +876,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--reference-minor", help="the matching .minor file (optional)")
     fit.set_defaults(handler=cmd_fit)
 
+
+def _add_rashomon_command(commands) -> None:
     rashomon = commands.add_parser(
         "rashomon", help="every rule list within epsilon of the optimal one: count, list, sample, compare",
         description="Fit the certified rule list, then enumerate the Rashomon set: every rule list whose "
@@ -889,6 +903,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "and, with --group, the first group column's rate ranges) to this PNG, SVG or PDF file")
     rashomon.set_defaults(handler=cmd_rashomon)
 
+
+def _add_report_command(commands) -> None:
     report = commands.add_parser(
         "report", help="one self-contained HTML page of a saved model: data, rules, certificate, accuracy by group",
         description="Write an HTML page (no scripts, no external files) describing a saved model: the data it is "
@@ -902,6 +918,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--output", "-o", default="report.html", help="the page to write (default report.html)")
     report.set_defaults(handler=cmd_report)
 
+
+def _add_predict_command(commands) -> None:
     predict = commands.add_parser(
         "predict", help="predict with a saved model (JSON from 'fit -o')",
         description="Apply a saved model to a CSV/Parquet file with the columns it was trained on.",
@@ -917,6 +935,8 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
     predict.set_defaults(handler=cmd_predict)
 
+
+def _add_export_command(commands) -> None:
     export = commands.add_parser(
         "export", help="a saved model as an SQL query or a standalone Python module",
         description="Write a saved model as an SQL query over a table of the training columns (one row per "
@@ -930,6 +950,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", help="write to this file (default: print)")
     export.set_defaults(handler=cmd_export)
 
+
+def _add_trace_command(commands) -> None:
     trace = commands.add_parser(
         "trace", help="show how the search converged (objective, lower bound, queue, remaining space)",
         description="Trace of a certified search: from a model saved by 'fit -o', or by running the search on "
@@ -941,6 +963,8 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--rows", type=int, default=12, help="trace points shown in the table (default 12)")
     trace.set_defaults(handler=cmd_trace)
 
+
+def _add_bench_command(commands) -> None:
     bench = commands.add_parser(
         "bench", help="time the certified rule-list search for several lambdas",
         description="Fit a certified rule list per lambda and report search time, prefixes expanded and memory.",
@@ -954,6 +978,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--output", "-o", help="write the measurements as JSON to this file")
     bench.set_defaults(handler=cmd_bench)
 
+
+def _add_compile_command(commands) -> None:
     compile_ = commands.add_parser(
         "compile", help="compile and cache the search kernels now, so that no later fit waits for it",
         description="Run small fits of every model family so that numba compiles each kernel and caches it "
@@ -966,6 +992,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "and the searches over 65,535+ antecedents (about half the time)")
     compile_.set_defaults(handler=cmd_compile)
 
+
+def _add_serve_command(commands) -> None:
     serve = commands.add_parser(
         "serve", help="start the local web app: upload a CSV, watch the search converge, download the model",
         description="A small web app on this machine (127.0.0.1 by default): upload a CSV or pick a bundled "
@@ -988,7 +1016,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="no access token: anyone who can reach the port (other users of this machine "
                              "included) can use the app")
     serve.set_defaults(handler=cmd_serve)
-    return parser
 
 
 def main(argv=None, started: float | None = None) -> int:

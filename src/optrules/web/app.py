@@ -176,43 +176,82 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
     manager = manager or RunManager(
         workers=workers, max_upload_bytes=int(max_upload_mb * 2**20),
         max_upload_total_bytes=None if max_upload_total_mb is None else int(max_upload_total_mb * 2**20))
-    static = resources.files("optrules.web").joinpath("static")
+    api = Api(manager, token)
 
-    async def index(request: Request) -> Response:
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        manager.shutdown()  # cancel what runs, stop the workers
+
+    app = Starlette(routes=api.routes(), lifespan=lifespan)
+    app.state.manager = manager
+    app.add_middleware(RefuseOtherSites, allowed_hosts=allowed_hosts, token=token)
+    return app
+
+
+class Api:
+    """The page and the JSON API over a :class:`RunManager`: one method a route (:meth:`routes`).
+    Requests reach it through :class:`RefuseOtherSites`, which checks their host, origin and ``token``."""
+
+    def __init__(self, manager: RunManager, token: str | None):
+        self.manager = manager
+        self.token = token
+        self.static = resources.files("optrules.web").joinpath("static")
+
+    def routes(self) -> list:
+        return [
+            Route("/", self.index),
+            Route("/api/limits", self.limits),
+            Route("/api/datasets", self.datasets),
+            Route("/api/families", self.families),
+            Route("/api/uploads", self.upload, methods=["POST"]),
+            Route("/api/tables/{key}", self.table),
+            Route("/api/runs", self.runs, methods=["GET"]),
+            Route("/api/runs", self.submit, methods=["POST"]),
+            Route("/api/runs/{run_id}", self.run_detail),
+            Route("/api/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
+            Route("/api/runs/{run_id}/rashomon", self.rashomon, methods=["POST"]),
+            Route("/api/runs/{run_id}/events", self.events),
+            Route("/api/runs/{run_id}/model.json", self.model_json),
+            Mount("/static", StaticFiles(directory=str(self.static)), name="static"),
+        ]
+
+    async def index(self, request: Request) -> Response:
         given = request.query_params.get("token")
         if given is not None:  # the printed link: keep the token in a cookie, and take it out of the address
-            if token is None or not _same(given, token):
+            if self.token is None or not _same(given, self.token):
                 return Response("wrong access token: open the link that 'optrules serve' printed", 401,
                                 media_type="text/plain")
             response = RedirectResponse("/", 303)
-            response.set_cookie(token_cookie(request.scope), token, httponly=True, samesite="strict")
+            response.set_cookie(token_cookie(request.scope), self.token, httponly=True, samesite="strict")
             return response
-        return Response(static.joinpath("index.html").read_text(), media_type="text/html",
+        return Response(self.static.joinpath("index.html").read_text(), media_type="text/html",
                         headers={"Cache-Control": "no-store"})
 
-    async def limits(request: Request) -> Response:
+    async def limits(self, request: Request) -> Response:
         default_mb, most_mb = memory_limits_mb()
         return _json({
             "time_limit": {"default": DEFAULT_TIME_LIMIT, "max": MAX_TIME_LIMIT},
             "max_memory_mb": {"default": round(default_mb), "max": round(most_mb)},
-            "max_upload_mb": manager.uploads.max_file_bytes / 2**20,
-            "max_upload_total_mb": manager.uploads.max_total_bytes / 2**20,
+            "max_upload_mb": self.manager.uploads.max_file_bytes / 2**20,
+            "max_upload_total_mb": self.manager.uploads.max_total_bytes / 2**20,
         })
 
-    async def families(request: Request) -> Response:
+    async def families(self, request: Request) -> Response:
         """The model families and the settings of each (the page builds its form from these)."""
         from ..families import families as registry
 
         return _json([family.describe() for family in registry().values()])
 
-    async def datasets(request: Request) -> Response:
+    async def datasets(self, request: Request) -> Response:
         from ..data.datasets import DATASETS
 
         return _json([{"key": f"dataset:{name}", "name": name, "description": description}
                       for name, (_, description) in DATASETS.items()])
 
-    async def upload(request: Request) -> Response:
+    async def upload(self, request: Request) -> Response:
         # a declared size over the limit is refused before reading; the rest is counted as it streams
+        manager = self.manager
         declared = request.headers.get("content-length") or "0"
         if declared.isdigit() and int(declared) > manager.max_upload_bytes + 64 * 1024:
             return _error(f"the file is {int(declared) / 2**20:.1f} MB, over the limit of "
@@ -225,13 +264,13 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
             return _error(str(error))
         return _json(info)
 
-    async def table(request: Request) -> Response:
+    async def table(self, request: Request) -> Response:
         try:
-            return _json(await asyncio.to_thread(manager.table_info, request.path_params["key"]))
+            return _json(await asyncio.to_thread(self.manager.table_info, request.path_params["key"]))
         except InputError as error:
             return _error(str(error), 404)
 
-    async def submit(request: Request) -> Response:
+    async def submit(self, request: Request) -> Response:
         body = await _json_object(request)
         if isinstance(body, Response):
             return body
@@ -240,103 +279,80 @@ def create_app(manager: RunManager | None = None, workers: int = 1, max_upload_m
         if wrong:
             return _error(f"{', '.join(wrong)} must be text (a table key, a column name, a model family)")
         try:
-            run = await asyncio.to_thread(manager.submit, fields["table"], fields["target"], fields["model"],
+            run = await asyncio.to_thread(self.manager.submit, fields["table"], fields["target"], fields["model"],
                                           body.get("params") or {})
         except InputError as error:
             return _error(str(error), error.status)
         return _json(run.summary(), 201)
 
-    async def rashomon(request: Request) -> Response:
+    async def rashomon(self, request: Request) -> Response:
         body = await _json_object(request)
         if isinstance(body, Response):
             return body
         try:
-            run = await asyncio.to_thread(manager.submit_rashomon, request.path_params["run_id"],
+            run = await asyncio.to_thread(self.manager.submit_rashomon, request.path_params["run_id"],
                                           body.get("params") or {})
         except InputError as error:
             return _error(str(error), 404 if str(error).startswith("no run") else error.status)
         return _json(run.summary(), 201)
 
-    def _run_or_404(request: Request):
+    def _run_or_none(self, request: Request):
         try:
-            return manager.get(int(request.path_params["run_id"]))
+            return self.manager.get(int(request.path_params["run_id"]))
         except (KeyError, ValueError):
             return None
 
-    async def runs(request: Request) -> Response:
-        return _json([run.summary() for run in sorted(manager.runs.values(), key=lambda r: -r.id)])
+    async def runs(self, request: Request) -> Response:
+        return _json([run.summary() for run in sorted(self.manager.runs.values(), key=lambda r: -r.id)])
 
-    async def run_detail(request: Request) -> Response:
-        run = _run_or_404(request)
+    async def run_detail(self, request: Request) -> Response:
+        run = self._run_or_none(request)
         if run is None:
             return _error("no such run", 404)
         return _json({**run.summary(), "points": run.points, "result": run.result})
 
-    async def cancel(request: Request) -> Response:
-        run = _run_or_404(request)
+    async def cancel(self, request: Request) -> Response:
+        run = self._run_or_none(request)
         if run is None:
             return _error("no such run", 404)
-        manager.cancel(run.id)
+        self.manager.cancel(run.id)
         return _json(run.summary())
 
-    async def model_json(request: Request) -> Response:
-        run = _run_or_404(request)
+    async def model_json(self, request: Request) -> Response:
+        run = self._run_or_none(request)
         if run is None or run.result is None:
             return _error("no model for this run (yet)", 404)
-        return Response(json.dumps(run.result["model"], indent=2, default=_plain, allow_nan=False), media_type="application/json",
+        return Response(json.dumps(run.result["model"], indent=2, default=_plain, allow_nan=False),
+                        media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="optrules-run-{run.id}.json"'})
 
-    async def events(request: Request) -> Response:
-        run = _run_or_404(request)
+    async def events(self, request: Request) -> Response:
+        run = self._run_or_none(request)
         if run is None:
             return _error("no such run", 404)
+        return StreamingResponse(_event_stream(run, request), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
 
-        async def stream():
-            sent = 0
-            yield f"event: status\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+
+async def _event_stream(run, request: Request):
+    """A run's status, then its progress points as they come, each status change, and its end."""
+    sent = 0
+    yield f"event: status\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+    last_status = run.status
+    while True:
+        points = run.points[sent:]
+        for point in points:
+            yield f"event: progress\ndata: {json.dumps(point)}\n\n"
+        sent += len(points)
+        if run.status != last_status:
             last_status = run.status
-            while True:
-                points = run.points[sent:]
-                for point in points:
-                    yield f"event: progress\ndata: {json.dumps(point)}\n\n"
-                sent += len(points)
-                if run.status != last_status:
-                    last_status = run.status
-                    yield f"event: status\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
-                if run.status in FINISHED and sent >= len(run.points):
-                    yield f"event: end\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
-                    return
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.2)
-
-        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
-    routes = [
-        Route("/", index),
-        Route("/api/limits", limits),
-        Route("/api/datasets", datasets),
-        Route("/api/families", families),
-        Route("/api/uploads", upload, methods=["POST"]),
-        Route("/api/tables/{key}", table),
-        Route("/api/runs", runs, methods=["GET"]),
-        Route("/api/runs", submit, methods=["POST"]),
-        Route("/api/runs/{run_id}", run_detail),
-        Route("/api/runs/{run_id}/cancel", cancel, methods=["POST"]),
-        Route("/api/runs/{run_id}/rashomon", rashomon, methods=["POST"]),
-        Route("/api/runs/{run_id}/events", events),
-        Route("/api/runs/{run_id}/model.json", model_json),
-        Mount("/static", StaticFiles(directory=str(static)), name="static"),
-    ]
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        yield
-        manager.shutdown()  # cancel what runs, stop the workers
-
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.manager = manager
-    app.add_middleware(RefuseOtherSites, allowed_hosts=allowed_hosts, token=token)
-    return app
+            yield f"event: status\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+        if run.status in FINISHED and sent >= len(run.points):
+            yield f"event: end\ndata: {json.dumps(run.summary(), default=_plain)}\n\n"
+            return
+        if await request.is_disconnected():
+            return
+        await asyncio.sleep(0.2)
 
 
 def new_token() -> str:
