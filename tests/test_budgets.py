@@ -463,3 +463,37 @@ def test_a_fit_stopped_while_binarizing_keeps_a_valid_model_and_no_bound_from_th
     full = estimator().fit(X, y).certificate_
     assert full.status == "optimal" and certificate.lower_bound <= full.objective
     np.testing.assert_array_equal(stopped.predict(X), stopped.rule_list_.predict(X))  # every column still checked
+
+
+@pytest.mark.parametrize("family", ["rulelist", "frl", "ruleset"])
+@pytest.mark.parametrize("when", ["between stages", "during the search"])
+def test_a_progress_callback_answering_stop_ends_the_fit(family, when):
+    """A callable ``verbose`` that returns ``optrules.STOP`` (the web app's cancel) stops the fit as
+    Ctrl-C does: between the stages (an empty trace) or once the search reports, every family returns its
+    best model so far, interrupted, with a valid bound; the callback's answer alone does it (nothing is
+    raised), and after a stop the fit asks nothing more of the search."""
+    from optrules import STOP, FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+
+    rng = np.random.default_rng(4)
+    X = rng.random((3000, 24)) < 0.5
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3]) ^ (rng.random(3000) < 0.25)).astype(int)
+    calls = {"empty": 0, "search": 0}
+
+    def progress(trace, counters):
+        calls["empty" if not len(trace) else "search"] += 1
+        if when == "between stages" or len(trace):
+            return STOP
+        return None
+
+    estimator = {"rulelist": RuleListClassifier(regularization=0.0005, max_card=2, time_limit=120, verbose=progress),
+                 "frl": FallingRuleListClassifier(time_limit=120, verbose=progress),
+                 "ruleset": RuleSetClassifier(complexity=40, time_limit=120, verbose=progress)}[family]
+    model = estimator.fit(X, y)
+    certificate = model.certificate_
+    assert certificate.status == INTERRUPTED
+    assert 0 <= certificate.lower_bound <= certificate.objective
+    assert model.predict(X).shape == (3000,)
+    if when == "between stages":
+        assert calls["empty"] >= 1 and calls["search"] <= 1  # (at most the search's report of its stop)
+    else:
+        assert calls["search"] >= 1

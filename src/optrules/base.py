@@ -373,7 +373,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         hook = None
         if progress is not None:
             def hook():
-                progress(Trace(), {"nodes_expanded": 0, "queue": 0})
+                return progress(Trace(), {"nodes_expanded": 0, "queue": 0})
         time_limit, max_memory = (self.time_limit, self.max_memory) if limits is None else limits
         return Budget(time_limit, max_memory, hook)
 

@@ -351,7 +351,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     bound): True when it freed enough to go on queueing. ``trace`` (if given) is charged too, as it
     grows.
 
-    ``record(elapsed)`` appends a trace point (and may report progress); it is called after slices, no
+    ``record(elapsed)`` appends a trace point (and may report progress, returning the progress
+    callback's answer: :data:`~optrules.budget.STOP` stops the search); it is called after slices, no
     more than every ``trace_interval`` seconds and at most ~5% of the time, and once at the end.
 
     ``compile_kernel()`` (:func:`compile_for` the kernel ``run`` calls) compiles it within the budget
@@ -365,8 +366,9 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     if compile_kernel is not None and not compiled_in_time(compile_kernel, budget):
         status = INTERRUPTED if budget.interrupted else TIME_BUDGET
         try:
-            record(0.0)
-        except KeyboardInterrupt:  # a cancel seen by the report (the web app's): the search is over anyway
+            if budget.hear(record(0.0)):  # a cancel seen by the report (the web app's): the search is over anyway
+                status = INTERRUPTED
+        except KeyboardInterrupt:  # (a callback that raises it instead)
             budget.interrupt()
             status = INTERRUPTED
         return Outcome(status, 0.0, 0.0, time.perf_counter() - compile_start)
@@ -415,7 +417,7 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
             elif code == QUEUE_EMPTY:
                 break
             if code != NEED_ROOM and now - last_record >= record_every:
-                record(now - start)
+                budget.hear(record(now - start))  # (a stop asked for ends the search below)
                 last_record = time.perf_counter()
                 # a record scans the queue: keep that below ~5% of the search time
                 record_every = max(trace_interval, 20.0 * (last_record - now))

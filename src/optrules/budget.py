@@ -3,7 +3,7 @@
 An estimator creates a :class:`Budget` when ``fit`` starts and hands it to every stage (binarize, mine,
 warm start, search, final solve). Each stage asks :meth:`Budget.stopped` between pieces of work and
 returns what it has when the answer is yes, so that ``time_limit`` bounds the whole fit, not only the
-search, and Ctrl-C or a cancel (the ``verbose`` callback raising ``KeyboardInterrupt``) stops any stage
+search, and Ctrl-C or a cancel (the ``verbose`` callback answering :data:`STOP`) stops any stage
 within a slice. Large structures are charged to the memory account by name; a stage that would pass
 ``max_memory`` stops instead of allocating.
 """
@@ -15,6 +15,26 @@ import os
 import signal
 import threading
 import time
+
+class _Stop:
+    """The answer of a progress callback that asks the fit to stop (:data:`STOP`)."""
+
+    def __repr__(self) -> str:
+        return "optrules.STOP"
+
+    def __reduce__(self):
+        return "STOP"
+
+
+#: what a progress callback (an estimator's callable ``verbose``) returns to stop the fit: every stage
+#: then returns its best so far, as on Ctrl-C (a callback that raises ``KeyboardInterrupt`` is heard too)
+STOP = _Stop()
+
+
+def asks_to_stop(answer) -> bool:
+    """Is a callback's ``answer`` a stop request?"""
+    return answer is STOP
+
 
 #: default memory budget of a fit: its accounted structures stay below this (the process adds its
 #: interpreter and libraries, ~200 MB). Raise ``max_memory`` for searches that need more.
@@ -46,8 +66,9 @@ def check_budget_values(time_limit=None, max_memory=None, max_nodes=None) -> Non
 class Budget:
     """Deadline, memory account and stop request of one fit.
 
-    ``time_limit`` (seconds from now) and ``max_memory`` (bytes, default :func:`default_memory_budget`); ``hook`` is called by :meth:`stopped` and may raise
-    ``KeyboardInterrupt`` to ask for a stop (the web app's cancel does).
+    ``time_limit`` (seconds from now) and ``max_memory`` (bytes, default :func:`default_memory_budget`);
+    ``hook()`` is called by :meth:`stopped` and answers :data:`STOP` (or raises ``KeyboardInterrupt``) to
+    ask for a stop (the web app's cancel does).
     """
 
     def __init__(self, time_limit: float | None = None, max_memory: int | None = None, hook=None):
@@ -80,12 +101,18 @@ class Budget:
         self.interrupted = True
 
     def cancelled(self) -> bool:
-        """Was a stop asked for (Ctrl-C, or the hook raised ``KeyboardInterrupt``)?"""
+        """Was a stop asked for (Ctrl-C, or the hook answered :data:`STOP`)?"""
         if self.hook is not None and not self.interrupted:
             try:
-                self.hook()
+                self.hear(self.hook())
             except KeyboardInterrupt:
                 self.interrupted = True
+        return self.interrupted
+
+    def hear(self, answer) -> bool:
+        """A progress callback's ``answer``: :data:`STOP` asks for a stop. Returns whether one was asked."""
+        if asks_to_stop(answer):
+            self.interrupted = True
         return self.interrupted
 
     def stopped(self) -> bool:

@@ -18,7 +18,7 @@ from .._numba import workspace
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, compile_for,
                    compiled_in_time, drive, parallel_region, proven_status, unsearched_certificate,
                    unsearched_counters)
-from ..budget import Budget, as_budget, check_budget_values
+from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
 from . import kernel as K
@@ -113,8 +113,7 @@ def _inner_budget(budget: Budget, seconds: float | None, name: str, stop_when=No
     leave (``name``: its charge, if any), and a stop when the outer one is asked to stop (or when
     ``stop_when()`` says so)."""
     def stop_with_the_fit():
-        if budget.cancelled() or (stop_when is not None and stop_when()):
-            raise KeyboardInterrupt
+        return STOP if budget.cancelled() or (stop_when is not None and stop_when()) else None
 
     return Budget(seconds, max(1, budget.allowance(name)), stop_with_the_fit)
 
@@ -644,7 +643,8 @@ def _summary(state: SearchState, lambda_n: float, keys_bound: bool):
 
 
 def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n: int, m: int, progress,
-            keys_bound: bool) -> None:
+            keys_bound: bool):
+    """Appends a trace point; returns the progress callback's answer (:data:`~optrules.budget.STOP`)."""
     summary = _summary(state, lambda_n, keys_bound)
     _, by_length, remaining = summary
     best = float(state.floats[0])
@@ -654,4 +654,5 @@ def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n
     space = log10_remaining_space(remaining, m) if not (state.ints[DROPPED] or state.ints[SET_ASIDE]) else float("nan")
     trace.append(elapsed, best / n, lower / n, by_length[:longest], space)
     if progress is not None:
-        progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})
+        return progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})
+    return None

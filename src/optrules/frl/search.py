@@ -190,13 +190,15 @@ def _queue_bound(state: SearchState):
     return min(smallest, state.dropped_floor()), by_length
 
 
-def _record(trace: Trace, state: SearchState, elapsed: float, n: int, progress) -> None:
+def _record(trace: Trace, state: SearchState, elapsed: float, n: int, progress):
+    """Appends a trace point; returns the progress callback's answer (:data:`~optrules.budget.STOP`)."""
     smallest, by_length = _queue_bound(state)
     best = float(state.floats[0])
     longest = int(np.flatnonzero(by_length).max()) + 1 if by_length.any() else 1
     trace.append(elapsed, best / n, min(best, smallest) / n, by_length[:longest], float("nan"))
     if progress is not None:
-        progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})
+        return progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})
+    return None
 
 
 __all__ = ["FRLProblem", "FRLResult", "certified_search"]

@@ -287,9 +287,12 @@ class ColumnGeneration:
             added += 1
         return added, True
 
-    def _report(self) -> None:
-        if self.progress is not None:
-            self.progress(self.trace, {"nodes_expanded": self.iterations, "queue": len(self.clauses)})
+    def _report(self) -> bool:
+        """Progress to the callback; whether it asked to stop (:data:`~optrules.budget.STOP`)."""
+        if self.progress is None:
+            return False
+        return self.budget.hear(self.progress(self.trace, {"nodes_expanded": self.iterations,
+                                                            "queue": len(self.clauses)}))
 
     # -- phase 2 ------------------------------------------------------------------------------------
     def _generate(self) -> None:
@@ -592,8 +595,9 @@ class ColumnGeneration:
                                 value_below + (1.0 if self.integral else 0.0))
             self.trace.append(time.perf_counter() - self.start, self.objective, self._proven_lower(),
                               [len(self.clauses)], float("nan"))
-            try:  # (the web app's callback raises on a cancel: the set and the bound so far stand)
-                self._report()
+            try:  # (a cancel asked by the callback: the set and the bound so far stand)
+                if self._report():
+                    break
             except KeyboardInterrupt:
                 budget.interrupt()
                 break

@@ -2,8 +2,8 @@
 
 A run is validated when it is submitted (target column, classes, missing values, parameters), so that
 mistakes come back at once as a message; it then waits in a FIFO queue. Worker threads fit one run
-each; the estimator's progress callback records trace points and raises ``KeyboardInterrupt`` when the
-run is cancelled, which the search turns into a clean stop with its best model and certified gap. Any
+each; the estimator's progress callback records trace points and answers ``STOP`` when the run is
+cancelled, which every stage turns into a clean stop with its best model and certified gap. Any
 error inside a fit ends that run as ``failed`` with its message; the worker goes on with the next.
 """
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..budget import STOP
 from .uploads import UploadStore
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -422,8 +423,8 @@ class RunManager:
             try:
                 (self._rashomon if run.kind == "rashomon" else self._fit)(run)
             except KeyboardInterrupt:
-                # a cancel that a fit let through (its progress callback raises it) ends the run, never
-                # the worker: a rule-list run cancelled while its kernel compiled killed the worker's
+                # an interrupt that a fit let through ends the run, never the worker: a rule-list run
+                # cancelled while its kernel compiled (when the cancel raised it) killed the worker's
                 # thread, and the run stayed "running" and the queue behind it waited for ever
                 run.status = CANCELLED if run.cancel_requested else FAILED
                 run.message = ("cancelled before the fit had a model" if run.cancel_requested
@@ -442,7 +443,7 @@ class RunManager:
 
         def progress(trace, counters):
             if run.cancel_requested:
-                raise KeyboardInterrupt  # the search stops cleanly with its best model and gap
+                return STOP  # the search stops cleanly with its best model and gap
             now = time.perf_counter()
             if now - last[0] < 0.1 or not len(trace):
                 return
