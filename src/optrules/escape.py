@@ -23,6 +23,12 @@ from typing import Any
 
 import numpy as np
 
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (other values as they are): what literals, JSON and
+    comparisons of class labels read."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

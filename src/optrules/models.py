@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .escape import printable
+from .escape import plain as _plain, printable
 
 FORMAT = "optrules.RuleList"
 FORMAT_VERSION = 1
@@ -41,10 +41,6 @@ class Rule:
         if totals.sum() <= 0:
             totals = np.eye(n_classes)[self.prediction]
         return totals / totals.sum()
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _display_label(classes: Sequence[Any], index: int) -> str:

@@ -63,7 +63,7 @@ from ..bnb import STATE, drive
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET
 from ..data.groups import GROUPING, PACK_LIMIT, group_samples, grouping_bytes, pack_weights
-from ..models import _plain
+from ..escape import plain as _plain
 from .problem import Problem
 from .requirements import Requirements
 from .rashomon_kernel import COUNT_LIMIT, EDGE_FIELDS, NODE_FIELDS, TABLE_FIELDS, RashomonState, count_tables, expand

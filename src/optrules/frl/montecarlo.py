@@ -60,7 +60,7 @@ class _WeightCounts:
     """The same with sample weights: weight sums over groups of samples alike in every antecedent."""
 
     def __init__(self, problem: FRLProblem):
-        from ..corels.prefix import class_weight_matrix
+        from ..decision_lists import class_weight_matrix
         from ..data.groups import group_samples
 
         weights = class_weight_matrix(problem.y, 2, problem.sample_weight)

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..corels.prefix import class_weight_matrix, prefix_class_totals, prefix_counts
+from ..decision_lists import class_weight_matrix, prefix_class_totals, prefix_counts
 
 
 def list_counts(captures, y, prefix: Sequence[int], sample_weight=None) -> list[tuple]:

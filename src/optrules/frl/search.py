@@ -16,7 +16,7 @@ from .._numba import workspace
 from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_status, unsearched_certificate
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import OPTIMAL, Certificate, Trace
-from ..corels.prefix import class_weight_matrix
+from ..decision_lists import class_weight_matrix
 from ..data.validation import check_sample_weight
 from ..data import bitset
 from ..data.groups import group_samples
