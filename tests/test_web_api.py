@@ -233,6 +233,9 @@ def test_the_form_comes_from_the_family_registry(client):
     assert [f["name"] for f in listed] == list(families()) == ["rulelist", "frl", "ruleset"]
     by_name = {f["name"]: {p["name"]: p for p in f["parameters"]} for f in listed}
     assert by_name["rulelist"]["regularization"]["max"] == 0.999 and by_name["frl"]["soft"]["kind"] == "flag"
+    # the Rashomon form is offered for the families that declare Rashomon sets, and only those
+    assert {f["name"]: f["rashomon"] for f in listed} == {name: found.rashomon for name, found in families().items()}
+    assert [f["name"] for f in listed if f["rashomon"]] == ["rulelist"]
     # each family's form settings are exactly what its estimator takes, and the server reads them back
     for family in families().values():
         assert set(by_name[family.name]) <= set(family.estimator().get_params())

@@ -380,8 +380,11 @@ def cmd_rashomon(args, console: Console) -> int:
     """Fit the optimal rule list, then enumerate every list within --epsilon of it and describe them."""
     import pandas as pd
 
-    if args.model != "rulelist":
-        raise SystemExit("error: the Rashomon set is enumerated for rule lists (--model rulelist)")
+    from .families import family, with_rashomon_sets
+
+    if not family(args.model).rashomon:
+        raise SystemExit("error: the Rashomon set is enumerated for rule lists ("
+                         + ", ".join(f"--model {name}" for name in with_rashomon_sets()) + ")")
     if args.cv:
         raise SystemExit("error: rashomon takes one --regularization value, not --cv")
     if args.epsilon < 0:

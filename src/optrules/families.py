@@ -108,6 +108,9 @@ class Family:
     constraints: bool  # max_rules, forbidden and required
     #: the parameter --cv chooses, or None
     cv_parameter: str | None
+    #: its fitted estimator enumerates the Rashomon set (``rashomon_set``): the command line's ``rashomon``
+    #: and the web app's Rashomon form serve it
+    rashomon: bool = False
     #: the web form's settings beyond the common ones (every family: budgets, max_card, missing values)
     form: tuple[Parameter, ...] = ()
     #: estimator settings the web app fixes for this family, from the common ones
@@ -147,7 +150,7 @@ class Family:
         return {key: value for key, value in common.items() if key in own}
 
     def describe(self) -> dict:
-        return {"name": self.name, "title": self.title, "multiclass": self.multiclass,
+        return {"name": self.name, "title": self.title, "multiclass": self.multiclass, "rashomon": self.rashomon,
                 "parameters": [parameter.describe() for parameter in self.form]}
 
 
@@ -164,6 +167,16 @@ def families() -> dict[str, Family]:
     """Every family by name, the default first."""
     found = [import_module(module).FAMILY for module in FAMILY_MODULES]
     return {family.name: family for family in found}
+
+
+def default_family() -> Family:
+    """The family a front end fits when none is named (the first of :data:`FAMILY_MODULES`)."""
+    return next(iter(families().values()))
+
+
+def with_rashomon_sets() -> list[str]:
+    """The names of the families whose fits enumerate Rashomon sets."""
+    return [name for name, found in families().items() if found.rashomon]
 
 
 def family(name: str) -> Family:

@@ -43,6 +43,7 @@ FAMILY = Family(
     pos_label=False,
     constraints=True,
     cv_parameter="regularization",
+    rashomon=True,
     form=(
         Parameter("regularization", "lambda (price of a rule)", "number", 0.01, 0.0, 0.999),
         Parameter("class_weight", "Class weights", "choice", "", choices=(("", "equal"), ("balanced", "balanced"))),

@@ -32,6 +32,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..families import default_family
 from .runs import DEFAULT_TIME_LIMIT, FINISHED, MAX_TIME_LIMIT, InputError, RunManager, memory_limits_mb
 from .uploads import UploadRefused
 
@@ -274,7 +275,8 @@ class Api:
         body = await _json_object(request)
         if isinstance(body, Response):
             return body
-        fields = {"table": body.get("table"), "target": body.get("target"), "model": body.get("model", "rulelist")}
+        fields = {"table": body.get("table"), "target": body.get("target"),
+                  "model": body.get("model", default_family().name)}
         wrong = [name for name, value in fields.items() if not isinstance(value, str)]
         if wrong:
             return _error(f"{', '.join(wrong)} must be text (a table key, a column name, a model family)")

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..budget import STOP
+from ..families import family, with_rashomon_sets
 from .uploads import UploadStore
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -135,7 +136,7 @@ def common_form() -> tuple:
 
 def build_estimator(model: str, params, progress):
     """The estimator a run fits, from the form's parameters (validated here, with clear messages)."""
-    from ..families import ParameterError, family
+    from ..families import ParameterError
 
     try:
         chosen = family(model)
@@ -322,7 +323,6 @@ class RunManager:
         self._check_queue_room()
         from ..data.binarize import Binarizer
         from ..data.validation import check_target
-        from ..families import family
 
         estimator = build_estimator(model, params, None)  # parameters first: they need no table
         table = self.table(source)
@@ -356,8 +356,9 @@ class RunManager:
             parent = self.get(int(parent_id))
         except (KeyError, TypeError, ValueError):
             raise InputError(f"no run {parent_id!r}") from None
-        if parent.kind != "fit" or parent.model != "rulelist" or parent.status != DONE:
-            raise InputError("the Rashomon set is enumerated from a finished rule-list run (model family rulelist)")
+        if parent.kind != "fit" or not family(parent.model).rashomon or parent.status != DONE:
+            raise InputError("the Rashomon set is enumerated from a finished rule-list run (model family "
+                             + ", ".join(with_rashomon_sets()) + ")")
         if not isinstance(params, dict):
             raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
         form = rashomon_form()
@@ -508,13 +509,11 @@ class RunManager:
         if certificate is not None:
             run.result["model"]["certificate"] = certificate.to_dict()
         run.status = CANCELLED if run.cancel_requested else DONE
-        if run.model == "rulelist" and run.status == DONE:
+        if family(run.model).rashomon and run.status == DONE:
             self._keep_fitted(run.id, estimator)
         if run.cancel_requested:
             run.message = "cancelled: the best model found so far is shown with its certified gap"
         elif certificate is not None:
-            from ..families import family
-
             fitted = family(run.model).fit_text(estimator)  # (rule sets: mistakes, and the gap in accuracy points)
             run.message = ("certified optimal" if certificate.is_optimal
                            else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible") + (

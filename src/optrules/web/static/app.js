@@ -285,7 +285,8 @@ function showResult(run) {
 // -- the Rashomon set of a finished rule list ------------------------------------------------------------
 async function offerRashomon(run) {
   const form = $("rashomon-form");
-  form.classList.toggle("hidden", !(run.model === "rulelist" && run.status === "done"));
+  const fitted = families.find((family) => family.name === run.model);
+  form.classList.toggle("hidden", !(fitted && fitted.rashomon && run.status === "done"));
   if (form.classList.contains("hidden")) return;
   form.dataset.run = run.id;
   const group = $("r-group");
