@@ -314,7 +314,7 @@ def test_both_cores_count_the_children_as_one_does():
     assert len(answers) == 3 and len(set(answers)) == 1
 
 
-def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one():
+def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one(monkeypatch):
     """Repeated rows make groups whose weights are bit planes: an expansion then sweeps each word once a
     plane, so the parallel kernel serves a sweep below PARALLEL_MIN_WORDS words (a tall table's
     31,561 groups); on two threads and on one it makes the same expansions and finds the same list."""
@@ -334,6 +334,11 @@ def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one():
     sweep = K.sweep_words(groups.bits.shape[1], groups.bits.shape[0], groups.count_planes, groups.positive_planes,
                           groups.minority_planes, groups.packed_weights)
     assert words < K.PARALLEL_MIN_WORDS <= sweep
+    from optrules.corels.search import RuleListSearch
+
+    kernels = []
+    load = RuleListSearch._load
+    monkeypatch.setattr(RuleListSearch, "_load", lambda self: (load(self), kernels.append(self.kernel)))
     threads = numba.get_num_threads()
     runs = {}
     try:
@@ -345,5 +350,6 @@ def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one():
     finally:
         numba.set_num_threads(threads)
     assert len(set(map(repr, runs.values()))) == 1, runs
+    assert kernels and all(kernel is K.expand_parallel for kernel in kernels)  # the sweep's work chose it
     # and the counts are the samples': the list's objective recounted sample by sample
     assert runs[1][1] == pytest.approx(problem.cost(list(runs[1][0])) / problem.total_weight, abs=1e-12)

@@ -31,11 +31,6 @@ class _Stop:
 STOP = _Stop()
 
 
-def asks_to_stop(answer) -> bool:
-    """Is a callback's ``answer`` a stop request?"""
-    return answer is STOP
-
-
 #: default memory budget of a fit: its accounted structures stay below this (the process adds its
 #: interpreter and libraries, ~200 MB). Raise ``max_memory`` for searches that need more.
 DEFAULT_MAX_MEMORY = 1 << 30
@@ -111,7 +106,7 @@ class Budget:
 
     def hear(self, answer) -> bool:
         """A progress callback's ``answer``: :data:`STOP` asks for a stop. Returns whether one was asked."""
-        if asks_to_stop(answer):
+        if answer is STOP:
             self.interrupted = True
         return self.interrupted
 
