@@ -79,9 +79,10 @@ def test_large_table_part_compiles_the_two_core_kernel():
 def test_many_antecedents_part_leaves_nothing_for_such_fits():
     script = SCRIPT.split("compile_kernels(large=False)")[0] + r"""
 from optrules.warmup import PARTS
-PARTS["rule and falling lists with 65,535+ antecedents"]()
+PARTS["rule lists with 65,535+ antecedents"]()
+PARTS["falling lists with 65,535+ antecedents"]()
 before = compiled()
-from optrules.warmup import _table
+from optrules.warmup import random_table as _table
 from optrules.estimators import FallingRuleListClassifier, RuleListClassifier
 X, y = _table(500, 400, seed=9)
 model = RuleListClassifier(regularization=0.005, max_antecedents=None, min_support=0.001, max_nodes=20).fit(X, y)

@@ -127,12 +127,10 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     parser.add_argument("--keep-identifiers", action="store_true",
                         help="use columns that look like row identifiers (left out by default, with a warning)")
     parser.add_argument("--max-card", type=_max_card, default=None,
-                        help="features per antecedent, at most (default: the family's: rule lists auto, "
-                             "others 2); auto (rule lists): single literals certified first, then pairs when "
-                             "their search certifies")
+                        help="features per antecedent, at most (default: the family's); auto: single literals "
+                             "certified first, then pairs when their search certifies")
     parser.add_argument("--negations", action=argparse.BooleanOptionalAction, default=None,
-                        help="also use negated features ('not x=v') (default: the family's; rule lists and "
-                             "rule sets: yes)")
+                        help="also use negated features ('not x=v') (default: the family's)")
     parser.add_argument("--thresholds", choices=["boosted", "quantile"], default=None,
                         help="numeric thresholds: the splits of a boosted reference ensemble fitted on the "
                              "target (default: a small space that certifies on raw tables), or quantiles")
@@ -169,10 +167,10 @@ def _binarize_and_mine(args, X, y, min_support: float):
     from .data.mine import mine_antecedents
     from .data.validation import check_target
 
-    from .corels.estimator import RuleListClassifier
+    from .families import default_family
 
     codes = check_target(y, len(X))[0]
-    defaults = RuleListClassifier().get_params()  # `mine` shows the antecedents a rule list would search
+    defaults = default_family().estimator().get_params()  # `mine` shows what the default family would search
     options = {**{key: defaults[key] for key in ("negations", "thresholds")}, **_binarizer_options(args)}
     binarizer = Binarizer(negations=options["negations"], missing=args.missing, identifiers=_identifiers(args),
                           min_category_count=max(1, int(np.ceil(min_support * len(X) - 1e-9))),
@@ -235,8 +233,9 @@ def _show_progress(args) -> bool:
     return bool(args.verbose or (sys.stderr.isatty() and not args.quiet))
 
 
-def _check_fit_arguments(args, family) -> None:
-    """Refuse combinations that would silently do something else, before any data is read."""
+def _check_fit_arguments(args, family, several_values: bool = False) -> None:
+    """Refuse combinations that would silently do something else, before any data is read (``several_values``:
+    the command fits one model per value of the --cv parameter, as ``bench`` does)."""
     from .families import families
 
     def refuse(option: str, capability: str, why: str = "") -> None:
@@ -244,6 +243,8 @@ def _check_fit_arguments(args, family) -> None:
         raise SystemExit(f"error: {option}: only for --model {' and '.join(takers)}, not --model {family.name}"
                          + (f": {why}" if why else ""))
 
+    if getattr(args, "reference_out", None) and family.fit_reference_files is None:
+        refuse("--reference-out", "fit_reference_files")
     if args.weight_column and not family.sample_weight:
         refuse("--weight-column", "sample_weight")
     if (args.max_rules is not None or args.forbid or args.require) and not family.constraints:
@@ -255,11 +256,13 @@ def _check_fit_arguments(args, family) -> None:
     if args.pos_label is not None and not family.pos_label:
         refuse("--pos-label", "pos_label", "it predicts every class")
     if args.cv and family.cv_parameter is None:
-        raise SystemExit(f"error: --cv chooses a setting of rule lists (lambda) and rule sets (complexity), not of --model {family.name}")
+        takers = [f"{name} ({other.cv_label})" for name, other in families().items() if other.cv_parameter]
+        raise SystemExit(f"error: --cv chooses a setting of --model {' and '.join(takers)}, not of --model {family.name}")
     if args.pos_label == "both" and not (family.pos_label and family.cv_parameter and args.cv):
+        takers = [name for name, other in families().items() if other.pos_label and other.cv_parameter]
         raise SystemExit("error: --pos-label both needs --cv K and a family that describes one class and "
-                         "cross-validates (--model ruleset)")
-    if len(family.cv_candidates(args)) > 1 and not args.cv:
+                         f"cross-validates (--model {' or '.join(takers)})")
+    if len(family.cv_candidates(args)) > 1 and not args.cv and not several_values:
         raise SystemExit(f"error: several --{family.cv_parameter} values need --cv K to choose among them")
     if args.time_limit is not None and not args.time_limit > 0:
         raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
@@ -294,6 +297,22 @@ def _budget_text(args) -> str:
     return f"time budget {args.time_limit:g} s{default}"
 
 
+def _estimator(args, family, y, time_limit: float | None):
+    """The unfitted estimator of ``family`` that the arguments describe (the family's own options read by
+    its ``from_cli``, the options every family shares here)."""
+    memory = None if args.max_memory is None else int(args.max_memory * 2**20)
+    common = dict(time_limit=time_limit, missing=args.missing, identifiers=_identifiers(args), max_memory=memory,
+                  verbose=_show_progress(args) and not args.cv, **_binarizer_options(args))
+    if family.class_weight:
+        common["class_weight"] = args.class_weight
+    if family.constraints:
+        common.update(max_rules=args.max_rules, forbidden=args.forbid, required=args.require)
+    if getattr(args, "refine", False):
+        common["refine"] = True
+    pos_label = None if args.pos_label in (None, "both") else _class_named(args.pos_label, y)
+    return family.from_cli(args, common, pos_label)
+
+
 def _fit_model(args, console: Console):
     """Fit what the arguments ask for; returns ``(estimator, X, y, weights, source, summary line)``."""
     from .families import family as family_named
@@ -305,23 +324,11 @@ def _fit_model(args, console: Console):
     # the estimator's module (and scikit-learn, ~0.5 s) loads here, before the time left is measured:
     # loaded by from_cli below, after it, its import time was outside the budget (20 s: 21.4 s wall)
     family.estimator
-    progress = _show_progress(args)
-    memory = None if args.max_memory is None else int(args.max_memory * 2**20)
-    common = dict(time_limit=_time_left(args, started), missing=args.missing,
-                  identifiers=_identifiers(args), max_memory=memory, verbose=progress and not args.cv,
-                  **_binarizer_options(args))
-    if family.class_weight:
-        common["class_weight"] = args.class_weight
-    if family.constraints:
-        common.update(max_rules=args.max_rules, forbidden=args.forbid, required=args.require)
-    if getattr(args, "refine", False):
-        common["refine"] = True
-    pos_label = None if args.pos_label in (None, "both") else _class_named(args.pos_label, y)
-    estimator = family.from_cli(args, common, pos_label)
+    estimator = _estimator(args, family, y, _time_left(args, started))
     fit_weights = {} if weights is None else {"sample_weight": weights}
     if args.cv:
         search = family.cv_from_cli(args, estimator).fit(X, y, **fit_weights)
-        _print_cv_table(console, args.cv, search, family.cv_parameter, *family.cv_size)
+        _print_cv_table(console, args.cv, search, family.cv_parameter, family.cv_label, *family.cv_size)
         model = search.best_estimator_
     else:
         model = estimator.fit(X, y, **fit_weights)
@@ -330,13 +337,13 @@ def _fit_model(args, console: Console):
     return model, X, y, weights, source, summary
 
 
-def _print_cv_table(console: Console, n_folds, search, parameter: str, size: str, size_title: str) -> None:
+def _print_cv_table(console: Console, n_folds, search, parameter: str, label: str, size: str, size_title: str) -> None:
     """The cross-validation table: one row per candidate setting, the chosen one starred."""
     results = search.cv_results_
     labels = results.get("pos_label")
     by_class = labels is not None and any(label is not None for label in labels)
     table = Table(title=f"{n_folds}-fold cross-validation")
-    columns = ["lambda" if parameter == "regularization" else parameter] + (["class"] if by_class else [])
+    columns = [label] + (["class"] if by_class else [])
     for column in columns + ["mean accuracy", "sd", size_title, "folds certified"]:
         table.add_column(column, justify="right")
     for j, value in enumerate(results[parameter]):
@@ -477,14 +484,12 @@ def cmd_rashomon(args, console: Console) -> int:
 
 
 def _fit_reference(args, console: Console) -> int:
-    from .corels import fit_reference
+    from .families import family
 
+    _check_fit_arguments(args, family(args.model))
     if not args.reference_label:
         raise SystemExit("error: --reference-out needs --reference-label")
-    rule_list, certificate = fit_reference(
-        args.reference_out, args.reference_label, args.reference_minor, args.regularization[0],
-        policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes, time_limit=args.time_limit,
-    )
+    rule_list, certificate = family(args.model).fit_reference_files(args)
     _print(console, rule_list)
     console.print()
     _print(console, certificate)
@@ -674,37 +679,47 @@ def _save_figure(name: str, path: str, console: Console, *arguments, **options) 
 
 # -- bench ----------------------------------------------------------------------------------------------
 def cmd_bench(args, console: Console) -> int:
-    import resource
+    """Fit the model once per value of the family's --cv parameter (and --repeat times each); time it."""
+    from .families import family as family_named
 
-    from .estimators import RuleListClassifier
-
+    family = family_named(args.model)
+    _check_fit_arguments(args, family, several_values=True)
     X, y, weights, source = _load_xy(args)
-    table = Table(title=f"certified rule lists on {source} ({len(X)} samples, max_card {args.max_card or 'auto'})")
-    for column in ("lambda", "status", "objective", "rules", "search (s)", "expanded", "state MB", "peak RSS MB"):
+    label = family.cv_label or "setting"
+    table = Table(title=f"certified {family.title} on {source} ({len(X)} samples, max_card {args.max_card or 'auto'})")
+    for column in (label, "status", "objective", "rules", "search (s)", "expanded", "state MB", "peak RSS MB"):
         table.add_column(column, justify="right")
     rows = []
-    for value in args.regularization:
+    for value in family.cv_candidates(args) or [None]:
         for _ in range(args.repeat):
+            estimator = _estimator(args, family, y, args.time_limit)
+            if value is not None:
+                estimator.set_params(**{family.cv_parameter: value})
             start = time.perf_counter()
-            model = RuleListClassifier(regularization=value, missing=args.missing, time_limit=args.time_limit,
-                                       **_binarizer_options(args)).fit(X, y, sample_weight=weights)
-            wall = time.perf_counter() - start
-            counters = model.certificate_.counters
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            row = {"lambda": value, "status": model.certificate_.status, "objective": model.certificate_.objective,
-                   "rules": len(model.rule_list_), "search_seconds": counters["total_time"], "fit_seconds": wall,
-                   "nodes_expanded": counters["nodes_expanded"], "state_mb": counters["memory_bytes"] / 2**20,
-                   "peak_rss_mb": peak}
-            rows.append(row)
-            table.add_row(f"{value:g}", row["status"], f"{row['objective']:.6f}", str(row["rules"]),
-                          f"{row['search_seconds']:.3f}", f"{row['nodes_expanded']:,}", f"{row['state_mb']:.1f}",
-                          f"{peak:.0f}")
+            model = estimator.fit(X, y, **({} if weights is None else {"sample_weight": weights}))
+            rows.append(_bench_row(label, value, model, time.perf_counter() - start))
+            row = rows[-1]
+            table.add_row(f"{value:g}" if value is not None else "", row["status"], f"{row['objective']:.6f}",
+                          str(row["rules"]), f"{row['search_seconds']:.3f}", f"{row['nodes_expanded']:,}",
+                          f"{row['state_mb']:.1f}", f"{row['peak_rss_mb']:.0f}")
     console.print(table)
     console.print("[dim]peak RSS is the whole process's so far (Python, numpy, numba included)[/]")
     if args.output:
         Path(args.output).write_text(json.dumps(rows, indent=2, default=float))
         console.print(f"results written to {args.output}")
     return 0
+
+
+def _bench_row(label: str, value, model, wall: float) -> dict:
+    import resource
+
+    certificate = model.certificate_
+    counters = certificate.counters
+    return {label: value, "status": certificate.status, "objective": certificate.objective,
+            "rules": len(model.rule_list_), "search_seconds": counters.get("total_time", wall), "fit_seconds": wall,
+            "nodes_expanded": int(counters.get("nodes_expanded", 0)),
+            "state_mb": counters.get("memory_bytes", 0) / 2**20,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 # -- compile --------------------------------------------------------------------------------------------
@@ -763,29 +778,36 @@ def cmd_serve(args, console: Console) -> int:
 
 
 # -- the parser -----------------------------------------------------------------------------------------
-def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
+def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = True) -> None:
     from .families import families
 
     known = families()
     fit.add_argument("--model", choices=list(known), default=next(iter(known)),
                      help="; ".join(f"{name}: {family.title}" for name, family in known.items())
                           + " (default: the first)")
-    fit.add_argument("--cv", type=int, default=None, metavar="K",
-                     help="choose lambda among the --regularization values (rule lists), or the complexity "
-                          "among the --complexity values (rule sets), by K-fold cross-validation")
-    fit.add_argument("--n-jobs", type=int, default=None, help="folds in parallel with --cv (-1: every core)")
+    if cross_validation:
+        fit.add_argument("--cv", type=int, default=None, metavar="K",
+                         help="choose a setting by K-fold cross-validation among its values: "
+                              + "; ".join(f"--model {name}: --{other.cv_parameter.replace('_', '-')}"
+                                          for name, other in known.items() if other.cv_parameter))
+        fit.add_argument("--n-jobs", type=int, default=None, help="folds in parallel with --cv (-1: every core)")
+    else:
+        fit.set_defaults(cv=None, n_jobs=None)
+    def only(capability: str) -> str:  # "--model a, b": the families that take an option, in its help
+        return "--model " + ", ".join(name for name, other in known.items() if getattr(other, capability))
+
     fit.add_argument("--class-weight", choices=["balanced"], default=None,
-                     help="weight classes inversely to their frequency (rule lists, rule sets)")
+                     help=f"weight classes inversely to their frequency ({only('class_weight')})")
     fit.add_argument("--weight-column", help="column of per-sample weights (cost of misclassifying each row)")
     fit.add_argument("--pos-label", default=None, metavar="LABEL",
-                     help="the class a rule set describes, or whose probability falls down a falling list "
-                          "(default: the second of the sorted classes); 'both' with --cv K chooses it (rule sets)")
+                     help=f"the class the model describes ({only('pos_label')}; default: the second of the sorted "
+                          "classes); 'both' with --cv K chooses it")
     for family in known.values():
         family.add_cli_options(fit)
     search = fit.add_argument_group("search")
     search.add_argument("--max-nodes", type=int, default=None,
-                        help="stop after this much search work: prefixes expanded (rule and falling lists), "
-                             "clauses searched by the exact pricing (rule sets); unlike seconds, the same on "
+                        help="stop after this much search work (prefixes expanded by the branch-and-bound "
+                             "searches, clauses searched by an exact pricing); unlike seconds, the same on "
                              "every machine")
     search.add_argument("--time-limit", type=_seconds, default=_UNSET,
                         help=f"seconds for the whole fit, reading the file included (default {DEFAULT_TIME_LIMIT:g}; "
@@ -796,14 +818,14 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
                         help="mine at most N antecedents ('auto', the default: 2,000, fewer for very many rows; "
                              "'none': no bound); the support floor of the longest conjunctions rises to fit")
     search.add_argument("--max-rules", type=int, default=None, metavar="K",
-                        help="rule lists: at most K rules (the certificate is optimal over those lists)")
+                        help=f"{only('constraints')}: at most K rules (the certificate is optimal over those models)")
     search.add_argument("--forbid", nargs="+", default=None, metavar="NAME",
-                        help="rule lists: features (sex=Male) or columns (race) no rule may use")
+                        help=f"{only('constraints')}: features (sex=Male) or columns (race) no rule may use")
     search.add_argument("--require", nargs="+", default=None, metavar="NAME",
-                        help="rule lists: features or columns each of which some rule must use (the certificate "
-                             "is optimal over the lists that use them all)")
+                        help=f"{only('constraints')}: features or columns each of which some rule must use (the "
+                             "certificate is optimal over the models that use them all)")
     search.add_argument("--refine", action="store_true",
-                        help="rule lists: after the certified optimum over the boosted thresholds, search quantile "
+                        help="after the certified optimum over the boosted thresholds, search quantile "
                              "and boosted thresholds together from it (the certificate covers that larger space)")
     search.add_argument("--verbose", "-v", action="store_true", help="show live progress (default: on a terminal)")
     search.add_argument("--quiet", "-q", action="store_true", help="no live progress")
@@ -969,15 +991,13 @@ def _add_trace_command(commands) -> None:
 
 def _add_bench_command(commands) -> None:
     bench = commands.add_parser(
-        "bench", help="time the certified rule-list search for several lambdas",
-        description="Fit a certified rule list per lambda and report search time, prefixes expanded and memory.",
+        "bench", help="time the certified search for several lambdas (or another family's setting)",
+        description="Fit a certified model per value of the family's --cv parameter (lambda for rule lists) and "
+                    "report search time, work done and memory.",
     )
     _add_data_arguments(bench)
-    bench.add_argument("--regularization", "-r", type=float, nargs="+", default=[0.02, 0.01], metavar="LAMBDA",
-                       help="the lambdas to run (default 0.02 0.01)")
-    bench.add_argument("--repeat", type=int, default=1, help="runs per lambda (default 1)")
-    bench.add_argument("--time-limit", type=float, default=None, help="budget per run, seconds")
-    bench.add_argument("--weight-column", help="column of per-sample weights")
+    _add_fit_arguments(bench, cross_validation=False)
+    bench.add_argument("--repeat", type=int, default=1, help="runs per value (default 1)")
     bench.add_argument("--output", "-o", help="write the measurements as JSON to this file")
     bench.set_defaults(handler=cmd_bench)
 

@@ -94,6 +94,19 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class WarmUp:
+    """One part of ``optrules compile`` (:mod:`optrules.warmup`): a function of the family's package whose
+    small fits compile kernels a real fit would otherwise compile in its first call."""
+
+    label: str  # what the command prints
+    function_path: str  # "module:function"
+    large: bool = False  # only large problems take its kernels: ``--skip-large`` leaves it out
+
+    def run(self) -> None:
+        _resolve(self.function_path)()
+
+
+@dataclass(frozen=True)
 class Family:
     """One model family, as the command line and the web app see it."""
 
@@ -121,6 +134,8 @@ class Family:
     from_cli: Callable | None = None
     #: (args, estimator) -> a cross-validated search over the family's --cv parameter, unfitted
     cv_from_cli: Callable | None = None
+    #: the --cv parameter's title in tables ("" for its name)
+    cv_title: str = ""
     #: the cross-validation table's size column in ``cv_results_`` and its title
     cv_size: tuple[str, str] = ("", "")
     #: (args) -> the values the command line was given for the --cv parameter
@@ -129,6 +144,15 @@ class Family:
     settings_text: Callable = field(default=lambda model: "")
     #: (fitted estimator) -> a few words added to the training accuracy line ("" for none)
     fit_text: Callable = field(default=lambda model: "")
+    #: (args) -> (model, certificate): fit the C++ CORELS reference's prepared ``.out``/``.label``
+    #: (/``.minor``) files named by ``--reference-out`` and its companions; None: the family cannot
+    fit_reference_files: Callable | None = None
+    #: what ``optrules compile`` runs for this family, in order
+    warm_up: tuple[WarmUp, ...] = ()
+
+    @property
+    def cv_label(self) -> str:
+        return self.cv_title or self.cv_parameter or ""
 
     @property
     def estimator(self) -> type:

@@ -1,4 +1,9 @@
-"""Fitted models: prediction, readable text and JSON. No learning happens here."""
+"""Fitted models: prediction, readable text and JSON. No learning happens here.
+
+What every family's model shares lives here (:class:`Model`, read as a decision list of :class:`Branch`
+es; :class:`OrderedRules` for the lists); each family's own model class lives in its package
+(``corels/model.py``, ``frl/model.py``, ``rulesets/model.py``) and names its file ``FORMAT``;
+:func:`load_model` finds the class of a saved file through the family registry."""
 
 from __future__ import annotations
 
@@ -9,10 +14,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ._lazy import lazy_exports
 from .escape import plain as _plain, printable
 
-FORMAT = "optrules.RuleList"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # of every family's saved files
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ class Rule:
         return totals / totals.sum()
 
 
-def _display_label(classes: Sequence[Any], index: int) -> str:
+def display_label(classes: Sequence[Any], index: int) -> str:
     if [_plain(c) for c in classes] in ([0, 1], [False, True]):
         return ("no", "yes")[index]
     return printable(classes[index])
@@ -67,7 +72,7 @@ class Branch:
     class_totals: tuple[float, ...] | None = None
 
 
-def _condition_text(literals) -> str:
+def condition_text(literals) -> str:
     return " and ".join(name if truth else f"not ({name})" for name, truth in literals) or "(otherwise)"
 
 
@@ -80,6 +85,9 @@ class Model:
     it was learnt with), a DataFrame whose columns are feature names, or a boolean matrix whose columns
     are ``feature_names``.
     """
+
+    #: the "format" entry of the model's saved files (each family's model names its own)
+    FORMAT: str = ""
 
     def __init__(self, classes: Sequence[Any], binarizer=None, feature_names: Sequence[str] | None = None):
         if len(classes) < 2:
@@ -295,7 +303,7 @@ def _html_cell(value) -> str:
     return "" if value is None or value is pd.NA else str(value)
 
 
-def _rule_dict(rule: Rule) -> dict:
+def rule_dict(rule: Rule) -> dict:
     data = {"conditions": list(rule.conditions), "prediction": int(rule.prediction),
             "n_captured": int(rule.n_captured), "n_positive": int(rule.n_positive)}
     if rule.class_totals is not None:
@@ -310,7 +318,7 @@ def _whole(value, what: str) -> int:
     return value
 
 
-def _rule_from(d: dict) -> Rule:
+def rule_from(d: dict) -> Rule:
     totals = d.get("class_totals")
     if not isinstance(d["conditions"], list) or not all(isinstance(c, str) for c in d["conditions"]):
         raise ValueError(f"a rule's conditions must be a list of feature names, got {printable(repr(d['conditions']))[:80]}")
@@ -321,14 +329,14 @@ def _rule_from(d: dict) -> Rule:
                 tuple(float(t) for t in totals) if totals is not None else None)
 
 
-def _check_format(data: dict, expected: str, name: str) -> None:
+def check_format(data: dict, expected: str, name: str) -> None:
     if data.get("format") != expected:
         raise ValueError(f"not a serialised {name} (format {data.get('format')!r})")
     if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
         raise ValueError(f"unsupported {name} format version {data.get('version')!r}")
 
 
-class _OrderedRules(Model):
+class OrderedRules(Model):
     """What a rule list and a falling rule list share: ordered rules (conjunctions of features) and a
     default rule, each with its training counts."""
 
@@ -350,243 +358,11 @@ class _OrderedRules(Model):
         if totals is None and len(self.classes) == 2:
             totals = (float(rule.n_captured - rule.n_positive), float(rule.n_positive))
         return Branch(tuple((c, True) for c in rule.conditions), int(prediction),
-                      tuple(float(p) for p in probabilities), _condition_text((c, True) for c in rule.conditions),
+                      tuple(float(p) for p in probabilities), condition_text((c, True) for c in rule.conditions),
                       int(rule.n_captured), totals)
 
     def _rules_dict(self) -> dict:
-        return {"rules": [_rule_dict(r) for r in self.rules], "default": _rule_dict(self.default)}
-
-
-class RuleList(_OrderedRules):
-    """An ordered if / else-if list of rules and a default rule (``default`` has no conditions); each
-    rule predicts its (weighted) majority class, and reports its training class frequencies as
-    probabilities."""
-
-    def __init__(
-        self,
-        rules: Sequence[Rule],
-        default: Rule,
-        classes: Sequence[Any] = (0, 1),
-        binarizer=None,
-        feature_names: Sequence[str] | None = None,
-    ):
-        if len(classes) < 2:
-            raise ValueError(f"a rule list needs at least two classes, got classes {list(classes)}")
-        if len(classes) > 2 and any(r.class_totals is None for r in [*rules, default]):
-            raise ValueError("a multi-class rule list needs the class totals of every rule")
-        super().__init__(rules, default, classes, binarizer, feature_names)
-
-    def branches(self) -> list[Branch]:
-        n_classes = len(self.classes)
-        return [self._branch(rule, rule.prediction, rule.class_frequencies(n_classes)) for rule in self._all_rules()]
-
-    # -- text ----------------------------------------------------------------------------------------
-    def __str__(self) -> str:
-        lines = []
-        for k, rule in enumerate(self.rules):
-            keyword = "if" if k == 0 else "else if"
-            condition = " and ".join(f"({printable(c)})" for c in rule.conditions)
-            lines.append(f"{keyword} {condition} then predict {_display_label(self.classes, rule.prediction)}")
-        prefix = "else " if self.rules else ""
-        lines.append(f"{prefix}predict {_display_label(self.classes, self.default.prediction)}")
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"RuleList({len(self.rules)} rules + default)"
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, RuleList) and self.rules == other.rules and self.default == other.default
-                and self._same_classes(other))
-
-    # -- JSON ----------------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        return {"format": FORMAT, "version": FORMAT_VERSION, **self._rules_dict(), **self._common_dict()}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RuleList":
-        _check_format(data, FORMAT, "RuleList")
-        return cls([_rule_from(r) for r in data["rules"]], _rule_from(data["default"]), classes=data["classes"],
-                   binarizer=cls._binarizer_from(data), feature_names=data.get("feature_names"))
-
-
-FALLING_FORMAT = "optrules.FallingRuleList"
-
-
-class FallingRuleList(_OrderedRules):
-    """A falling rule list: each rule reports a probability of the positive class, and the
-    probabilities never increase down the list (the else clause included).
-
-    ``probabilities`` are the rules' empirical positive rates (for a softly falling list, their running
-    minimum, so that the list reported is falling); a sample is predicted positive when the probability
-    of its rule exceeds ``threshold`` = 1/(1+w). The positive class is ``classes[describes]`` (by
-    default the second); rules count its rows as ``n_positive``.
-    """
-
-    def __init__(self, rules, default, probabilities, threshold: float, classes=(0, 1), binarizer=None,
-                 feature_names=None, describes: int = 1):
-        if describes not in (0, 1):
-            raise ValueError(f"describes must be 0 or 1 (an index into classes), got {describes!r}")
-        super().__init__(rules, default, classes, binarizer, feature_names)
-        self.describes = int(describes)
-        probabilities = [float(p) for p in probabilities]
-        if len(probabilities) != len(self.rules) + 1:
-            raise ValueError(f"{len(probabilities)} probabilities for {len(self.rules)} rules and the else clause")
-        if any(b > a + 1e-12 for a, b in zip(probabilities[:-1], probabilities[1:])):
-            raise ValueError(f"probabilities must not increase down the list, got {probabilities}")
-        self.probabilities = probabilities
-        self.threshold = float(threshold)
-
-    def branches(self) -> list[Branch]:
-        positive, negative = self.describes, 1 - self.describes
-        return [self._branch(rule, positive if p > self.threshold else negative,
-                             (1.0 - p, p) if positive == 1 else (p, 1.0 - p))
-                for rule, p in zip(self._all_rules(), self.probabilities)]
-
-    def table(self) -> list[dict]:
-        """The paper's Table 1: one row per rule (and the else clause) with probability and counts."""
-        rows = []
-        for k, rule in enumerate(self.rules + [self.default]):
-            condition = " and ".join(rule.conditions) if rule.conditions else "(otherwise)"
-            rows.append({
-                "rule": condition,
-                "probability": self.probabilities[k],
-                "positives": rule.n_positive,
-                "negatives": rule.n_captured - rule.n_positive,
-            })
-        return rows
-
-    def __str__(self) -> str:
-        lines = []
-        for k, row in enumerate(self.table()):
-            if k == len(self.rules):  # the else clause (a list of no rule: its probability alone)
-                head = "else " if self.rules else ""
-            else:
-                head = ("if " if k == 0 else "else if ") + " and ".join(f"({printable(c)})" for c in self.rules[k].conditions) + " then "
-            lines.append(
-                f"{head}probability {row['probability']:.3f}"
-                f"  ({row['positives']} positives, {row['negatives']} negatives)"
-            )
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"FallingRuleList({len(self.rules)} rules + else, threshold {self.threshold:.3f})"
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, FallingRuleList) and self.rules == other.rules and self.default == other.default
-                and self._same_classes(other) and np.allclose(self.probabilities, other.probabilities)
-                and self.threshold == other.threshold and self.describes == other.describes)
-
-    def to_dict(self) -> dict:
-        return {"format": FALLING_FORMAT, "version": FORMAT_VERSION, **self._rules_dict(),
-                "probabilities": list(self.probabilities), "threshold": self.threshold, "describes": self.describes,
-                **self._common_dict()}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "FallingRuleList":
-        _check_format(data, FALLING_FORMAT, "FallingRuleList")
-        return cls([_rule_from(r) for r in data["rules"]], _rule_from(data["default"]), data["probabilities"],
-                   data["threshold"], data["classes"], cls._binarizer_from(data), data.get("feature_names"),
-                   data.get("describes", 1))
-
-
-RULESET_FORMAT = "optrules.RuleSet"
-
-
-class RuleSet(Model):
-    """A Boolean rule set: DNF (``IF clause OR clause ... THEN positive``, a clause being an AND of
-    features) or, with ``cnf``, CNF (``IF (a OR b) AND (c) ... THEN positive``).
-
-    ``clauses`` are tuples of feature names. The set describes ``classes[describes]`` (the "positive"
-    class it predicts when it holds; by default the second). ``rates`` are the training rates of that
-    class among the samples the set rejects and accepts, reported by ``predict_proba`` (whose columns
-    follow ``classes``). ``branch_totals`` (optional) are the training totals per class of the rows each
-    branch decided (see :meth:`branches`).
-
-    Read as a decision list (:meth:`branches`): a DNF accepts a row at the first clause that holds and
-    rejects it otherwise; a CNF rejects it at the first clause none of whose features holds and accepts
-    it otherwise.
-    """
-
-    def __init__(self, clauses, cnf: bool = False, rates=(0.0, 1.0), classes=(0, 1), binarizer=None,
-                 feature_names=None, describes: int = 1, branch_totals=None):
-        if describes not in (0, 1):
-            raise ValueError(f"describes must be 0 or 1 (an index into classes), got {describes!r}")
-        if len(classes) != 2:
-            raise ValueError(f"a rule set describes one of two classes, got classes {list(classes)}")
-        super().__init__(classes, binarizer, feature_names)
-        self.describes = int(describes)
-        self.clauses = [tuple(c) for c in clauses]
-        self.cnf = bool(cnf)
-        self.rates = (float(rates[0]), float(rates[1]))
-        if branch_totals is not None and len(branch_totals) != len(self.clauses) + 1:
-            raise ValueError(f"{len(branch_totals)} branch totals for {len(self.clauses)} clauses and the default")
-        self.branch_totals = None if branch_totals is None else [tuple(float(t) for t in b) for b in branch_totals]
-
-    def __len__(self) -> int:
-        return len(self.clauses)
-
-    def branches(self) -> list[Branch]:
-        accept, reject = self.describes, 1 - self.describes
-
-        def probabilities(accepted: bool):
-            p = self.rates[1] if accepted else self.rates[0]  # of the described class
-            return (p, 1.0 - p) if self.describes == 0 else (1.0 - p, p)
-
-        def totals(k):
-            if self.branch_totals is None:
-                return None, None
-            return int(round(sum(self.branch_totals[k]))), self.branch_totals[k]
-
-        out = []
-        for k, clause in enumerate(self.clauses):
-            if self.cnf:  # the clause fails: none of its features holds
-                literals, prediction = tuple((name, False) for name in clause), reject
-                text = "not (" + " or ".join(clause) + ")" if clause else "(always)"
-            else:
-                literals, prediction = tuple((name, True) for name in clause), accept
-                text = _condition_text(literals) if clause else "(always)"
-            out.append(Branch(literals, prediction, probabilities(prediction == accept), text, *totals(k)))
-        default = reject if not self.cnf else accept
-        out.append(Branch((), default, probabilities(default == accept), "(otherwise)", *totals(len(self.clauses))))
-        return out
-
-    def decision(self, X) -> np.ndarray:
-        """True where the rule set predicts the described class."""
-        predictions = np.array([branch.prediction for branch in self.branches()], dtype=np.int64)
-        return predictions[self.rule_index(X)] == self.describes
-
-    @property
-    def complexity(self) -> int:
-        """The paper's complexity: number of clauses plus number of conditions."""
-        return len(self.clauses) + sum(len(c) for c in self.clauses)
-
-    def __str__(self) -> str:
-        positive = _display_label(self.classes, self.describes)
-        negative = _display_label(self.classes, 1 - self.describes)
-        if not self.clauses:
-            return f"predict {positive if self.cnf else negative}"
-        inner, outer = (" OR ", "\n  AND ") if self.cnf else (" AND ", "\n  OR ")
-        body = outer.join("(" + (inner.join(map(printable, c)) if c else ("false" if self.cnf else "true")) + ")" for c in self.clauses)
-        return f"IF {body}\nTHEN predict {positive}\nELSE predict {negative}"
-
-    def __repr__(self) -> str:
-        return f"RuleSet({'CNF' if self.cnf else 'DNF'}, {len(self.clauses)} clauses, complexity {self.complexity})"
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, RuleSet) and self.clauses == other.clauses and self.cnf == other.cnf
-                and self.describes == other.describes and self._same_classes(other))
-
-    def to_dict(self) -> dict:
-        return {"format": RULESET_FORMAT, "version": FORMAT_VERSION, "clauses": [list(c) for c in self.clauses],
-                "cnf": self.cnf, "describes": self.describes, "rates": list(self.rates),
-                "branch_totals": None if self.branch_totals is None else [list(b) for b in self.branch_totals],
-                **self._common_dict()}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RuleSet":
-        _check_format(data, RULESET_FORMAT, "RuleSet")
-        return cls(data["clauses"], data["cnf"], data["rates"], data["classes"], cls._binarizer_from(data),
-                   data.get("feature_names"), data.get("describes", 1), data.get("branch_totals"))
+        return {"rules": [rule_dict(r) for r in self.rules], "default": rule_dict(self.default)}
 
 
 class ModelFileError(ValueError):
@@ -598,7 +374,7 @@ _MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, Overf
 
 
 def load_model(text: str):
-    """A model saved with ``to_json``: rule list, falling rule list or rule set. A file somebody edited
+    """A model saved with ``to_json`` by any registered family (rule list, falling rule list, rule set). A file somebody edited
     or sent is checked whole before use (:func:`check_loaded`): :class:`ModelFileError` says what is
     wrong, in one line."""
     try:
@@ -607,7 +383,9 @@ def load_model(text: str):
         raise ModelFileError("not a saved optrules model (JSON nested too deep)") from None
     except ValueError as error:
         raise ModelFileError(f"not a saved optrules model (invalid JSON: {printable(error)[:200]})") from None
-    formats = {FORMAT: RuleList, FALLING_FORMAT: FallingRuleList, RULESET_FORMAT: RuleSet}
+    from .families import families
+
+    formats = {found.model.FORMAT: found.model for found in families().values()}
     if not isinstance(data, dict) or not isinstance(data.get("format"), str) or data["format"] not in formats:
         shown = printable(repr(data.get("format")))[:60] if isinstance(data, dict) else type(data).__name__
         raise ModelFileError(f"not a saved optrules model (format {shown})")
@@ -652,3 +430,10 @@ def check_loaded(model: Model) -> None:
 
         check_loaded_features(model.binarizer)
 
+
+# each family's model class, where it was before the families owned them (``from optrules.models import RuleList``)
+__getattr__ = lazy_exports(__name__, {
+    "RuleList": "optrules.corels.model",
+    "FallingRuleList": "optrules.frl.model",
+    "RuleSet": "optrules.rulesets.model",
+})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..families import Family, Parameter
+from ..families import Family, Parameter, WarmUp
 
 
 def _add_cli_options(parser) -> None:
@@ -27,16 +27,24 @@ def _from_cli(args, common: dict, pos_label):
 
 
 def _cv_from_cli(args, estimator):
-    from ..model_selection import RuleListCV
+    from .model_selection import RuleListCV
 
     return RuleListCV(args.regularization, estimator, cv=args.cv, n_jobs=args.n_jobs)
+
+
+def _fit_reference_files(args):
+    from . import fit_reference
+
+    return fit_reference(args.reference_out, args.reference_label, args.reference_minor, args.regularization[0],
+                         policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes,
+                         time_limit=args.time_limit)
 
 
 FAMILY = Family(
     name="rulelist",
     title="rule list (certifiably optimal, CORELS)",
     estimator_path="optrules.corels.estimator:RuleListClassifier",
-    model_path="optrules.models:RuleList",
+    model_path="optrules.corels.model:RuleList",
     multiclass=True,
     sample_weight=True,
     class_weight=True,
@@ -55,7 +63,14 @@ FAMILY = Family(
     add_cli_options=_add_cli_options,
     from_cli=_from_cli,
     cv_from_cli=_cv_from_cli,
+    cv_title="lambda",
     cv_size=("mean_n_rules", "rules"),
     cv_candidates=lambda args: args.regularization,
     settings_text=lambda model: f"{len(model.antecedents_)} antecedents, lambda = {model.regularization:g}",
+    fit_reference_files=_fit_reference_files,
+    warm_up=(
+        WarmUp("rule lists (and Rashomon sets)", "optrules.corels.warmup:rule_lists"),
+        WarmUp("rule lists on large tables (two cores)", "optrules.corels.warmup:large_rule_list", large=True),
+        WarmUp("rule lists with 65,535+ antecedents", "optrules.corels.warmup:many_antecedents", large=True),
+    ),
 )

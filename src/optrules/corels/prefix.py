@@ -31,7 +31,8 @@ def rule_list_from_prefix(
 ):
     """The rule list of a prefix: each rule predicts the (weighted) majority of what it captures in
     context; rules keep their sample counts and, for weighted or multi-class data, their class totals."""
-    from ..models import Rule, RuleList  # imported here: the search core does not need pandas
+    from ..models import Rule
+    from .model import RuleList  # imported here: the search core does not need pandas
 
     n_classes = len(classes)
     totals = prefix_class_totals(captures, class_weight_matrix(y, n_classes, sample_weight), prefix)

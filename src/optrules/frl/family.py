@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..families import Family, Parameter
+from ..families import Family, Parameter, WarmUp
 from . import DEFAULT_C, DEFAULT_W
 
 
@@ -38,7 +38,7 @@ FAMILY = Family(
     name="frl",
     title="falling rule list",
     estimator_path="optrules.frl.estimator:FallingRuleListClassifier",
-    model_path="optrules.models:FallingRuleList",
+    model_path="optrules.frl.model:FallingRuleList",
     multiclass=False,
     sample_weight=True,
     class_weight=False,
@@ -55,4 +55,8 @@ FAMILY = Family(
     add_cli_options=_add_cli_options,
     from_cli=_from_cli,
     settings_text=_settings_text,
+    warm_up=(
+        WarmUp("falling rule lists", "optrules.frl.warmup:falling_rule_lists"),
+        WarmUp("falling lists with 65,535+ antecedents", "optrules.frl.warmup:many_antecedents", large=True),
+    ),
 )

@@ -80,7 +80,8 @@ def falling_rule_list(captures, y, prefix, conditions, w: float, soft: bool, cla
     """The :class:`~optrules.models.FallingRuleList` of a prefix (probabilities = (weighted) positive
     rates, or their running minimum for a softly falling list; threshold 1/(1+w)). ``y`` is 1 for the
     positive class, which is ``classes[describes]``; rules keep their sample counts and weighted totals."""
-    from ..models import FallingRuleList, Rule
+    from ..models import Rule
+    from .model import FallingRuleList
 
     counts = list_counts(captures, y, prefix, sample_weight)
     sizes = counts if sample_weight is None else list_counts(captures, y, prefix)

@@ -133,7 +133,7 @@ class RuleSetClassifier(RuleModelEstimator):
         return self
 
     def _fit(self, X, y, sample_weight, budget, progress) -> None:
-        from ..models import RuleSet
+        from .model import RuleSet
         from .colgen import ColumnGeneration, ColumnGenerationSettings, first_covering
 
         frame, y01, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..families import Family, Parameter
+from ..families import Family, Parameter, WarmUp
 
 
 def _add_cli_options(parser) -> None:
@@ -24,7 +24,7 @@ def _from_cli(args, common: dict, pos_label):
 
 
 def _cv_from_cli(args, estimator):
-    from ..model_selection import RuleSetCV
+    from .model_selection import RuleSetCV
 
     return RuleSetCV(args.complexity, estimator, pos_labels="both" if args.pos_label == "both" else None,
                      cv=args.cv, n_jobs=args.n_jobs)
@@ -51,7 +51,7 @@ FAMILY = Family(
     name="ruleset",
     title="Boolean rule set (column generation)",
     estimator_path="optrules.rulesets.estimator:RuleSetClassifier",
-    model_path="optrules.models:RuleSet",
+    model_path="optrules.rulesets.model:RuleSet",
     multiclass=False,
     sample_weight=True,
     class_weight=True,
@@ -71,4 +71,5 @@ FAMILY = Family(
     cv_candidates=lambda args: args.complexity,
     settings_text=lambda model: f"{len(model.binarizer_.feature_names_)} features, complexity <= {model.complexity:g}",
     fit_text=_fit_text,
+    warm_up=(WarmUp("rule sets (exact pricing)", "optrules.rulesets.warmup:rule_sets"),),
 )

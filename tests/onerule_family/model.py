@@ -1,0 +1,28 @@
+"""The fitted one-rule model: a list of one rule and a default, saved under its own format."""
+
+from __future__ import annotations
+
+from optrules.models import FORMAT_VERSION, Branch, OrderedRules, check_format, rule_dict, rule_from
+
+
+class OneRule(OrderedRules):
+    FORMAT = "tests.OneRule"
+
+    def branches(self) -> list[Branch]:
+        n_classes = len(self.classes)
+        return [self._branch(rule, rule.prediction, rule.class_frequencies(n_classes)) for rule in self._all_rules()]
+
+    def __str__(self) -> str:
+        rule, default = self.rules[0], self.default
+        return (f"when {' and '.join(rule.conditions)}: {self.classes[rule.prediction]}; "
+                f"otherwise: {self.classes[default.prediction]}")
+
+    def to_dict(self) -> dict:
+        return {"format": self.FORMAT, "version": FORMAT_VERSION, "rule": rule_dict(self.rules[0]),
+                "default": rule_dict(self.default), **self._common_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "OneRule":
+        check_format(data, cls.FORMAT, "OneRule")
+        return cls([rule_from(data["rule"])], rule_from(data["default"]), data["classes"], cls._binarizer_from(data),
+                   data.get("feature_names"))

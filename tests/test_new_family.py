@@ -1,0 +1,119 @@
+"""A family is one package and one registry entry: the one-rule family of ``tests/onerule_family`` (which
+nothing in ``src/`` knows of) is served by the command line (fit, save, predict, export, report, bench),
+by the web app (its form, a run, the model's download) and by ``load_model``, once its module is listed
+in the registry."""
+
+import io
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules.cli import main
+from optrules.models import load_model
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    import optrules.families
+
+    monkeypatch.setattr(optrules.families, "FAMILY_MODULES",
+                        (*optrules.families.FAMILY_MODULES, "onerule_family.family"))
+
+
+@pytest.fixture(scope="module")
+def table():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"age": rng.integers(18, 80, 400), "colour": rng.choice(["red", "green", "blue"], 400),
+                          "score": rng.normal(size=400)})
+    frame.loc[rng.random(400) < 0.05, "score"] = np.nan  # missing values are data
+    noise = rng.random(400) < 0.15
+    frame["label"] = np.where((frame["age"] > 50) ^ noise, "late", "early")
+    return frame
+
+
+def brute_force_mistakes(features: np.ndarray, codes: np.ndarray, weights: np.ndarray) -> float:
+    """The fewest weighted mistakes of any ``if feature then a else b``, one feature at a time."""
+    best = np.inf
+    for j in range(features.shape[1]):
+        mistakes = 0.0
+        for side in (features[:, j], ~features[:, j]):
+            totals = np.bincount(codes[side], weights=weights[side], minlength=codes.max() + 1)
+            mistakes += totals.sum() - totals.max()
+        best = min(best, mistakes)
+    return best
+
+
+def test_the_family_is_exact(registered, table):
+    from onerule_family.estimator import OneRuleClassifier
+
+    X, y = table.drop(columns="label"), table["label"]
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    model = OneRuleClassifier().fit(X, y, sample_weight=weights)
+    features = model.binarizer_.transform(X).astype(bool)
+    codes = np.searchsorted(model.classes_, y)
+    assert model.certificate_.objective == pytest.approx(brute_force_mistakes(features, codes, weights) / weights.sum())
+    assert model.certificate_.is_optimal and model.rule_list_.rules[0].conditions[0].startswith("age")
+
+
+def test_the_command_line_serves_it(registered, table, tmp_path, capsys):
+    data, saved = tmp_path / "data.csv", tmp_path / "model.json"
+    table.to_csv(data, index=False)
+    report = tmp_path / "report.html"
+    assert main(["fit", str(data), "--target", "label", "--model", "onerule", "--one-rule-thresholds", "4",
+                 "-o", str(saved), "--report", str(report), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "certified optimal" in out and "when age" in out and "features tried" in out
+    model = load_model(saved.read_text())
+    assert type(model).__name__ == "OneRule" and json.loads(saved.read_text())["format"] == "tests.OneRule"
+    assert "when age" in report.read_text()
+    # predict, export and report read the saved model through the registry
+    assert main(["predict", str(saved), str(data), "--target", "label", "-o", str(tmp_path / "p.csv")]) == 0
+    predicted = pd.read_csv(tmp_path / "p.csv")["prediction"]
+    assert (predicted.to_numpy() == model.predict(table.drop(columns="label"))).all()
+    capsys.readouterr()
+    assert main(["export", str(saved), "--to", "python", "-o", str(tmp_path / "m.py")]) == 0
+    namespace = {}
+    exec((tmp_path / "m.py").read_text(), namespace)
+    rows = table.drop(columns="label").to_dict("records")
+    assert [namespace["predict"](row) for row in rows[:50]] == list(predicted[:50])
+    assert main(["export", str(saved), "--to", "sql"]) == 0 and "SELECT" in capsys.readouterr().out.upper()
+    assert main(["report", str(saved), str(data), "--target", "label", "-o", str(tmp_path / "r.html")]) == 0
+    assert main(["bench", str(data), "--target", "label", "--model", "onerule", "-o", str(tmp_path / "b.json")]) == 0
+    assert json.loads((tmp_path / "b.json").read_text())[0]["status"] == "optimal"
+    # the options of other families are refused for it, with the families that take them
+    with pytest.raises(SystemExit, match="--max-rules, --forbid and --require: only for --model rulelist"):
+        main(["fit", str(data), "--target", "label", "--model", "onerule", "--max-rules", "2"])
+
+
+def test_the_web_app_serves_it(registered, table):
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from optrules.web.app import create_app
+    from optrules.web.runs import RunManager
+
+    app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20), allowed_hosts=["testserver"])
+    with TestClient(app, headers={"Origin": "http://testserver"}) as client:
+        listed = {f["name"]: f for f in client.get("/api/families").json()}
+        assert [p["name"] for p in listed["onerule"]["parameters"]] == ["n_thresholds"]
+        key = client.post("/api/uploads", files={"file": ("t.csv", io.BytesIO(table.to_csv(index=False).encode()),
+                                                          "text/csv")}).json()["key"]
+        refused = client.post("/api/runs", json={"table": key, "target": "label", "model": "onerule",
+                                                 "params": {"n_thresholds": 0}})
+        assert refused.status_code == 400 and "n_thresholds" in refused.json()["error"]
+        submitted = client.post("/api/runs", json={"table": key, "target": "label", "model": "onerule",
+                                                   "params": {"n_thresholds": 4, "time_limit": 30,
+                                                              "missing_as_category": True}})
+        assert submitted.status_code == 201, submitted.text
+        run_id = submitted.json()["id"]
+        deadline = time.time() + 60
+        while (run := client.get(f"/api/runs/{run_id}").json())["status"] not in ("done", "failed", "cancelled"):
+            assert time.time() < deadline, run
+            time.sleep(0.05)
+        assert run["status"] == "done", run
+        assert run["result"]["text"].startswith("when age") and run["result"]["certificate"]["status"] == "optimal"
+        model = load_model(client.get(f"/api/runs/{run_id}/model.json").text)
+        assert str(model) == run["result"]["text"]
