@@ -4,7 +4,7 @@ Same folds (5-fold stratified, shuffle seed 0), same complexity bound (20), same
 20 s per exact pricing call) on UCI datasets of the paper; for each method: folds whose master LP was
 proven solved, folds certified optimal, the mean lower bound and gap (weighted mistakes), time per fold
 and test accuracy. Run by hand: ``python benchmarks/brcg_pricing.py [datasets]``; writes
-``benchmarks/results/brcg_pricing.json`` and the table in BENCHMARKS.md.
+``benchmarks/results/brcg_pricing.json`` and the table in its history file, benchmarks/history/ (and the summary, BENCHMARKS.md).
 """
 
 from __future__ import annotations

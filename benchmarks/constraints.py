@@ -4,7 +4,7 @@ For each table, the rule list with defaults (lambda = 0.01, 30 s budget), then t
 the first column the free list does not use (``required=[column]``; among the columns some antecedent
 of the free fit uses) and requiring two such columns.
 Raw tables as ``raw_data.py`` reads them (``../shared/data``). Run by hand:
-``python benchmarks/constraints.py``; writes the table in BENCHMARKS.md.
+``python benchmarks/constraints.py``; writes the table in its history file, benchmarks/history/ (and the summary, BENCHMARKS.md).
 """
 
 from __future__ import annotations

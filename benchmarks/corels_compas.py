@@ -2,7 +2,7 @@
 
 Run by hand (``make bench`` or ``python benchmarks/corels_compas.py``); each configuration runs in its
 own process so that peak memory is the whole process's, as for the C++ reference. Results go to
-``benchmarks/results/corels_compas.json`` and into the table of ``BENCHMARKS.md``.
+``benchmarks/results/corels_compas.json`` and into the table of its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``).
 """
 
 from __future__ import annotations

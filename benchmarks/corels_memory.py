@@ -8,7 +8,7 @@ once). Reported: status, lower bound, objective, search seconds, prefixes set as
 state's bytes.
 
 Run by hand, one process at a time: ``python benchmarks/corels_memory.py [--time-limit S]``; writes
-``benchmarks/results/corels_memory.json`` and the section in ``BENCHMARKS.md``.
+``benchmarks/results/corels_memory.json`` and the section in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ queue insertions, peak memory of the process; for the reference its time, object
 ``num_evaluated`` and peak memory.
 
 Run by hand: ``python benchmarks/corels_suite.py [--quick] [--time-limit S] [--only NAME]``; writes
-``benchmarks/results/corels_suite.json`` and the section in ``BENCHMARKS.md``.
+``benchmarks/results/corels_suite.json`` and the section in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ fitted with a short time budget; wall time of the fit and of a predict against t
 
 Each case runs in a fresh process (the numba kernels compiled once before, as after ``optrules
 compile``). Run by hand: ``python benchmarks/hostile_shapes.py``; writes
-``benchmarks/results/hostile_shapes.json`` and the block in ``BENCHMARKS.md``.
+``benchmarks/results/hostile_shapes.json`` and the block in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``).
 """
 
 from __future__ import annotations

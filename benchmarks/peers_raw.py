@@ -21,7 +21,7 @@ seconds (largest too), mean test accuracy, mean rules; for rule sets the least r
 objective.
 
 Run by hand: ``python benchmarks/peers_raw.py [--splits 5] [--tables pima heart]``; writes
-``benchmarks/results/peers_raw.json`` and the table in BENCHMARKS.md. Peers: ``OPTRULES_PEERS`` (default
+``benchmarks/results/peers_raw.json`` and the table in its history file, benchmarks/history/ (and the summary, BENCHMARKS.md). Peers: ``OPTRULES_PEERS`` (default
 ``~/.cache/optrules-peers``).
 """
 

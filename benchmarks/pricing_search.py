@@ -6,7 +6,7 @@ pricing call are kept. On them the branch-and-bound (:class:`optrules.rulesets.e
 proves the minimum reduced cost and the largest ratio (the certificate's search), in one part and in
 two (threads on the two cores), for at most ``LIMIT`` seconds each: seconds, clauses searched, clauses a
 second, and whether it finished. Run by hand: ``python benchmarks/pricing_search.py``; writes
-``benchmarks/results/pricing_search.json`` and the table in BENCHMARKS.md.
+``benchmarks/results/pricing_search.json`` and the table in its history file, benchmarks/history/ (and the summary, BENCHMARKS.md).
 """
 
 from __future__ import annotations

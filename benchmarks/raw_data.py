@@ -9,7 +9,7 @@ sets), status and gap, test accuracy. Targets (issue 13): every fit within its b
 peak memory <= 2 GB, no crash.
 
 Run by hand: ``python benchmarks/raw_data.py [--quick]``; writes ``benchmarks/results/raw_data.json``
-and the table in ``BENCHMARKS.md``. Needs ``../shared`` beside the repository (or ``OPTRULES_SHARED``).
+and the table in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``). Needs ``../shared`` beside the repository (or ``OPTRULES_SHARED``).
 """
 
 from __future__ import annotations
@@ -219,6 +219,59 @@ def table(results) -> str:
     return "\n".join(lines)
 
 
+def summary(results) -> str:
+    """The headline of :func:`table`: per family and budget, how many fits kept their budget and certified,
+    and the median and largest time and peak memory."""
+    lines = ["| family | budget | fits | within budget | certified | read+fit s, median (max) | peak MB, max |",
+             "|---|---|---|---|---|---|---|"]
+    for family in FAMILIES:
+        for default in (True, False):
+            rows = [r for r in results if r["family"] == family and (r["budget_s"] is None) == default
+                    and not r.get("error")]
+            if not rows:
+                continue
+            seconds = sorted(r["wall_s"] for r in rows)
+            lines.append(f"| {family} | {'default' if default else '30 s'} | {len(rows)} | "
+                         f"{sum(within(r) == 'yes' for r in rows)} | {sum(r['status'] == 'optimal' for r in rows)} | "
+                         f"{seconds[len(seconds) // 2]:.1f} ({seconds[-1]:.1f}) | {max(r['peak_mb'] for r in rows):,.0f} |")
+    return "\n".join(lines)
+
+
+def cancel_table(rows) -> str:
+    lines = ["| table | family | Ctrl-C after s | status | returned after s |", "|---|---|---|---|---|"]
+    for r in rows:
+        latency = "" if r.get("latency_s") is None else f"{r['latency_s']:.2f}"
+        lines.append(f"| {r['table']} | {r['family']} | {r['after_s']:g} | {r['status']} | {latency} |")
+    return "\n".join(lines)
+
+
+def cancel_summary(rows) -> str:
+    """The headline of :func:`cancel_table`: per family, how long a fit took to return after Ctrl-C."""
+    lines = ["| family | Ctrl-C sent | stopped by it | finished first | returned after s, median (max) |",
+             "|---|---|---|---|---|"]
+    for family in FAMILIES:
+        mine = [r for r in rows if r["family"] == family]
+        latencies = sorted(r["latency_s"] for r in mine if r.get("latency_s") is not None)
+        if not mine:
+            continue
+        spread = f"{latencies[len(latencies) // 2]:.2f} ({latencies[-1]:.2f})" if latencies else ""
+        lines.append(f"| {family} | {len(mine)} | {len(latencies)} | {len(mine) - len(latencies)} | {spread} |")
+    return "\n".join(lines)
+
+
+def publish_cancel(rows) -> None:
+    stamped = stamp("python benchmarks/raw_data.py --cancel") + "\n\n"
+    write_block("raw_data_cancel", stamped + cancel_table(rows),
+                "Ctrl-C on raw tables: time from the signal to the returned model",
+                summary=stamped + cancel_summary(rows))
+
+
+def publish(results) -> None:
+    stamped = stamp("python benchmarks/raw_data.py") + "\n\n"
+    write_block("raw_data", stamped + table(results), "Raw tables, every family, defaults and a 30 s budget",
+                summary=stamped + summary(results))
+
+
 def measure_cancel(tables, families) -> None:
     rows = []
     for name in tables:
@@ -240,12 +293,7 @@ def measure_cancel(tables, families) -> None:
     order = {name: i for i, name in enumerate(TABLES)}
     rows.sort(key=lambda r: (order.get(r["table"], 99), FAMILIES.index(r["family"]), r["after_s"]))
     path.write_text(json.dumps(rows, indent=2))
-    lines = ["| table | family | Ctrl-C after s | status | returned after s |", "|---|---|---|---|---|"]
-    for r in rows:
-        latency = "" if r.get("latency_s") is None else f"{r['latency_s']:.2f}"
-        lines.append(f"| {r['table']} | {r['family']} | {r['after_s']:g} | {r['status']} | {latency} |")
-    write_block("raw_data_cancel", stamp("python benchmarks/raw_data.py --cancel") + "\n\n" + "\n".join(lines),
-                "Ctrl-C on raw tables: time from the signal to the returned model")
+    publish_cancel(rows)
 
 
 def main() -> None:
@@ -255,7 +303,8 @@ def main() -> None:
     parser.add_argument("--families", nargs="+", default=list(FAMILIES))
     parser.add_argument("--one", nargs=3, metavar=("TABLE", "FAMILY", "BUDGET"), help=argparse.SUPPRESS)
     parser.add_argument("--cancel", action="store_true", help="measure how fast Ctrl-C stops each family")
-    parser.add_argument("--table-only", action="store_true", help="rewrite BENCHMARKS.md from the saved results")
+    parser.add_argument("--table-only", action="store_true",
+                        help="rewrite the tables from the saved results (with --cancel: the Ctrl-C ones)")
     parser.add_argument("--cancel-one", nargs=3, metavar=("TABLE", "FAMILY", "AFTER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -266,12 +315,14 @@ def main() -> None:
         name, family, after = args.cancel_one
         print(json.dumps(cancel_one(name, family, float(after))))
         return
+    if args.cancel and args.table_only:
+        publish_cancel(json.loads((HERE / "results" / "raw_data_cancel.json").read_text()))
+        return
     if args.cancel:
         measure_cancel(args.tables, args.families)
         return
     if args.table_only:
-        write_block("raw_data", stamp("python benchmarks/raw_data.py") + "\n\n" + table(json.loads(RESULTS.read_text())),
-                    "Raw tables, every family, defaults and a 30 s budget")
+        publish(json.loads(RESULTS.read_text()))
         return
     budgets = [30.0] if args.quick else [None, 30.0]
     results = []
@@ -298,8 +349,7 @@ def main() -> None:
     order = {name: i for i, name in enumerate(TABLES)}
     results.sort(key=lambda r: (order.get(r["table"], 99), FAMILIES.index(r["family"]), r["budget_s"] is not None))
     RESULTS.write_text(json.dumps(results, indent=2))
-    write_block("raw_data", stamp("python benchmarks/raw_data.py") + "\n\n" + table(results),
-                "Raw tables, every family, defaults and a 30 s budget")
+    publish(results)
 
 
 if __name__ == "__main__":

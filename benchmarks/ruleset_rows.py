@@ -3,7 +3,7 @@ the distinct rows weighted by their multiplicity (``rulesets.colgen.distinct_row
 
 Bundled datasets (COMPAS: categorical, many repeated rows; car: every row distinct; bank marketing:
 45,211 rows, 14,931 distinct), complexity <= 20, 60 s per fit. Run by hand:
-``python benchmarks/ruleset_rows.py``; writes the table in BENCHMARKS.md.
+``python benchmarks/ruleset_rows.py``; writes the table in its history file, benchmarks/history/ (and the summary, BENCHMARKS.md).
 """
 
 from __future__ import annotations

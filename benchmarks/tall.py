@@ -8,7 +8,7 @@ memory budget 1 GiB or half the machine's): wall time of the fit, status, gap or
 process's peak memory before the fit (the table read) and after it.
 
 Run by hand: ``python benchmarks/tall.py [--tables ...] [--families ...]``; writes
-``benchmarks/results/tall.json`` and the block in ``BENCHMARKS.md``.
+``benchmarks/results/tall.json`` and the block in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``).
 """
 
 from __future__ import annotations

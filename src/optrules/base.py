@@ -16,6 +16,7 @@ from .data.binarize import Binarizer
 from .data.compiled import compile_data_kernels
 from .data.mine import Antecedents, MiningReport, mine_antecedents
 from .data.validation import as_frame, check_sample_weight, check_target
+from .solve import STAGES, ProgressEvent
 
 
 #: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
@@ -373,7 +374,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         hook = None
         if progress is not None:
             def hook():
-                return progress(Trace(), {"nodes_expanded": 0, "queue": 0})
+                return progress(Trace(), ProgressEvent.from_trace(Trace(), 0, STAGES))
         time_limit, max_memory = (self.time_limit, self.max_memory) if limits is None else limits
         return Budget(time_limit, max_memory, hook)
 

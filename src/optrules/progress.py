@@ -11,7 +11,8 @@ from rich.text import Text
 
 
 class SearchProgress:
-    """Call with ``(trace, info)`` after each slice of the search; redraws at most ``refresh`` times a second."""
+    """Call with ``(trace, event)`` (a :class:`~optrules.solve.ProgressEvent`) after each slice of the search;
+    redraws at most ``refresh`` times a second."""
 
     def __init__(self, console: Console | None = None, refresh: float = 4.0):
         self.console = console or Console(stderr=True)
@@ -20,7 +21,7 @@ class SearchProgress:
         self._last = 0.0
         self._interval = 1.0 / refresh
 
-    def __call__(self, trace, info: dict) -> None:
+    def __call__(self, trace, event) -> None:
         now = time.perf_counter()
         if now - self._last < self._interval or not len(trace):
             return
@@ -34,8 +35,8 @@ class SearchProgress:
         self.live.update(
             Text(
                 f"{trace.time[-1]:8.1f} s  best {trace.objective[-1]:.6f}  lower bound {trace.lower_bound[-1]:.6f}  "
-                f"gap {trace.objective[-1] - trace.lower_bound[-1]:.6f}  expanded {info['nodes_expanded']:,}  "
-                f"queue {info['queue']:,}{remaining_text}"
+                f"gap {trace.objective[-1] - trace.lower_bound[-1]:.6f}  {event.work:,} {event.unit}  "
+                f"queue {event.queue:,}{remaining_text}"
             )
         )
 

@@ -51,9 +51,10 @@ class RuleListClassifier(RuleModelEstimator):
         binarizing to the end of the search, default 120, None for no limit; bytes of everything the fit
         holds: binarized table, antecedents, queue, maps, trace; default 1 GiB or half the machine's). On any, and on
         Ctrl-C, the best list found is returned and ``certificate_`` says how far from optimal it can be.
-    verbose : show live progress; or a callable ``(trace, counters)`` called after each slice of the
-        search, and with an empty trace between the stages before it (returning ``optrules.STOP``
-        stops the fit, which returns its best list; so does raising ``KeyboardInterrupt`` in it).
+    verbose : show live progress; or a callable ``(trace, event)`` called after each slice of the
+        search (``event``: a :class:`~optrules.solve.ProgressEvent`), and with an empty trace between the
+        stages before it (returning ``optrules.STOP`` stops the fit, which returns its best list; so does
+        raising ``KeyboardInterrupt`` in it).
     class_weight : None, "balanced" (weights inversely proportional to class frequencies) or
         {label: weight}; multiplies ``sample_weight`` given to ``fit``.
     use_minimum_support, use_accurate_support, use_excessive_support, use_lookahead,

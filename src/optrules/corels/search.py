@@ -21,6 +21,7 @@ from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, 
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
+from ..solve import PREFIXES, ProgressEvent, SolveResult
 from . import kernel as K
 from .bounds import log10_remaining_space
 from .greedy import greedy_prefix
@@ -67,12 +68,19 @@ class Ablation:
 
 
 @dataclass
-class SearchResult:
+class SearchResult(SolveResult):
+    """The rule list's prefix (antecedent indices, in order), its mistakes (weighted; an int for
+    unweighted data), objective and certificate."""
+
     prefix: tuple[int, ...]
-    mistakes: float  # an int for unweighted data
+    mistakes: float
     objective: float
     certificate: Certificate
     extra: dict = field(default_factory=dict)
+
+    @property
+    def solution(self) -> tuple[int, ...]:
+        return self.prefix
 
 
 def check_max_length(value, name: str = "max_length") -> None:
@@ -157,7 +165,7 @@ def _curiosity_dive(problem: Problem, budget: Budget, seconds: float, incumbent,
     started = time.perf_counter()
     seen = {"best": np.inf, "found": 0.0}  # its best objective, and when it last improved
 
-    def watch(trace, counters):
+    def watch(trace, event):
         if trace.objective and trace.objective[-1] < seen["best"]:
             if seen["best"] < np.inf:  # (the first point is the incumbent it started from)
                 seen["found"] = time.perf_counter() - started
@@ -654,5 +662,5 @@ def _record(trace: Trace, state: SearchState, elapsed: float, lambda_n: float, n
     space = log10_remaining_space(remaining, m) if not (state.ints[DROPPED] or state.ints[SET_ASIDE]) else float("nan")
     trace.append(elapsed, best / n, lower / n, by_length[:longest], space)
     if progress is not None:
-        return progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})
+        return progress(trace, ProgressEvent.from_trace(trace, state.ints[EXPANDED], PREFIXES, by_length.sum()))
     return None

@@ -20,6 +20,7 @@ from ..decision_lists import class_weight_matrix
 from ..data.validation import check_sample_weight
 from ..data import bitset
 from ..data.groups import group_samples
+from ..solve import PREFIXES, ProgressEvent, SolveResult
 from . import kernel as K
 from .objective import is_falling, list_counts, objective
 
@@ -96,10 +97,16 @@ class FRLProblem:
 
 
 @dataclass
-class FRLResult:
+class FRLResult(SolveResult):
+    """The falling list's prefix (antecedent indices, in order), objective and certificate."""
+
     prefix: tuple[int, ...]
     objective: float
     certificate: Certificate
+
+    @property
+    def solution(self) -> tuple[int, ...]:
+        return self.prefix
 
 
 def certified_search(
@@ -197,7 +204,7 @@ def _record(trace: Trace, state: SearchState, elapsed: float, n: int, progress):
     longest = int(np.flatnonzero(by_length).max()) + 1 if by_length.any() else 1
     trace.append(elapsed, best / n, min(best, smallest) / n, by_length[:longest], float("nan"))
     if progress is not None:
-        return progress(trace, {"nodes_expanded": int(state.ints[EXPANDED]), "queue": int(by_length.sum())})
+        return progress(trace, ProgressEvent.from_trace(trace, state.ints[EXPANDED], PREFIXES, by_length.sum()))
     return None
 
 

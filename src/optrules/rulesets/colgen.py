@@ -53,16 +53,23 @@ from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neigh
 from .setsearch import best_set_below
 from ..data import bitset
 from ..data.mine import row_representatives
+from ..solve import LP_SOLVES, ProgressEvent, SolveResult
 
 _TOLERANCE = 1e-7
 _CERTIFICATE_SHARE = 0.25  # of a time-limited fit, kept for proving the last duals' bound
 
 
 @dataclass
-class RuleSetResult:
+class RuleSetResult(SolveResult):
+    """The rule set's clauses (each a tuple of feature indices), objective and certificate."""
+
     clauses: list[tuple[int, ...]]
     objective: float
     certificate: Certificate
+
+    @property
+    def solution(self) -> tuple:
+        return tuple(self.clauses)
 
 
 def _integral(*values) -> bool:
@@ -137,7 +144,7 @@ class ColumnGeneration:
     labels; ``sample_weight`` multiplies each sample's class weight (a missed positive costs its weight,
     a covered negative its weight per covering clause); ``chains``: each feature's nesting chain (-1:
     none), e.g. :attr:`~optrules.data.Binarizer.chains_`, with which the exact pricing skips clauses with
-    two features of one chain (they equal a shorter clause); ``progress(trace, counters)`` hears each
+    two features of one chain (they equal a shorter clause); ``progress(trace, event)`` (:mod:`optrules.solve`) hears each
     restricted LP (its ``KeyboardInterrupt`` stops the fit as Ctrl-C does).
 
     The phases and what each leaves on the instance:
@@ -291,8 +298,8 @@ class ColumnGeneration:
         """Progress to the callback; whether it asked to stop (:data:`~optrules.budget.STOP`)."""
         if self.progress is None:
             return False
-        return self.budget.hear(self.progress(self.trace, {"nodes_expanded": self.iterations,
-                                                            "queue": len(self.clauses)}))
+        return self.budget.hear(self.progress(
+            self.trace, ProgressEvent.from_trace(self.trace, self.iterations, LP_SOLVES, len(self.clauses))))
 
     # -- phase 2 ------------------------------------------------------------------------------------
     def _generate(self) -> None:

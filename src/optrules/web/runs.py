@@ -25,6 +25,7 @@ import pandas as pd
 
 from ..budget import STOP
 from ..families import family, with_rashomon_sets
+from ..solve import LP_SOLVES, PREFIXES, ProgressEvent
 from .uploads import UploadStore
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -442,14 +443,14 @@ class RunManager:
         """The estimator's progress callback: records trace points, and asks a cancelled run to stop."""
         last = [0.0]
 
-        def progress(trace, counters):
+        def progress(trace, event):
             if run.cancel_requested:
                 return STOP  # the search stops cleanly with its best model and gap
             now = time.perf_counter()
             if now - last[0] < 0.1 or not len(trace):
                 return
             last[0] = now
-            run.points.append(_point(trace, -1, counters))
+            run.points.append(_point(trace, -1, event))
 
         return progress
 
@@ -491,9 +492,11 @@ class RunManager:
         _described_class(estimator, y).fit(X, y)
         certificate = getattr(estimator, "certificate_", None)
         if certificate is not None and len(certificate.trace):
-            run.points.append(_point(certificate.trace, -1, {
-                "nodes_expanded": certificate.counters.get("nodes_expanded", certificate.counters.get("iterations", 0)),
-                "queue": sum(certificate.trace.queue_by_length[-1])}))
+            counters = certificate.counters
+            work, unit = ((counters["iterations"], LP_SOLVES) if "iterations" in counters
+                          else (counters.get("nodes_expanded", 0), PREFIXES))
+            run.points.append(_point(certificate.trace, -1, ProgressEvent.from_trace(
+                certificate.trace, work, unit, sum(certificate.trace.queue_by_length[-1]))))
         model = estimator.rule_list_
         notes = _data_notes(estimator)
         run.result = {
@@ -575,10 +578,10 @@ def _data_notes(estimator) -> str:
     return "\n".join(lines)
 
 
-def _point(trace, i: int, counters: dict) -> dict:
+def _point(trace, i: int, event: ProgressEvent) -> dict:
     """One trace point as strict JSON (a non-finite value, e.g. log10 of an empty remaining space, is None)."""
     return _strict({
         "time": float(trace.time[i]), "objective": float(trace.objective[i]), "lower_bound": float(trace.lower_bound[i]),
-        "queue": int(counters.get("queue", 0)), "expanded": int(counters.get("nodes_expanded", 0)),
+        "queue": event.queue, "expanded": event.work, "unit": event.unit,  # ("expanded": the work, in its unit)
         "log10_remaining": float(trace.log10_remaining[i]),
     })

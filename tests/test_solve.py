@@ -1,0 +1,59 @@
+"""The solvers' shared vocabulary (optrules.solve): every family's progress callback hears typed events in
+the unit of its own work, and every solver returns a SolveResult."""
+
+import math
+
+import numpy as np
+import pytest
+
+from optrules.estimators import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+from optrules.solve import LP_SOLVES, PREFIXES, STAGES, ProgressEvent, SolveResult
+
+
+def _table(seed=0, n=400):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 8)) < 0.5
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3]) ^ (rng.random(n) < 0.1)).astype(int)
+    return X.astype(np.int8), y
+
+
+@pytest.mark.parametrize("make, unit, work", [
+    (lambda cb: RuleListClassifier(regularization=0.01, verbose=cb, max_card=2, time_limit=20), PREFIXES, "nodes_expanded"),
+    (lambda cb: FallingRuleListClassifier(C=0.001, verbose=cb, max_card=2, time_limit=20), PREFIXES, "nodes_expanded"),
+    (lambda cb: RuleSetClassifier(complexity=10, time_limit=20, verbose=cb), LP_SOLVES, "iterations"),
+])
+def test_every_family_reports_typed_events_in_its_unit(make, unit, work):
+    events = []
+    model = make(lambda trace, event: events.append((len(trace), event))).fit(*_table())
+    assert events and all(isinstance(event, ProgressEvent) for _, event in events)
+    assert {event.unit for _, event in events} <= {unit, STAGES}
+    stages = [event for points, event in events if event.unit == STAGES]
+    assert stages and all(event.work == 0 and event.objective == math.inf for event in stages)
+    solving = [event for _, event in events if event.unit == unit]
+    assert solving, "no event of the solve itself"
+    works = [event.work for event in solving]
+    assert works == sorted(works) and works[-1] <= model.certificate_.counters[work]
+    for event in solving:
+        assert event.lower_bound <= event.objective + 1e-12 and event.gap == max(0.0, event.objective - event.lower_bound)
+        assert event["nodes_expanded"] == event.work and event["queue"] == event.queue  # as callbacks first read it
+        assert dict(event) == {"nodes_expanded": event.work, "queue": event.queue}
+    # the last event's bound is one the certificate's own bound does not fall below
+    assert solving[-1].lower_bound <= model.certificate_.lower_bound + 1e-9
+
+
+def test_every_solver_returns_a_solve_result():
+    from optrules.corels.problem import Problem
+    from optrules.corels.search import search
+    from optrules.frl.search import FRLProblem, certified_search
+    from optrules.rulesets.colgen import column_generation
+
+    X, y = _table(1, 300)
+    captures = X.T.astype(bool)
+    rule_list = search(Problem.from_captures(captures, y, 0.01))
+    falling = certified_search(FRLProblem(captures, y, 1.0, 0.01))
+    rule_set = column_generation(X.astype(bool), y, 8, 0.0, 2, time_limit=20)
+    for result, solution in ((rule_list, rule_list.prefix), (falling, falling.prefix),
+                             (rule_set, tuple(rule_set.clauses))):
+        assert isinstance(result, SolveResult) and result.solution == solution
+        assert result.counters is result.certificate.counters
+        assert result.certificate.objective == pytest.approx(result.objective)
