@@ -2,7 +2,7 @@
 independent re-implementation of Algorithm 2 (best first by b(d_p) + b0(d_p), first in first out among
 equals, no symmetry map, no warm start) on small random problems.
 
-Brute force (tests/test_corels_search.py) proves the optimum right; it cannot see a bound that prunes
+Brute force (tests/corels/test_corels_search.py) proves the optimum right; it cannot see a bound that prunes
 too little (dropping the equivalent-points term, an off-by-one in Theorem 4's length cap: the search is
 slower, the answer the same) or one that prunes too much without changing the optimum on the cases
 tried (lookahead with 2 lambda). Equal expansions, bound evaluations and queue insertions can.
