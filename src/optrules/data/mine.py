@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from numba import njit
@@ -378,6 +378,47 @@ _ITEM_BYTES = 48
 _BLOCK_WORDS = 1 << 26
 
 
+class _Level(NamedTuple):
+    """A block of one level's conjunctions, as the mining kernels read them: their capture vectors, last and
+    first features (-1 for the empty conjunction) and the groups of their features."""
+
+    combo_bits: np.ndarray
+    last: np.ndarray
+    first: np.ndarray
+    combo_groups: np.ndarray
+
+
+class _Features(NamedTuple):
+    """The features a level extends its conjunctions by: packed captures, groups (-1: none), and the
+    positive samples' bits (for class supports)."""
+
+    feature_bits: np.ndarray
+    groups: np.ndarray
+    positive_bits: np.ndarray
+
+
+class _Limits(NamedTuple):
+    """The support a kept conjunction needs (one type per field: one compiled signature)."""
+
+    n: int  # samples
+    lowest: float
+    highest: float
+    by_class: bool  # min_class_support > 0: frequent in either class is enough
+    lowest_positive: float
+    lowest_negative: float
+    n_unbounded: int  # conjunctions starting with one of the first n_unbounded features escape the bounds
+
+
+class _Collected(NamedTuple):
+    """Where :func:`_collect_level` writes the conjunctions it keeps: combo, added feature, whether valid
+    (not only frequent), capture vector."""
+
+    combo: np.ndarray
+    feature: np.ndarray
+    valid: np.ndarray
+    bits: np.ndarray
+
+
 def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limits, room, extend, budget,
                 n_unbounded=0, held=0):
     """One level: every ``combo + (j,)`` with ``j`` after the combo's last feature and in none of its
@@ -386,6 +427,9 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
     ``n_unbounded`` features escape the support bounds; ``room`` counts them first. The budget is
     charged ``held`` bytes (what mining keeps already) and the level's rows."""
     lowest, highest, by_class, lowest_positive, lowest_negative = limits
+    bounds = _Limits(int(n), float(lowest), float(highest), bool(by_class), float(lowest_positive),
+                     float(lowest_negative), int(n_unbounded))
+    features = _Features(feature_bits, groups, positive_bits)
     n_features, n_words = feature_bits.shape
     combo_groups = groups[combos] if combos.shape[1] else np.zeros((len(combos), 0), np.int64)
     last = combos[:, -1] if combos.shape[1] else np.full(len(combos), -1, np.int64)
@@ -397,9 +441,8 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
         if budget is not None and budget.stopped():
             return None
         stop = min(len(combos), start + block)
-        _count_level(combo_bits[start:stop], last[start:stop], first[start:stop], combo_groups[start:stop],
-                     feature_bits, groups, positive_bits, n, lowest, highest, by_class, lowest_positive,
-                     lowest_negative, n_unbounded, histogram, tallies)
+        _count_level(_Level(combo_bits[start:stop], last[start:stop], first[start:stop], combo_groups[start:stop]),
+                     features, bounds, histogram, tallies)
     raised = -np.inf  # one floor for every conjunction of the level when there are too many: the most frequent stay
     if room is not None:
         above = np.cumsum(histogram.sum(axis=0)[::-1])[::-1]  # valid candidates with support >= s
@@ -420,10 +463,9 @@ def _mine_level(combos, combo_bits, feature_bits, groups, positive_bits, n, limi
         if budget is not None and budget.stopped():
             return None
         stop = min(len(combos), start + block)
-        written = _collect_level(combo_bits[start:stop], last[start:stop], first[start:stop],
-                                 combo_groups[start:stop], feature_bits, groups, positive_bits, n, lowest, highest,
-                                 by_class, lowest_positive, lowest_negative, n_unbounded, floors,
-                                 extend and not capped, start, out_combo, out_feature, out_valid, bits, written)
+        written = _collect_level(_Level(combo_bits[start:stop], last[start:stop], first[start:stop],
+                                        combo_groups[start:stop]), features, bounds, floors, extend and not capped,
+                                 start, _Collected(out_combo, out_feature, out_valid, bits), written)
     items = np.column_stack([combos[out_combo], out_feature]) if n_out else np.zeros((0, combos.shape[1] + 1), np.int64)
     next_combos = next_bits = None
     if extend and not capped:
@@ -476,8 +518,12 @@ def _kind(count, positives, unbounded, n, lowest, highest, by_class, lowest_posi
 
 
 @njit(cache=True)
-def _count_level(combo_bits, last, first, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest,
-                 by_class, lowest_positive, lowest_negative, n_unbounded, histogram, tallies):
+def _count_level(level, features, limits, histogram, tallies):
+    """Count one block of the level's candidates (``tallies``: candidates, frequent but not valid,
+    frequent) and the valid ones by support (``histogram``: bounded, unbounded)."""
+    combo_bits, last, first, combo_groups = level
+    feature_bits, groups, positive_bits = features
+    n, lowest, highest, by_class, lowest_positive, lowest_negative, n_unbounded = limits
     for c in range(combo_bits.shape[0]):
         for j in range(last[c] + 1, feature_bits.shape[0]):
             allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
@@ -497,12 +543,14 @@ def _count_level(combo_bits, last, first, combo_groups, feature_bits, groups, po
 
 
 @njit(cache=True)
-def _collect_level(combo_bits, last, first, combo_groups, feature_bits, groups, positive_bits, n, lowest, highest,
-                   by_class, lowest_positive, lowest_negative, n_unbounded, floors, keep_frequent, offset, out_combo,
-                   out_feature, out_valid, out_bits, written):
-    """Write the candidates kept (valid with support >= their floor) and, with ``keep_frequent``, the
-    other frequent ones (extendable at the next level; support only shrinks as features are added),
-    with their capture vectors."""
+def _collect_level(level, features, limits, floors, keep_frequent, offset, out, written):
+    """Write to ``out`` (from row ``written``) the candidates kept (valid with support >= their floor) and,
+    with ``keep_frequent``, the other frequent ones (extendable at the next level; support only shrinks
+    as features are added), with their capture vectors; returns the rows written."""
+    combo_bits, last, first, combo_groups = level
+    feature_bits, groups, positive_bits = features
+    n, lowest, highest, by_class, lowest_positive, lowest_negative, n_unbounded = limits
+    out_combo, out_feature, out_valid, out_bits = out
     for c in range(combo_bits.shape[0]):
         for j in range(last[c] + 1, feature_bits.shape[0]):
             allowed, count, positives = _candidate(combo_bits, c, last, combo_groups, feature_bits, groups, j,
