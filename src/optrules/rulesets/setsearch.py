@@ -31,6 +31,7 @@ so a deadline or a cancel stops it within a slice.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -50,14 +51,55 @@ _DEPTH, _DONE = 0, 1
 _BEST, _LIMIT = 0, 1
 
 
+class _Pool(NamedTuple):
+    """The clauses, by increasing reduced cost: positives covered (packed), cost, complexity, reduced cost,
+    and from each position on the sum of the negative reduced costs (``below_zero``, one entry more)."""
+
+    cover: np.ndarray
+    cost: np.ndarray
+    complexity: np.ndarray
+    reduced: np.ndarray
+    below_zero: np.ndarray
+
+
+class _Goal(NamedTuple):
+    """What the search looks for: the positives' duals and weights (padded to the packed words), their
+    total weight, the complexity bound, and the room of a set worth ``value`` (``step``: 1 when values are
+    whole numbers, else 0)."""
+
+    mu: np.ndarray
+    weight: np.ndarray
+    total_weight: float
+    complexity_bound: float
+    room: float
+    value: float
+    step: float
+
+
+class _Stack(NamedTuple):
+    """The depth-first search's levels: level ``d`` holds the set of the ``d`` clauses ``chosen[:d]``
+    (positives covered, reduced costs, cover counted again, cost, weight covered, complexity used);
+    ``position[d]`` is the next clause it may add; ``best_set``: the best set's clauses (-1 after)."""
+
+    covered: np.ndarray
+    rc_sum: np.ndarray
+    multiple: np.ndarray
+    cost_sum: np.ndarray
+    weight_covered: np.ndarray
+    used: np.ndarray
+    position: np.ndarray
+    chosen: np.ndarray
+    best_set: np.ndarray
+
+
 @njit(cache=True)
-def _search_slice(cover, cost, complexity, reduced, below_zero, mu, weight, total_weight, complexity_bound, room,
-                  value, step, covered, rc_sum, multiple, cost_sum, weight_covered, used, position, chosen, best_set,
-                  state, floats, slice_size):
+def _search_slice(pool, goal, stack, state, floats, slice_size):
     """Runs the depth-first search for ``slice_size`` candidates more; ``state[_DONE]`` is 1 when it has
-    finished. Level ``d`` of the arrays holds the set of the ``d`` clauses ``chosen[:d]``; ``position[d]``
-    is the next clause it may add. ``floats[_LIMIT]``: the room for the sets still wanted, the smaller
-    of ``room`` (sets worth <= ``value``) and the room of the sets worth <= best - ``step``."""
+    finished. ``floats[_LIMIT]``: the room for the sets still wanted, the smaller of ``room`` (sets worth
+    <= ``value``) and the room of the sets worth <= best - ``step``."""
+    cover, cost, complexity, reduced, below_zero = pool
+    mu, weight, total_weight, complexity_bound, room, value, step = goal
+    covered, rc_sum, multiple, cost_sum, weight_covered, used, position, chosen, best_set = stack
     n, n_words = cover.shape
     scratch = np.empty(n_words, np.uint64)
     fresh = np.empty(n_words, np.uint64)
@@ -148,13 +190,12 @@ def best_set_below(cover, cost, complexity, reduced, mu, weight, complexity_boun
     # (none below -tolerance once the LP is solved; duals of an unsolved LP bound the sets all the same)
     below_zero = np.concatenate([np.cumsum(np.minimum(reduced[order], 0.0)[::-1])[::-1], [0.0]])
     deadline = None if seconds is None else time.perf_counter() + seconds
-    arguments = (cover[order], np.asarray(cost, np.float64)[order],
-                 complexity[order], reduced[order], below_zero, mu_padded, weight_padded, total, bound,
-                 float(room), float(value), step, covered, rc_sum, multiple, cost_sum, weight_covered, used, position,
-                 chosen, best_set, state, floats)
+    pool = _Pool(cover[order], np.asarray(cost, np.float64)[order], complexity[order], reduced[order], below_zero)
+    goal = _Goal(mu_padded, weight_padded, total, bound, float(room), float(value), float(step))
+    stack = _Stack(covered, rc_sum, multiple, cost_sum, weight_covered, used, position, chosen, best_set)
     while not state[_DONE]:
         if (deadline is not None and time.perf_counter() >= deadline) or (should_stop is not None and should_stop()):
             break
-        _search_slice(*arguments, _SLICE)
+        _search_slice(pool, goal, stack, state, floats, _SLICE)
     picked = best_set[best_set >= 0]
     return bool(state[_DONE]), float(floats[_BEST]), sorted(int(k) for k in order[picked])
