@@ -470,9 +470,10 @@ def _count_tables(graph: _Graph, allowance: float, lambda_n: float, longest: int
     while True:
         if out_of_time is not None and out_of_time():
             raise _OutOfTime
-        position, status = count_tables(position, COUNTING_STEPS, n, graph.children_first, allowance, lambda_n, longest,
-                                        graph.complete, graph.expanded, nodes, graph.edge_arrays, tables, start, length,
-                                        cheapest, used, *scratch)
+        position, status = count_tables(position, COUNTING_STEPS,
+                                        (n, graph.children_first, graph.complete, graph.expanded),
+                                        (allowance, lambda_n, longest), nodes, graph.edge_arrays, tables,
+                                        (start, length, cheapest, used), scratch)
         if status == 0:
             break
         if status == 3:

@@ -292,15 +292,21 @@ def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_wei
 
 
 @njit(cache=True)
-def count_tables(position, max_steps, n_nodes, children_first, allowance, lambda_n, longest, complete, expanded, nodes,
-                 edges, tables, table_start, table_length, cheapest, used, scratch_rules, scratch_mistakes, scratch_count):
+def count_tables(position, max_steps, graph, limits, nodes, edges, tables, index, scratch):
     """Fill the tables from step ``position`` on: steps ``0 .. n_nodes-1`` give every node its default
     entry (unexpanded nodes have no other), steps ``n_nodes ..`` the expanded nodes in the order
     ``children_first``, each from its children's tables. A default ends a list only at a node whose
     coverage is ``complete``. Returns ``(position reached, status)``: status 0 done, 1 the
     table arrays (``used[0]`` entries filled) or the scratch need room, 2 a count passed COUNT_LIMIT,
     3 ``max_steps`` steps done (call again to go on).
+    ``graph`` = (nodes, expanded nodes children first, the complete coverage, expanded flags); ``limits`` =
+    (allowance, lambda N, longest list); ``index`` = (each node's table start and length, ``cheapest``,
+    ``used``); ``scratch`` = (rules, mistakes, count).
     ``cheapest[node]``: the smallest cost of its table's entries (inf for none)."""
+    n_nodes, children_first, complete, expanded = graph
+    allowance, lambda_n, longest = limits
+    table_start, table_length, cheapest, used = index
+    scratch_rules, scratch_mistakes, scratch_count = scratch
     reach, fewest, default, edge_start, edge_count, node_coverage = nodes
     edge_antecedent, edge_mistakes, edge_class, edge_child = edges
     table_rules, table_mistakes, table_count = tables
