@@ -236,10 +236,10 @@ def _show_progress(args) -> bool:
 def _check_fit_arguments(args, family, several_values: bool = False) -> None:
     """Refuse combinations that would silently do something else, before any data is read (``several_values``:
     the command fits one model per value of the --cv parameter, as ``bench`` does)."""
-    from .families import families
+    from .families import families, names_where
 
     def refuse(option: str, capability: str, why: str = "") -> None:
-        takers = [name for name, other in families().items() if getattr(other, capability)]
+        takers = names_where(lambda other: getattr(other, capability))
         raise SystemExit(f"error: {option}: only for --model {' and '.join(takers)}, not --model {family.name}"
                          + (f": {why}" if why else ""))
 
@@ -259,7 +259,7 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
         takers = [f"{name} ({other.cv_label})" for name, other in families().items() if other.cv_parameter]
         raise SystemExit(f"error: --cv chooses a setting of --model {' and '.join(takers)}, not of --model {family.name}")
     if args.pos_label == "both" and not (family.pos_label and family.cv_parameter and args.cv):
-        takers = [name for name, other in families().items() if other.pos_label and other.cv_parameter]
+        takers = names_where(lambda other: other.pos_label and other.cv_parameter)
         raise SystemExit("error: --pos-label both needs --cv K and a family that describes one class and "
                          f"cross-validates (--model {' or '.join(takers)})")
     if len(family.cv_candidates(args)) > 1 and not args.cv and not several_values:
@@ -779,7 +779,7 @@ def cmd_serve(args, console: Console) -> int:
 
 # -- the parser -----------------------------------------------------------------------------------------
 def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = True) -> None:
-    from .families import families
+    from .families import families, names_where
 
     known = families()
     fit.add_argument("--model", choices=list(known), default=next(iter(known)),
@@ -794,7 +794,7 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     else:
         fit.set_defaults(cv=None, n_jobs=None)
     def only(capability: str) -> str:  # "--model a, b": the families that take an option, in its help
-        return "--model " + ", ".join(name for name, other in known.items() if getattr(other, capability))
+        return "--model " + ", ".join(names_where(lambda other: getattr(other, capability)))
 
     fit.add_argument("--class-weight", choices=["balanced"], default=None,
                      help=f"weight classes inversely to their frequency ({only('class_weight')})")

@@ -198,9 +198,14 @@ def default_family() -> Family:
     return next(iter(families().values()))
 
 
+def names_where(test: Callable[[Family], Any]) -> list[str]:
+    """The names of the families for which ``test(family)`` holds (those that take an option, say)."""
+    return [name for name, found in families().items() if test(found)]
+
+
 def with_rashomon_sets() -> list[str]:
     """The names of the families whose fits enumerate Rashomon sets."""
-    return [name for name, found in families().items() if found.rashomon]
+    return names_where(lambda found: found.rashomon)
 
 
 def family(name: str) -> Family:

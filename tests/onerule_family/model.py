@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from optrules.models import FORMAT_VERSION, Branch, OrderedRules, check_format, rule_dict, rule_from
+from optrules.escape import printable
+from optrules.models import FORMAT_VERSION, Branch, OrderedRules, check_format, display_label, rule_dict, rule_from
 
 
 class OneRule(OrderedRules):
@@ -14,8 +15,8 @@ class OneRule(OrderedRules):
 
     def __str__(self) -> str:
         rule, default = self.rules[0], self.default
-        return (f"when {' and '.join(rule.conditions)}: {self.classes[rule.prediction]}; "
-                f"otherwise: {self.classes[default.prediction]}")
+        return (f"when {' and '.join(map(printable, rule.conditions))}: {display_label(self.classes, rule.prediction)}; "
+                f"otherwise: {display_label(self.classes, default.prediction)}")
 
     def to_dict(self) -> dict:
         return {"format": self.FORMAT, "version": FORMAT_VERSION, "rule": rule_dict(self.rules[0]),
