@@ -39,6 +39,9 @@ def test_every_family_reports_typed_events_in_its_unit(make, unit, work):
         assert dict(event) == {"nodes_expanded": event.work, "queue": event.queue}
     # the last event's bound is one the certificate's own bound does not fall below
     assert solving[-1].lower_bound <= model.certificate_.lower_bound + 1e-9
+    # the certificate names its method, which says where its work is counted and in what unit
+    assert model.certificate_.work == (model.certificate_.counters[work], unit)
+    assert unit in str(model.certificate_)
 
 
 def test_every_solver_returns_a_solve_result():
@@ -57,3 +60,24 @@ def test_every_solver_returns_a_solve_result():
         assert isinstance(result, SolveResult) and result.solution == solution
         assert result.counters is result.certificate.counters
         assert result.certificate.objective == pytest.approx(result.objective)
+
+
+def test_a_certificate_names_its_method_and_older_files_still_read():
+    from optrules.certificate import BRANCH_AND_BOUND, COLUMN_GENERATION, Certificate
+
+    X, y = _table(2, 300)
+    for model, method in ((RuleListClassifier(max_card=1).fit(X, y), BRANCH_AND_BOUND),
+                          (RuleSetClassifier(complexity=6, time_limit=20).fit(X, y), COLUMN_GENERATION)):
+        certificate = model.certificate_
+        assert certificate.method == method
+        saved = certificate.to_dict()
+        assert Certificate.from_dict(saved).method == method and str(Certificate.from_dict(saved)) == str(certificate)
+        del saved["method"]  # a file written before certificates named their method: read from its counters
+        assert Certificate.from_dict(saved).method == method and str(Certificate.from_dict(saved)) == str(certificate)
+        with pytest.raises(ValueError, match="method must be one of"):
+            Certificate.from_dict({**saved, "method": "<script>"})
+    # a solver of its own (no method): its head only, and no work counted
+    own = Certificate("optimal", 0.25, 0.25, {"nodes_expanded": 9})
+    assert str(own) == "certified optimal: objective 0.250000000" and own.work == (0, "")
+    with pytest.raises(ValueError, match="unknown method"):
+        Certificate("optimal", 0.25, 0.25, method="guessing")

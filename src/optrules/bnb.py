@@ -54,7 +54,7 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     renumber_kept,
 )
 from .budget import Budget, check_budget_values
-from .certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from .certificate import BRANCH_AND_BOUND, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 
 
 _PARALLEL = threading.Lock()
@@ -272,7 +272,8 @@ def unsearched_certificate(objective: float, lower_bound: float, budget: Budget,
                            **counters) -> Certificate:
     """The certificate of a search that never started (its budget, or a stop request, ran out first)."""
     status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-    return Certificate(status, objective, lower_bound, {**unsearched_counters(prefix_length), **counters}, Trace())
+    return Certificate(status, objective, lower_bound, {**unsearched_counters(prefix_length), **counters}, Trace(),
+                       BRANCH_AND_BOUND)
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
+from typing import Callable
 
 import numpy as np
 
@@ -14,6 +15,10 @@ MEMORY_BUDGET = "memory budget"
 INTERRUPTED = "interrupted"
 GAP = "gap"  # the search ended without a budget stopping it, but its bound does not meet the model
 STATUSES = (OPTIMAL, NODE_BUDGET, TIME_BUDGET, MEMORY_BUDGET, INTERRUPTED, GAP)
+
+#: the units of work the solvers report (``ProgressEvent.unit``, ``Certificate.work``)
+PREFIXES = "prefixes expanded"  # the branch-and-bound searches (rule lists, falling rule lists)
+LP_SOLVES = "LP solves"  # column generation (rule sets)
 
 
 @dataclass
@@ -57,10 +62,23 @@ class Certificate:
     lower_bound: float
     counters: dict = field(default_factory=dict)
     trace: Trace = field(default_factory=Trace)
+    #: how it was proven (a key of :data:`METHODS`: which counters measure the work, how they read); ""
+    #: for a solver of its own, whose counters are printed by no one
+    method: str = ""
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"unknown status {self.status!r}")
+        if self.method and self.method not in METHODS:
+            raise ValueError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
+
+    @property
+    def work(self) -> tuple[int, str]:
+        """The work the solve did, and its unit ("prefixes expanded", "LP solves"; 0 and "" when unknown)."""
+        method = METHODS.get(self.method)
+        if method is None:
+            return 0, ""
+        return int(self.counters.get(method.work_counter, 0) or 0), method.unit
 
     @property
     def gap(self) -> float:
@@ -86,28 +104,9 @@ class Certificate:
         for note in ("guided_space", "pairs_search"):  # the other space a rule list's fit searched
             if isinstance(c.get(note), str):
                 parts.append(c[note])
-        if "iterations" in c:  # column generation
-            parts.append(
-                f"time {c['total_time']:.3f} s, {c['iterations']} LP solves, {c['columns']} clauses generated, "
-                f"{c['exact_pricing_calls']} exact pricing calls, master LP {'solved' if c['lp_solved'] else 'not proven'} "
-                f"(value {c['lp_objective']:.4f}), {c['solver']}"
-            )
-        elif "nodes_expanded" in c:
-            parts.append(
-                f"time {c.get('total_time', float('nan')):.3f} s (optimum found at {c.get('time_to_optimum', float('nan')):.3f} s), "
-                f"{c.get('nodes_expanded', 0):,} prefixes expanded, {c.get('lower_bound_evaluations', 0):,} lower bounds, "
-                f"{c.get('queue_insertions', 0):,} queue insertions, max queue {c.get('max_queue_size', 0):,}, "
-                f"max prefix length {c.get('max_prefix_length', 0)}"
-            )
-            if c.get("prefixes_set_aside"):  # the memory budget was reached: prefixes to be made again
-                parts.append(f"memory full: {c['prefixes_set_aside']:,} queued prefixes set aside to make room, each "
-                             "made again by its parent in its turn")
-            if c.get("searches_again"):  # the queue drained with time left and a better list
-                parts.append(f"searched again {c['searches_again']} time(s) from a better list, its queue having "
-                             "drained for want of memory before the time ran out")
-            if c.get("prefixes_dropped"):  # the memory budget was reached: prefixes were left unexpanded
-                parts.append(f"memory full: {c['prefixes_dropped']:,} prefixes dropped, left unexpanded to make room "
-                             "(their smallest bound is part of the lower bound)")
+        method = METHODS.get(self.method)
+        if method is not None:
+            parts += method.statistics(c)
         return "\n".join(parts)
 
     def _repr_html_(self) -> str:
@@ -133,8 +132,61 @@ class Certificate:
         _check_saved(data)
         trace = dict(data.get("trace", {}))
         trace["log10_remaining"] = [-np.inf if v is None else v for v in trace.get("log10_remaining", [])]
-        return cls(data["status"], float(data["objective"]), float(data["lower_bound"]), dict(data.get("counters", {})),
-                   Trace(**trace))
+        counters = dict(data.get("counters", {}))
+        method = data.get("method", _method_of_older_file(counters))
+        return cls(data["status"], float(data["objective"]), float(data["lower_bound"]), counters, Trace(**trace),
+                   method)
+
+
+def _branch_and_bound_statistics(c: dict) -> list[str]:
+    parts = [
+        f"time {c.get('total_time', float('nan')):.3f} s (optimum found at {c.get('time_to_optimum', float('nan')):.3f} s), "
+        f"{c.get('nodes_expanded', 0):,} prefixes expanded, {c.get('lower_bound_evaluations', 0):,} lower bounds, "
+        f"{c.get('queue_insertions', 0):,} queue insertions, max queue {c.get('max_queue_size', 0):,}, "
+        f"max prefix length {c.get('max_prefix_length', 0)}"
+    ]
+    if c.get("prefixes_set_aside"):  # the memory budget was reached: prefixes to be made again
+        parts.append(f"memory full: {c['prefixes_set_aside']:,} queued prefixes set aside to make room, each "
+                     "made again by its parent in its turn")
+    if c.get("searches_again"):  # the queue drained with time left and a better list
+        parts.append(f"searched again {c['searches_again']} time(s) from a better list, its queue having "
+                     "drained for want of memory before the time ran out")
+    if c.get("prefixes_dropped"):  # the memory budget was reached: prefixes were left unexpanded
+        parts.append(f"memory full: {c['prefixes_dropped']:,} prefixes dropped, left unexpanded to make room "
+                     "(their smallest bound is part of the lower bound)")
+    return parts
+
+
+def _column_generation_statistics(c: dict) -> list[str]:
+    return [f"time {c.get('total_time', float('nan')):.3f} s, {c.get('iterations', 0)} LP solves, "
+            f"{c.get('columns', 0)} clauses generated, {c.get('exact_pricing_calls', 0)} exact pricing calls, master LP "
+            f"{'solved' if c.get('lp_solved') else 'not proven'} (value {c.get('lp_objective', float('nan')):.4f}), "
+            f"{c.get('solver', '')}"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A way of proving a bound: the counter that measures its work, the work's unit, and the lines
+    that print its statistics."""
+
+    work_counter: str
+    unit: str
+    statistics: Callable[[dict], list[str]]
+
+
+BRANCH_AND_BOUND = "branch and bound"
+COLUMN_GENERATION = "column generation"
+METHODS = {
+    BRANCH_AND_BOUND: Method("nodes_expanded", PREFIXES, _branch_and_bound_statistics),
+    COLUMN_GENERATION: Method("iterations", LP_SOLVES, _column_generation_statistics),
+}
+
+
+def _method_of_older_file(counters: dict) -> str:
+    """The method of a certificate saved before certificates named theirs, from its counters."""
+    if "iterations" in counters:
+        return COLUMN_GENERATION
+    return BRANCH_AND_BOUND if "nodes_expanded" in counters else ""
 
 
 def _finite_number(value) -> bool:
@@ -154,6 +206,8 @@ def _check_saved(data) -> None:
     if not isinstance(counters, dict) or not all(
             isinstance(k, str) and (v is None or isinstance(v, (str, bool)) or _finite_number(v)) for k, v in counters.items()):
         raise ValueError("the certificate's counters must map names to finite numbers")
+    if data.get("method", "") not in ("", *METHODS):
+        raise ValueError(f"the certificate's method must be one of {sorted(METHODS)}, got {str(data['method'])[:40]!r}")
     trace = data.get("trace", {})
     known = {f.name for f in fields(Trace)}
     if not isinstance(trace, dict) or not set(trace) <= known:

@@ -16,11 +16,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .certificate import Certificate, Trace
+from .certificate import LP_SOLVES, PREFIXES, Certificate, Trace
 
-#: the units of work the solvers report (``ProgressEvent.unit``)
-PREFIXES = "prefixes expanded"  # the branch-and-bound searches (rule lists, falling rule lists)
-LP_SOLVES = "LP solves"  # column generation (rule sets)
+#: the units of work the solvers report (``ProgressEvent.unit``): ``PREFIXES``, ``LP_SOLVES`` (the
+#: certificate's methods') and
 STAGES = "stages"  # between the stages of a fit (binarizing, mining), before any search
 
 

@@ -19,7 +19,7 @@ from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, 
                    compiled_in_time, drive, parallel_region, proven_status, unsearched_certificate,
                    unsearched_counters)
 from ..budget import STOP, Budget, as_budget, check_budget_values
-from ..certificate import MEMORY_BUDGET, OPTIMAL, Certificate, Trace
+from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
 from ..solve import PREFIXES, ProgressEvent, SolveResult
 from . import kernel as K
@@ -447,7 +447,8 @@ class RuleListSearch:
             "map_type": self.map_type,
         }
         result = SearchResult(prefix, mistakes, best_objective,
-                              Certificate(status, best_objective, lower_bound, counters, self.trace))
+                              Certificate(status, best_objective, lower_bound, counters, self.trace,
+                                          BRANCH_AND_BOUND))
         expanded = int(state.ints[EXPANDED])
         if (status == MEMORY_BUDGET and not self.budget.stopped() and not self.requirements.count
                 and float(state.floats[0]) < problem.cost(self.incumbent) - 1e-9 * n  # (not a rounding: weighted sums)
@@ -496,7 +497,7 @@ def _searched_again(first: SearchResult, again: SearchResult) -> SearchResult:
                                              for best, lower in zip(trace.objective, trace.lower_bound)],
                   first_trace.queue_by_length + trace.queue_by_length,
                   first_trace.log10_remaining + trace.log10_remaining)
-    certificate = Certificate(status, two.objective, lower_bound, counters, trace)
+    certificate = Certificate(status, two.objective, lower_bound, counters, trace, BRANCH_AND_BOUND)
     return SearchResult(again.prefix, again.mistakes, again.objective, certificate)
 
 
@@ -621,7 +622,8 @@ def unmined_result(y, sample_weight, n_classes: int, regularization: float, budg
     mistakes = class_totals.sum() - class_totals.max()
     best = objective(mistakes, 0, float(class_totals.sum()), regularization)
     if proven:
-        return SearchResult((), mistakes, best, Certificate(OPTIMAL, best, best, unsearched_counters(0), Trace()))
+        return SearchResult((), mistakes, best, Certificate(OPTIMAL, best, best, unsearched_counters(0), Trace(),
+                                                             BRANCH_AND_BOUND))
     return SearchResult((), mistakes, best, unsearched_certificate(best, 0.0, budget, 0))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from .._numba import workspace
 from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_status, unsearched_certificate
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import OPTIMAL, Certificate, Trace
+from ..certificate import BRANCH_AND_BOUND, OPTIMAL, Certificate, Trace
 from ..decision_lists import class_weight_matrix
 from ..data.validation import check_sample_weight
 from ..data import bitset
@@ -186,7 +186,7 @@ def certified_search(
         "compile_time": outcome.compile_time,
         "groups": groups.n_groups,
     }
-    return FRLResult(prefix, best, Certificate(status, best, lower_bound, counters, trace))
+    return FRLResult(prefix, best, Certificate(status, best, lower_bound, counters, trace, BRANCH_AND_BOUND))
 
 
 def _queue_bound(state: SearchState):

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..budget import Budget, StoppableThreads, as_budget
-from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..certificate import COLUMN_GENERATION, GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
 from .enumeration import NodeBudget, PricingSearch
 from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neighbour_search
@@ -219,7 +219,7 @@ class ColumnGeneration:
         return RuleSetResult([], objective, Certificate(
             INTERRUPTED if budget.interrupted else TIME_BUDGET, objective, 0.0,
             _counters(time.perf_counter() - self.start, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
-                      int(y.sum()), len(y)), trace))
+                      int(y.sum()), len(y)), trace, COLUMN_GENERATION))
 
     def _prepare(self) -> None:
         """Sets the distinct rows (``features``, ``y``, ``sample_weight``), each row's ``costs``,
@@ -666,7 +666,7 @@ class ColumnGeneration:
                              self.mip_bound, len(self.y) if self.sample is None else len(self.sample),
                              _mistakes(*self.every_row, self.chosen), len(self.y))
         return RuleSetResult(self.chosen, self.objective, Certificate(status, self.objective, lower, counters,
-                                                                      self.trace))
+                                                                      self.trace, COLUMN_GENERATION))
 
 
 def _counters(total_time, iterations, columns, exact_calls, pricing_nodes, lp_objective, lp_solved, conflicts,

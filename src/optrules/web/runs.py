@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..budget import STOP
 from ..families import family, with_rashomon_sets
-from ..solve import LP_SOLVES, PREFIXES, ProgressEvent
+from ..solve import ProgressEvent
 from .uploads import UploadStore
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -492,9 +492,7 @@ class RunManager:
         _described_class(estimator, y).fit(X, y)
         certificate = getattr(estimator, "certificate_", None)
         if certificate is not None and len(certificate.trace):
-            counters = certificate.counters
-            work, unit = ((counters["iterations"], LP_SOLVES) if "iterations" in counters
-                          else (counters.get("nodes_expanded", 0), PREFIXES))
+            work, unit = certificate.work
             run.points.append(_point(certificate.trace, -1, ProgressEvent.from_trace(
                 certificate.trace, work, unit, sum(certificate.trace.queue_by_length[-1]))))
         model = estimator.rule_list_
