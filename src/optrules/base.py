@@ -16,12 +16,10 @@ from .data.binarize import Binarizer
 from .data.compiled import compile_data_kernels
 from .data.mine import Antecedents, MiningReport, mine_antecedents
 from .data.validation import as_frame, check_sample_weight, check_target
+from .parameters import DEFAULT_TIME_LIMIT  # noqa: F401 (where the estimators read it)
 from .solve import STAGES, ProgressEvent
 
 
-#: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
-#: its model by then returns it with its gap (``time_limit=None``: no limit)
-DEFAULT_TIME_LIMIT = 120.0
 
 #: prefixes and seconds the search over pairs of literals gets, from the certified best list of single
 #: literals, under ``max_card="auto"`` (rule lists, falling lists): pairs are kept when they certify

@@ -16,6 +16,9 @@ import signal
 import threading
 import time
 
+from .parameters import BUDGET_PARAMETERS
+
+
 class _Stop:
     """The answer of a progress callback that asks the fit to stop (:data:`STOP`)."""
 
@@ -50,12 +53,8 @@ def default_memory_budget() -> int:
 
 def check_budget_values(time_limit=None, max_memory=None, max_nodes=None) -> None:
     """Clear errors for budgets that cannot be met."""
-    if max_memory is not None and not (isinstance(max_memory, (int, float)) and max_memory > 0):
-        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
-    if max_nodes is not None and int(max_nodes) < 0:
-        raise ValueError(f"max_nodes must be >= 0, got {max_nodes}")
-    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise ValueError(f"time_limit must be positive seconds (or None for no limit), got {time_limit!r}")
+    for entry, value in zip(BUDGET_PARAMETERS, (max_nodes, time_limit, max_memory)):
+        entry.check(value)
 
 
 class Budget:

@@ -25,6 +25,7 @@ from rich.text import Text
 
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
+from .parameters import MAX_ANTECEDENTS, MAX_NODES, add_option
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
 # use them, not here: `optrules --help` and a mistyped option answer in ~0.3 s instead of ~1.7 s
@@ -805,20 +806,16 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     for family in known.values():
         family.add_cli_options(fit)
     search = fit.add_argument_group("search")
-    search.add_argument("--max-nodes", type=int, default=None,
-                        help="stop after this much search work (prefixes expanded by the branch-and-bound "
-                             "searches, clauses searched by an exact pricing); unlike seconds, the same on "
-                             "every machine")
+    add_option(search, MAX_NODES, metavar="N")
     search.add_argument("--time-limit", type=_seconds, default=_UNSET,
                         help=f"seconds for the whole fit, reading the file included (default {DEFAULT_TIME_LIMIT:g}; "
                              "'none': no limit); the best model found is returned with its certified gap")
     search.add_argument("--max-memory", type=float, default=None, metavar="MB",
                         help="memory the fit may hold, MB (default 1024 or half the machine's)")
-    search.add_argument("--max-antecedents", type=_antecedent_bound, default="auto", metavar="N",
-                        help="mine at most N antecedents ('auto', the default: 2,000, fewer for very many rows; "
-                             "'none': no bound); the support floor of the longest conjunctions rises to fit")
-    search.add_argument("--max-rules", type=int, default=None, metavar="K",
-                        help=f"{only('constraints')}: at most K rules (the certificate is optimal over those models)")
+    add_option(search, MAX_ANTECEDENTS, metavar="N")
+    constrained = known[names_where(lambda other: other.constraints)[0]]
+    add_option(search, constrained.declared("max_rules"), metavar="K",
+               help=f"{only('constraints')}: at most K rules (the certificate is optimal over those models)")
     search.add_argument("--forbid", nargs="+", default=None, metavar="NAME",
                         help=f"{only('constraints')}: features (sex=Male) or columns (race) no rule may use")
     search.add_argument("--require", nargs="+", default=None, metavar="NAME",
@@ -838,20 +835,6 @@ def _seconds(text: str) -> float | None:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected seconds or 'none', got {text!r}") from None
-
-
-def _antecedent_bound(text: str):
-    if text.strip().lower() in ("auto",):
-        return "auto"
-    if text.strip().lower() in ("none", "inf", "no", "off"):
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of antecedents, 'auto' or 'none', got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("the number of antecedents must be >= 1")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -878,8 +861,7 @@ def _add_mine_command(commands) -> None:
     mine = commands.add_parser("mine", help="binarize a table and list the mined antecedents with their support")
     _add_data_arguments(mine)
     mine.add_argument("--min-support", type=float, default=0.01, help="minimum support share (default 0.01)")
-    mine.add_argument("--max-antecedents", type=_antecedent_bound, default="auto", metavar="N",
-                      help="at most N antecedents ('auto', the default, or 'none')")
+    add_option(mine, MAX_ANTECEDENTS, metavar="N")
     mine.set_defaults(handler=cmd_mine)
 
 

@@ -15,16 +15,14 @@ from importlib import import_module
 from typing import Any, Callable
 
 from .escape import shown
-
-
-class ParameterError(ValueError):
-    """A setting with a wrong value: the message says which and why (shown as it is)."""
+from .parameters import Declared, Interval, ParameterError, add_option
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One setting of a family's web form: its estimator keyword, label, kind and range, and the
-    check of what a page sends for it."""
+    """One setting of a web form: its estimator keyword, label, kind and range, and the check of what a
+    page sends for it. A family's fields are made from its estimator's declarations (:meth:`of`); a few
+    settings of the app's own (memory in MB, missing values as a flag) are written here."""
 
     name: str
     label: str
@@ -34,6 +32,26 @@ class Parameter:
     low: float | None = None
     high: float | None = None
     choices: tuple = ()  # for "choice": (value, label) pairs; the value "" means None
+    closed: str = "both"  # which ends of [low, high] a number may take (as :class:`Interval`)
+
+    @classmethod
+    def of(cls, entry: Declared, label: str, default: Any, low: float | None = None, high: float | None = None,
+           kind: str | None = None, choices: tuple = ()) -> "Parameter":
+        """The field of a declared parameter: its kind, range and choices from the declaration, the range
+        narrowed to ``[low, high]`` (the web app serves anyone: it offers what a run can finish), the
+        choices to ``choices`` ((value, label) pairs) if given."""
+        if kind is None:
+            kind = ("integer" if entry.number.whole else "number") if entry.number is not None else (
+                "flag" if entry.flag else "choice" if entry.options else "names" if entry.kind == "names" else None)
+        if kind is None:
+            raise ValueError(f"{entry.name}: a web form has no field for {entry.takes()}")
+        if kind == "choice" and not choices:  # None first (as "" in a form), labelled by what it means
+            choices = (((("", entry.none_means or "none"),) if entry.none else ())
+                       + tuple((option, option) for option in entry.options))
+        if kind == "choice" and default is None:
+            default = ""
+        interval = entry.number.narrowed(low, high) if entry.number is not None else Interval()
+        return cls(entry.name, label, kind, default, interval.low, interval.high, choices, interval.closed)
 
     def read(self, params: dict):
         """The value in ``params`` (the default when absent), checked; ParameterError says what is wrong."""
@@ -68,6 +86,7 @@ class Parameter:
         return names or None
 
     def _number(self, value):
+        """A number a page sent (JSON, or the text of a field), in the field's range."""
         sent = shown(value)
         if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (isinstance(value, str) and len(value) > 100):
             raise ParameterError(f"{self.name} must be a number, got {sent}")
@@ -77,20 +96,39 @@ class Parameter:
             raise ParameterError(f"{self.name} must be a number of at most 300 digits, got {sent}") from None
         if not math.isfinite(number):
             raise ParameterError(f"{self.name} must be finite, got {sent}")
-        if self.kind == "integer":
-            if not number.is_integer():
-                raise ParameterError(f"{self.name} must be a whole number, got {sent}")
-            number = int(number)
-        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
-            low = -math.inf if self.low is None else self.low
-            high = math.inf if self.high is None else self.high
-            raise ParameterError(f"{self.name} must lie in [{low:g}, {high:g}], got {sent}")
-        return number
+        interval = Interval(self.low, self.high, self.closed, self.kind == "integer")
+        if not interval.holds(number):
+            raise ParameterError(f"{self.name} must be {interval.text()}, got {sent}")
+        return int(number) if self.kind == "integer" else number
 
     def describe(self) -> dict:
         """What a page needs to draw the field."""
         return {"name": self.name, "label": self.label, "kind": self.kind, "default": self.default,
                 "min": self.low, "max": self.high, "choices": [list(c) for c in self.choices]}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a family's web form: a parameter of its estimator, its label, and what the form
+    changes of the declaration (a narrower range, another default: see :meth:`Parameter.of`)."""
+
+    name: str
+    label: str
+    low: float | None = None
+    high: float | None = None
+    default: Any = "the estimator's"
+    kind: str | None = None  # "class" for a class of the target, typed as text
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option of a family: a parameter of its estimator, with its type, choices, default
+    and help from the declaration (:func:`optrules.parameters.add_option`)."""
+
+    name: str
+    flags: tuple[str, ...] = ()  # default: --name-with-dashes
+    several: bool = False  # one or more values (the --cv parameter's)
+    metavar: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,13 +162,17 @@ class Family:
     #: its fitted estimator enumerates the Rashomon set (``rashomon_set``): the command line's ``rashomon``
     #: and the web app's Rashomon form serve it
     rashomon: bool = False
+    #: the estimator's declared parameters (its ``_parameter_table``, from the family's light
+    #: ``parameters`` module: the front ends read it without importing the solver)
+    parameters: tuple[Declared, ...] = ()
     #: the web form's settings beyond the common ones (every family: budgets, max_card, missing values)
-    form: tuple[Parameter, ...] = ()
+    form_fields: tuple[Field, ...] = ()
+    #: the family's own command-line options of ``fit``
+    cli_options: tuple[Option, ...] = ()
     #: estimator settings the web app fixes for this family, from the common ones
     web_settings: Callable[[dict], dict] = field(default=lambda common: {})
-    #: adds the family's own command-line options to ``fit``'s parser
-    add_cli_options: Callable | None = None
-    #: (args, common settings, pos_label) -> the estimator the command line fits, unfitted
+    #: (args, common settings, pos_label) -> the estimator the command line fits, unfitted (its own
+    #: options' values: :meth:`cli_values`)
     from_cli: Callable | None = None
     #: (args, estimator) -> a cross-validated search over the family's --cv parameter, unfitted
     cv_from_cli: Callable | None = None
@@ -162,6 +204,38 @@ class Family:
     def model(self) -> type:
         return _resolve(self.model_path)
 
+    @property
+    def form(self) -> tuple[Parameter, ...]:
+        """The web form's fields beyond the common ones, made from the estimator's declarations."""
+        fields = []
+        for f in self.form_fields:
+            entry = self.declared(f.name)
+            fields.append(Parameter.of(entry, f.label, entry.default if f.default == "the estimator's" else f.default,
+                                       f.low, f.high, f.kind))
+        return tuple(fields)
+
+    def declared(self, name: str) -> Declared:
+        """The declaration of the estimator's parameter ``name``."""
+        for entry in self.parameters:
+            if entry.name == name:
+                return entry
+        raise KeyError(f"the {self.name} family declares no parameter {name!r}")
+
+    def add_cli_options(self, parser) -> None:
+        """Add the family's own options to ``fit``'s parser, in a group of their own (an option another
+        family added already, from the same declaration, is shared)."""
+        group = parser.add_argument_group(f"{self.title} (--model {self.name})")
+        taken = {flag for action in parser._actions for flag in action.option_strings}
+        for option in self.cli_options:
+            flags = option.flags or ("--" + option.name.replace("_", "-"),)
+            if taken.isdisjoint(flags):
+                add_option(group, self.declared(option.name), *flags, several=option.several, metavar=option.metavar)
+
+    def cli_values(self, args) -> dict:
+        """The family's own options as the command line gave them (the first value of several)."""
+        values = {option.name: getattr(args, option.name) for option in self.cli_options}
+        return {name: value[0] if isinstance(value, list) else value for name, value in values.items()}
+
     def estimator_from_form(self, params: dict, common: dict):
         """The estimator a web run fits: the form's settings (checked) plus what the app fixes."""
         settings = {parameter.name: parameter.read(params) for parameter in self.form}
@@ -170,7 +244,7 @@ class Family:
     def accepted(self, common: dict) -> dict:
         """The settings of ``common`` (those every front end offers) that this family's estimator takes:
         rule sets, say, bound conditions per clause with their own ``max_degree``, not ``max_card``."""
-        own = self.estimator._get_param_names()
+        own = {entry.name for entry in self.parameters}
         return {key: value for key, value in common.items() if key in own}
 
     def describe(self) -> dict:

@@ -7,8 +7,10 @@ import numpy as np
 from optrules.base import RuleModelEstimator
 from optrules.certificate import OPTIMAL, Certificate
 from optrules.models import Rule
+from optrules.parameters import check_parameters
 
 from .model import OneRule
+from .parameters import ONE_RULE_PARAMETERS
 
 
 class OneRuleClassifier(RuleModelEstimator):
@@ -16,6 +18,7 @@ class OneRuleClassifier(RuleModelEstimator):
     the certificate is exact)."""
 
     multiclass = True
+    _parameter_table = ONE_RULE_PARAMETERS
 
     def __init__(self, thresholds: str = "quantile", n_thresholds: int = 9, negations: bool = False,
                  missing: str = "category", identifiers: str = "drop", time_limit: float | None = None,
@@ -32,6 +35,7 @@ class OneRuleClassifier(RuleModelEstimator):
         self.bins = bins
 
     def fit(self, X, y, sample_weight=None):
+        check_parameters(self)
         self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget))
         return self
 

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from optrules.families import Family, Parameter
+from optrules.families import Family, Field, Option
 
-
-def _add_cli_options(parser) -> None:
-    group = parser.add_argument_group("one rule (--model onerule)")
-    group.add_argument("--one-rule-thresholds", type=int, default=9, help="quantile thresholds per numeric column")
+from .parameters import ONE_RULE_PARAMETERS
 
 
 def _from_cli(args, common: dict, pos_label):
     from .estimator import OneRuleClassifier
 
-    return OneRuleClassifier(n_thresholds=args.one_rule_thresholds,
-                             **{**FAMILY.accepted(common), "thresholds": "quantile"})
+    return OneRuleClassifier(**FAMILY.cli_values(args), **{**FAMILY.accepted(common), "thresholds": "quantile"})
 
 
 FAMILY = Family(
@@ -28,8 +24,9 @@ FAMILY = Family(
     pos_label=False,
     constraints=False,
     cv_parameter=None,
-    form=(Parameter("n_thresholds", "Quantile thresholds per numeric column", "integer", 9, 1, 50),),
-    add_cli_options=_add_cli_options,
+    parameters=ONE_RULE_PARAMETERS,
+    form_fields=(Field("n_thresholds", "Quantile thresholds per numeric column", high=50),),
+    cli_options=(Option("n_thresholds", ("--one-rule-thresholds",)),),
     from_cli=_from_cli,
     settings_text=lambda model: f"{len(model.binarizer_.feature_names_)} features tried",
 )

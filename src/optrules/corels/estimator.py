@@ -15,7 +15,10 @@ from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization
 from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
 from .requirements import Requirements
-from .search import Ablation, check_max_length, search, unmined_result
+from ..parameters import check_parameters
+from .parameters import RULE_LIST_PARAMETERS
+from .search import Ablation, search, unmined_result
+
 
 
 class RuleListClassifier(RuleModelEstimator):
@@ -163,12 +166,12 @@ class RuleListClassifier(RuleModelEstimator):
         )
 
     multiclass = True
+    _parameter_table = RULE_LIST_PARAMETERS
     _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_",)
 
     def fit(self, X, y, sample_weight=None):
+        check_parameters(self)
         regularization = check_regularization(self.regularization)
-        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
-        check_max_length(self.max_rules, "max_rules")
         if self.refine and self.thresholds != "boosted":
             raise ValueError(f"refine=True starts from the boosted space: thresholds='boosted', not {self.thresholds!r}")
         if self.refine:

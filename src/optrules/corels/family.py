@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from ..families import Family, Parameter, WarmUp
-
-
-def _add_cli_options(parser) -> None:
-    group = parser.add_argument_group("rule lists (--model rulelist, the default)")
-    group.add_argument("--regularization", "-r", type=float, nargs="+", default=[0.01], metavar="LAMBDA",
-                       help="lambda: the price of one rule in training accuracy (default 0.01); several values "
-                            "with --cv")
-    group.add_argument("--min-support", type=float, default=None, help="antecedent support floor (default: lambda)")
-    group.add_argument("--policy", default="lower_bound", choices=["lower_bound", "objective", "curiosity", "bfs", "dfs"],
-                       help="queue order (default lower_bound)")
-    group.add_argument("--map-type", default="auto", choices=["auto", "prefix", "captured", "none"],
-                       help="symmetry-aware map (default auto: captured on few groups of samples, else prefix)")
+from ..families import Family, Field, Option, WarmUp
+from .parameters import RULE_LIST_PARAMETERS
 
 
 def _from_cli(args, common: dict, pos_label):
     from .estimator import RuleListClassifier
 
-    return RuleListClassifier(
-        regularization=args.regularization[0], min_support=args.min_support, policy=args.policy,
-        map_type=args.map_type, max_nodes=args.max_nodes, max_antecedents=args.max_antecedents, **FAMILY.accepted(common),
-    )
+    return RuleListClassifier(**FAMILY.cli_values(args), max_nodes=args.max_nodes,
+                              max_antecedents=args.max_antecedents, **FAMILY.accepted(common))
 
 
 def _cv_from_cli(args, estimator):
@@ -52,15 +39,17 @@ FAMILY = Family(
     constraints=True,
     cv_parameter="regularization",
     rashomon=True,
-    form=(
-        Parameter("regularization", "lambda (price of a rule)", "number", 0.01, 0.0, 0.999),
-        Parameter("class_weight", "Class weights", "choice", "", choices=(("", "equal"), ("balanced", "balanced"))),
-        Parameter("max_rules", "At most this many rules", "integer", None, 0, None),
-        Parameter("forbidden", "Features or columns no rule may use", "names"),
-        Parameter("required", "Features or columns some rule must use", "names"),
-        Parameter("refine", "then search quantile thresholds too, from the boosted optimum", "flag", False),
+    parameters=RULE_LIST_PARAMETERS,
+    form_fields=(
+        Field("regularization", "lambda (price of a rule)", high=0.999),
+        Field("class_weight", "Class weights"),
+        Field("max_rules", "At most this many rules"),
+        Field("forbidden", "Features or columns no rule may use"),
+        Field("required", "Features or columns some rule must use"),
+        Field("refine", "then search quantile thresholds too, from the boosted optimum"),
     ),
-    add_cli_options=_add_cli_options,
+    cli_options=(Option("regularization", ("--regularization", "-r"), several=True, metavar="LAMBDA"),
+                 Option("min_support"), Option("policy"), Option("map_type")),
     from_cli=_from_cli,
     cv_from_cli=_cv_from_cli,
     cv_title="lambda",

@@ -78,6 +78,7 @@ from .bounds import (
     theorem20_equivalent_points,
     theorem21_excessive_support,
 )
+from .parameters import MAP_TYPE_NAMES, POLICY_NAMES
 
 # numba caches this module's functions keyed on this file alone: drop them when a dependency changes
 drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
@@ -100,11 +101,11 @@ class Settings(NamedTuple):
 
 # policies
 LOWER_BOUND, OBJECTIVE, CURIOSITY, BFS, DFS = 0, 1, 2, 3, 4
-POLICIES = {"lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "curiosity": CURIOSITY, "bfs": BFS, "dfs": DFS}
+POLICIES = dict(zip(POLICY_NAMES, (LOWER_BOUND, OBJECTIVE, CURIOSITY, BFS, DFS)))
 
 # symmetry-aware map keys
 MAP_NONE, MAP_PREFIX, MAP_CAPTURED = 0, 1, 2
-MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
+MAP_TYPES = dict(zip(MAP_TYPE_NAMES, (MAP_NONE, MAP_PREFIX, MAP_CAPTURED)))
 
 
 # bits of the flags argument

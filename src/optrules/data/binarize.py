@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from ..parameters import BINARIZER_PARAMETERS, Declared, Interval, check_parameters, with_defaults
 from .validation import as_frame, check_no_infinite
 
 MISSING_LABEL = "missing"
@@ -380,6 +381,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         rows, training accuracy); ``reference_model_`` is the fitted ensemble (not saved in model files).
     """
 
+    _parameter_table = with_defaults(BINARIZER_PARAMETERS, thresholds="quantile", negations=False) + (
+        Declared("min_category_count", "categories seen in fewer training rows get no feature", 1,
+                 Interval(1, None, whole=True)),
+    )
+
     def __init__(
         self,
         categorical: Iterable[str] | None = None,
@@ -472,16 +478,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return self
 
     def _check_params(self) -> None:
-        if self.missing not in ("error", "category"):
-            raise ValueError(f"missing must be 'error' or 'category', got {self.missing!r}")
-        if int(self.n_thresholds) < 1:
-            raise ValueError(f"n_thresholds must be >= 1, got {self.n_thresholds}")
-        if self.identifiers not in ("drop", "keep"):
-            raise ValueError(f"identifiers must be 'drop' or 'keep', got {self.identifiers!r}")
-        if int(self.min_category_count) < 1:
-            raise ValueError(f"min_category_count must be >= 1, got {self.min_category_count}")
-        if self.thresholds not in THRESHOLD_MODES:
-            raise ValueError(f"thresholds must be one of {THRESHOLD_MODES}, got {self.thresholds!r}")
+        check_parameters(self)
 
     def _read_columns(self, frame: pd.DataFrame, categorical: set, bins: dict, should_stop):
         """Each column as the fit reads it, with the kind of its features (``bins``, ``categorical`` or
@@ -941,8 +938,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 
 FEATURE_KINDS = ("equals", "binary", "le", "gt", "interval", "missing")
-#: how numeric columns get their thresholds: a reference ensemble's splits, quantiles, or both
-THRESHOLD_MODES = ("boosted", "quantile", "both")
 
 
 class MissingValuesWarning(UserWarning):

@@ -7,8 +7,11 @@ import math
 import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
-from ..budget import Budget, check_budget_values
+from ..budget import Budget
+from ..parameters import check_parameters
 from . import DEFAULT_C, DEFAULT_W
+from .parameters import FALLING_LIST_PARAMETERS
+
 
 
 class FallingRuleListClassifier(RuleModelEstimator):
@@ -48,6 +51,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
     classes_, binarizer_, antecedents_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
+    _parameter_table = FALLING_LIST_PARAMETERS
     why_binary = "a falling rule list gives the probability of one class (pos_label), falling down the list"
 
     def __init__(
@@ -105,9 +109,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
     def fit(self, X, y, sample_weight=None):
         """Learn the list from ``X`` and ``y``; ``sample_weight`` (one non-negative number a row) makes
         every count in the objective a weight sum (a row of weight 2 counts as two rows)."""
-        if self.method not in ("certified", "montecarlo"):
-            raise ValueError(f"method must be 'certified' or 'montecarlo', got {self.method!r}")
-        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
+        check_parameters(self)
         self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
         return self
 

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from ..families import Family, Parameter, WarmUp
-from . import DEFAULT_C, DEFAULT_W
-
-
-def _add_cli_options(parser) -> None:
-    group = parser.add_argument_group("falling rule lists (--model frl)")
-    group.add_argument("--w", type=float, default=DEFAULT_W, help=f"weight of a positive (default {DEFAULT_W:g})")
-    group.add_argument("--C", type=float, default=DEFAULT_C, help=f"price of a rule (default {DEFAULT_C:g})")
-    group.add_argument("--C1", type=float, default=0.5, help="price of rising probabilities, with --soft (default 0.5)")
-    group.add_argument("--soft", action="store_true", help="softly falling list")
-    group.add_argument("--method", choices=["certified", "montecarlo"], default="certified")
-    group.add_argument("--iterations", type=int, default=3000, help="Monte-Carlo rounds (default 3000)")
-    group.add_argument("--seed", type=int, default=None, help="random seed of the Monte-Carlo search")
-    group.add_argument("--min-class-support", type=float, default=0.1,
-                       help="antecedents hold for this share of a class at least (default 0.1)")
+from ..families import Family, Field, Option, WarmUp
+from .parameters import FALLING_LIST_PARAMETERS
 
 
 def _from_cli(args, common: dict, pos_label):
     from .estimator import FallingRuleListClassifier
 
-    return FallingRuleListClassifier(
-        w=args.w, C=args.C, C1=args.C1, soft=args.soft, method=args.method, iterations=args.iterations,
-        random_state=args.seed, max_nodes=args.max_nodes, min_class_support=args.min_class_support,
-        max_antecedents=args.max_antecedents, pos_label=pos_label, **FAMILY.accepted(common),
-    )
+    return FallingRuleListClassifier(**FAMILY.cli_values(args), max_nodes=args.max_nodes,
+                                     max_antecedents=args.max_antecedents, pos_label=pos_label,
+                                     **FAMILY.accepted(common))
 
 
 def _settings_text(model) -> str:
@@ -45,14 +30,16 @@ FAMILY = Family(
     pos_label=True,
     constraints=False,
     cv_parameter=None,
-    form=(
-        Parameter("w", "w (weight of a positive)", "number", DEFAULT_W, 1e-6, 1e6),
-        Parameter("C", "C (price of a rule)", "number", DEFAULT_C, 0.0, 1.0),
-        Parameter("soft", "softly falling", "flag", False),
-        Parameter("pos_label", "Class whose probability falls", "class"),
+    parameters=FALLING_LIST_PARAMETERS,
+    form_fields=(
+        Field("w", "w (weight of a positive)", low=1e-6, high=1e6),
+        Field("C", "C (price of a rule)", high=1.0),
+        Field("soft", "softly falling"),
+        Field("pos_label", "Class whose probability falls", kind="class"),
     ),
+    cli_options=(Option("w"), Option("C"), Option("C1"), Option("soft"), Option("method"), Option("iterations"),
+                 Option("random_state", ("--seed",), metavar="SEED"), Option("min_class_support")),
     web_settings=lambda common: {"random_state": 0},
-    add_cli_options=_add_cli_options,
     from_cli=_from_cli,
     settings_text=_settings_text,
     warm_up=(

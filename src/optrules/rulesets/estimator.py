@@ -7,8 +7,10 @@ import math
 import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
-from ..budget import check_budget_values
 from ..data import bitset
+from ..parameters import check_parameters
+from .parameters import RULE_SET_PARAMETERS
+
 
 
 class RuleSetClassifier(RuleModelEstimator):
@@ -62,6 +64,7 @@ class RuleSetClassifier(RuleModelEstimator):
     classes_, binarizer_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
+    _parameter_table = RULE_SET_PARAMETERS
     why_binary = "a rule set describes one class (pos_label): a row either satisfies it or not"
 
     def __init__(
@@ -119,16 +122,7 @@ class RuleSetClassifier(RuleModelEstimator):
     def fit(self, X, y, sample_weight=None):
         """Learn the rule set; ``sample_weight`` (one non-negative number a row) multiplies each row's
         class weight in the objective."""
-        if not (self.complexity is None or self.complexity >= 0):
-            raise ValueError(f"complexity must be >= 0 (below 1 only the empty set fits, below 2 "
-                             f"no clause with a condition), got {self.complexity}")
-        if int(self.max_degree) < 1:
-            raise ValueError(f"max_degree must be >= 1, got {self.max_degree}")
-        if self.penalty < 0 or not (self.pricing_time_limit is None or self.pricing_time_limit > 0):
-            raise ValueError("penalty must be >= 0 and pricing_time_limit positive (or None)")
-        if not 0.0 <= self.min_support < 0.5:
-            raise ValueError(f"min_support must lie in [0, 0.5), got {self.min_support}")
-        check_budget_values(self.time_limit, self.max_memory, self.max_nodes)
+        check_parameters(self)
         self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
         return self
 

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from ..families import Family, Parameter, WarmUp
-
-
-def _add_cli_options(parser) -> None:
-    group = parser.add_argument_group("Boolean rule sets (--model ruleset)")
-    group.add_argument("--complexity", type=float, nargs="+", default=[30.0],
-                       help="bound on clauses + conditions (default 30); several values with --cv K to choose")
-    group.add_argument("--max-degree", type=int, default=5, help="conditions per clause (default 5)")
-    group.add_argument("--cnf", action="store_true", help="learn a CNF (AND of ORs) instead of a DNF")
-    group.add_argument("--penalty", type=float, default=0.0, help="price per unit of complexity (default 0)")
+from ..families import Family, Field, Option, WarmUp
+from .parameters import RULE_SET_PARAMETERS
 
 
 def _from_cli(args, common: dict, pos_label):
     from .estimator import RuleSetClassifier
 
-    return RuleSetClassifier(
-        complexity=args.complexity[0], max_degree=args.max_degree, cnf=args.cnf, penalty=args.penalty,
-        pos_label=pos_label, max_nodes=args.max_nodes, **{**FAMILY.accepted(common), "negations": True},
-    )
+    return RuleSetClassifier(**FAMILY.cli_values(args), pos_label=pos_label, max_nodes=args.max_nodes,
+                             **{**FAMILY.accepted(common), "negations": True})
 
 
 def _cv_from_cli(args, estimator):
@@ -58,13 +48,14 @@ FAMILY = Family(
     pos_label=True,
     constraints=False,
     cv_parameter="complexity",
-    form=(
-        Parameter("complexity", "Complexity bound", "number", 20.0, 2.0, 1000.0),
-        Parameter("max_degree", "Conditions per clause", "integer", 3, 1, 10),
-        Parameter("pos_label", "Class it describes", "class"),
+    parameters=RULE_SET_PARAMETERS,
+    form_fields=(
+        Field("complexity", "Complexity bound", low=2.0, high=1000.0, default=20.0),
+        Field("max_degree", "Conditions per clause", high=10, default=3),
+        Field("pos_label", "Class it describes", kind="class"),
     ),
+    cli_options=(Option("complexity", several=True), Option("max_degree"), Option("cnf"), Option("penalty")),
     web_settings=lambda common: {"pricing_time_limit": min(common["time_limit"], 10.0)},
-    add_cli_options=_add_cli_options,
     from_cli=_from_cli,
     cv_from_cli=_cv_from_cli,
     cv_size=("mean_complexity", "complexity found"),

@@ -1,0 +1,282 @@
+"""Parameters declared once (as scikit-learn's ``_parameter_constraints``): each estimator lists every
+parameter it takes in ``_parameter_table``, a tuple of :class:`Declared`; ``fit`` checks the values
+against it (:func:`check_parameters`, one message format for every parameter), and the front ends make
+their inputs from it: the command line's options (:func:`add_option`: type, choices, default, help) and
+the web app's form fields (:class:`optrules.families.Parameter`: kind, range, choices).
+
+A declaration says what values are allowed, as alternatives: a number in an :class:`Interval`, one of a
+few ``options``, ``None``, ``True``/``False``, or a ``kind`` checked by type here and by meaning where it
+is used ("names": a feature or column name or a list of them; "mapping": a dict; "callable"; "any").
+What ties two parameters together (``refine`` needs ``thresholds="boosted"``) stays in ``fit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .escape import shown
+
+
+class ParameterError(ValueError, TypeError):
+    """A parameter with a value it does not take: the message says which, what it takes, and what it got
+    (a ValueError, and a TypeError when the type is wrong, as scikit-learn's ``InvalidParameterError``)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Numbers from ``low`` to ``high`` (None: unbounded), ``closed`` at "both" ends, "left", "right" or
+    "neither"; ``whole``: whole numbers only."""
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    whole: bool = False
+
+    def holds(self, value) -> bool:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            return False
+        number = float(value)
+        if not math.isfinite(number) or (self.whole and number != int(number)):
+            return False
+        if self.low is not None and (number < self.low or (number == self.low and self.closed in ("right", "neither"))):
+            return False
+        return not (self.high is not None
+                    and (number > self.high or (number == self.high and self.closed in ("left", "neither"))))
+
+    def text(self) -> str:
+        """'> 0', 'a whole number >= 1', 'a number in [0, 1)'."""
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        what = "a whole number" if self.whole else "a number"
+        low, high = _number_text(self.low), _number_text(self.high)
+        if self.low is not None and self.high is not None:
+            return f"{what} in {left}{low}, {high}{right}"
+        if self.low is not None:
+            bound = f"{'>=' if left == '[' else '>'} {low}"
+            return f"{what} {bound}" if self.whole else bound
+        if self.high is not None:
+            bound = f"{'<=' if right == ']' else '<'} {high}"
+            return f"{what} {bound}" if self.whole else bound
+        return what
+
+    def narrowed(self, low: float | None = None, high: float | None = None) -> "Interval":
+        """The part of this interval within ``[low, high]`` (what a front end offers of it)."""
+        left_closed, right_closed = self.closed in ("both", "left"), self.closed in ("both", "right")
+        new_low, new_high = self.low, self.high
+        if low is not None and (new_low is None or low > new_low):
+            new_low, left_closed = low, True
+        if high is not None and (new_high is None or high < new_high):
+            new_high, right_closed = high, True
+        closed = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
+        return Interval(new_low, new_high, closed[left_closed, right_closed], self.whole)
+
+
+def _number_text(number: float | None) -> str:
+    """A bound as people write it: 0.5, 1e-06, 4294967295 (not 4.29497e+09)."""
+    if number is None:
+        return ""
+    if float(number).is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return f"{number:g}"
+
+
+def _names(value) -> bool:
+    """A name, or a list of names (a column's name may be a number: a table read without a header)."""
+    if isinstance(value, str):
+        return True
+    return (isinstance(value, (list, tuple, set, frozenset, np.ndarray))
+            and all(isinstance(name, (str, numbers.Integral)) and not isinstance(name, bool) for name in value))
+
+
+_KINDS = {
+    "names": (_names, "a name or a list of names"),
+    "mapping": (lambda v: isinstance(v, dict), "a dict"),
+    "callable": (callable, "a callable"),
+    "random_state": (lambda v: isinstance(v, (np.random.RandomState, np.random.Generator)),
+                     "a numpy random generator"),
+    "any": (lambda v: True, "a value"),
+}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One parameter: its ``name``, a one-line ``help`` (the command line's, the docs'), its ``default``,
+    and the values it takes: a number in ``number``, one of ``options``, None (``none``; ``none_means`` says what it
+    means), True or False (``flag``), or a value of ``kind``."""
+
+    name: str
+    help: str
+    default: Any = None  # the estimator's default (its __init__ says the same: a test checks it)
+    number: Interval | None = None
+    options: tuple = ()
+    none: bool = False
+    none_means: str = ""
+    flag: bool = False
+    kind: str | None = None
+    symbol: str = ""  # what the paper calls it ("lambda"), said beside the name in messages
+
+    def __post_init__(self):
+        if self.kind is not None and self.kind not in _KINDS:
+            raise ValueError(f"unknown kind {self.kind!r}; known: {', '.join(_KINDS)}")
+
+    def allows(self, value) -> bool:
+        if value is None:
+            return self.none
+        if isinstance(value, (bool, np.bool_)):
+            return self.flag or (self.kind is not None and _KINDS[self.kind][0](value))
+        if isinstance(value, str) and value in self.options:
+            return True
+        if self.number is not None and self.number.holds(value):
+            return True
+        return self.kind is not None and _KINDS[self.kind][0](value)
+
+    def takes(self) -> str:
+        """What it takes, in words: "a number in [0, 1)", "> 0 or None", "one of ['a', 'b']"."""
+        parts = []
+        if self.number is not None:
+            parts.append(self.number.text())
+        if self.options:
+            parts.append(f"one of {list(self.options)}" if self.number is None else
+                         " or ".join(repr(option) for option in self.options))
+        if self.flag:
+            parts.append("True or False")
+        if self.kind is not None:
+            parts.append(_KINDS[self.kind][1])
+        if self.none:
+            parts.append("None" + (f" ({self.none_means})" if self.none_means else ""))
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+    def check(self, value) -> None:
+        """ParameterError unless the value is one it takes."""
+        if not self.allows(value):
+            called = f"{self.name} ({self.symbol})" if self.symbol else self.name
+            raise ParameterError(f"{called} must be {self.takes()}, got {shown(value)}")
+
+
+def table_of(estimator) -> dict[str, Declared]:
+    """The estimator's declared parameters by name."""
+    return {declared.name: declared for declared in type(estimator)._parameter_table}
+
+
+def check_parameters(estimator) -> None:
+    """Check every parameter of ``estimator`` against its ``_parameter_table`` (each parameter of its
+    ``__init__`` must be declared: a parameter without a declaration is a programming error)."""
+    table = table_of(estimator)
+    for name, value in estimator.get_params(deep=False).items():
+        if name not in table:
+            raise TypeError(f"{type(estimator).__name__}.{name} is not declared in its _parameter_table")
+        table[name].check(value)
+
+
+# -- the command line --------------------------------------------------------------------------------
+_NONE_WORDS = ("none", "inf", "no", "off")
+
+
+def from_text(entry: Declared, text: str):
+    """The value a command-line word gives ``entry`` (argparse's ``type``): an option as it is, 'none'
+    for None, else a number; checked against the declaration."""
+    word = text.strip()
+    if word in entry.options:
+        return word
+    if entry.none and word.lower() in _NONE_WORDS:
+        return None
+    if entry.number is None:
+        raise argparse.ArgumentTypeError(f"expected {entry.takes()}, got {shown(text)}")
+    try:
+        value = float(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {entry.takes()}, got {shown(text)}") from None
+    if entry.number.whole and value.is_integer():
+        value = int(value)
+    if not entry.allows(value):
+        raise argparse.ArgumentTypeError(f"expected {entry.takes()}, got {shown(text)}")
+    return value
+
+
+def add_option(parser, entry: Declared, *flags: str, several: bool = False, help: str | None = None,
+               metavar: str | None = None) -> None:
+    """Add ``entry`` to an argparse ``parser`` as ``--name`` (or ``flags``), with the type, choices, default
+    and help its declaration gives (``several``: one or more values, as the --cv parameter takes)."""
+    flags = flags or ("--" + entry.name.replace("_", "-"),)
+    default = entry.default
+    text = help or entry.help
+    if entry.flag and entry.number is None and not entry.options:  # a switch (--x, or --x/--no-x when on by default)
+        parser.add_argument(*flags, dest=entry.name, action=argparse.BooleanOptionalAction if default else "store_true",
+                            default=bool(default), help=text)
+        return
+    if default is None:
+        text += f" (default: {entry.none_means})" if entry.none_means else ""
+    else:
+        text += f" (default {default:g})" if isinstance(default, float) else f" (default {default})"
+        text += f"; 'none': {entry.none_means}" if entry.none and entry.none_means else ""
+    if several:
+        text += "; several values with --cv K, to choose among them"
+    if entry.options and entry.number is None and not entry.none:
+        parser.add_argument(*flags, dest=entry.name, choices=list(entry.options), default=default, help=text)
+        return
+    parser.add_argument(*flags, dest=entry.name, type=lambda word: from_text(entry, word),
+                        nargs="+" if several else None, default=[default] if several else default,
+                        metavar=metavar, help=text)
+
+
+# -- what several estimators take --------------------------------------------------------------------
+#: seconds a fit may take by default, like scikit-learn's ``max_iter``: a search that has not certified
+#: its model by then returns it with its gap (``time_limit=None``: no limit)
+DEFAULT_TIME_LIMIT = 120.0
+#: the budgets every fit takes
+MAX_NODES = Declared("max_nodes", "stop after this much search work (prefixes expanded by the branch-and-bound "
+                     "searches, clauses searched by an exact pricing); unlike seconds, the same on every machine",
+                     None, Interval(0, None, whole=True), none=True, none_means="no limit")
+TIME_LIMIT = Declared("time_limit", "seconds for the whole fit; the best model found is returned with its certified gap",
+                      DEFAULT_TIME_LIMIT, Interval(0, None, "neither"), none=True, none_means="no limit")
+MAX_MEMORY = Declared("max_memory", "bytes the fit may hold", None, Interval(0, None, "neither"), none=True,
+                      none_means="1 GiB or half the machine's")
+BUDGET_PARAMETERS = (MAX_NODES, TIME_LIMIT, MAX_MEMORY)
+VERBOSE = Declared("verbose", "show live progress, or a callable (trace, event) that hears it and may answer STOP",
+                   False, flag=True, kind="callable")
+#: how numeric columns get their thresholds: a reference ensemble's splits, quantiles, or both
+THRESHOLD_MODES = ("boosted", "quantile", "both")
+#: how every estimator binarizes its table: the parameters it passes to the Binarizer (whose own defaults
+#: differ in two: quantile thresholds, no negations)
+BINARIZER_PARAMETERS = (
+    Declared("categorical", "columns to one-hot encode even if numeric", None, none=True, kind="names"),
+    Declared("bins", "{column: increasing edges} cutting a numeric column into bins", None, none=True, kind="mapping"),
+    Declared("thresholds", "where numeric thresholds come from: where a boosted reference ensemble splits, at "
+             "quantiles, or both", "boosted", options=THRESHOLD_MODES),
+    Declared("n_thresholds", "quantile thresholds per numeric column", 9, Interval(1, None, whole=True)),
+    Declared("negations", "also the negation of each one-hot, bin, 0/1 and missing feature", True, flag=True),
+    Declared("missing", "missing values: a feature of their own ('category') or an error", "category",
+             options=("category", "error")),
+    Declared("identifiers", "columns that identify rows: left out ('drop', with a warning) or kept", "drop",
+             options=("drop", "keep")),
+)
+#: what every estimator takes: budgets, progress, and how it binarizes
+COMMON_PARAMETERS = BUDGET_PARAMETERS + (VERBOSE,) + BINARIZER_PARAMETERS
+MAX_CARD = Declared("max_card", "features per antecedent, at most ('auto': the best list of single literals first, "
+                    "then pairs from it when their search certifies)", "auto", Interval(1, None, whole=True),
+                    options=("auto",))
+MAX_ANTECEDENTS = Declared("max_antecedents", "mine at most this many antecedents ('auto': 2,000, fewer for very "
+                           "many rows); the support floor of the longest conjunctions rises to fit", "auto",
+                           Interval(1, None, whole=True), options=("auto",), none=True, none_means="no bound")
+CLASS_WEIGHT = Declared("class_weight", "weights of the classes: 'balanced' (inversely to their frequency) or "
+                        "{label: weight}", None, options=("balanced",), none=True, none_means="equal", kind="mapping")
+POS_LABEL = Declared("pos_label", "the class the model describes (default: the second of the sorted classes)", None,
+                     none=True, kind="any")
+RANDOM_STATE = Declared("random_state", "random seed", None, Interval(0, 2**32 - 1, whole=True), none=True,
+                        kind="random_state")
+
+
+def with_defaults(table: tuple, **defaults) -> tuple:
+    """``table`` with other defaults for some of its declarations (a family whose default differs)."""
+    from dataclasses import replace
+
+    unknown = set(defaults) - {entry.name for entry in table}
+    if unknown:
+        raise KeyError(f"no declaration of {sorted(unknown)}")
+    return tuple(replace(entry, default=defaults[entry.name]) if entry.name in defaults else entry for entry in table)

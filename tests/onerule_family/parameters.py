@@ -1,0 +1,6 @@
+"""The one-rule estimator's parameters, declared once (a light module: the front ends read it)."""
+
+from optrules.parameters import BINARIZER_PARAMETERS, MAX_MEMORY, TIME_LIMIT, VERBOSE, with_defaults
+
+ONE_RULE_PARAMETERS = (with_defaults((TIME_LIMIT,), time_limit=None) + (MAX_MEMORY, VERBOSE)
+                       + with_defaults(BINARIZER_PARAMETERS, thresholds="quantile", negations=False))
