@@ -41,7 +41,7 @@ RESULTS = HERE / "results" / "web_server.json"
 FAMILY_PARAMS = {
     "rulelist": {"regularization": 0.001, "max_card": 2},
     "frl": {"w": 3, "C": 1e-6, "max_card": 2},
-    "ruleset": {"complexity": 30, "max_degree": 5},
+    "ruleset": {"complexity": 30, "max_card": 5},
 }
 
 

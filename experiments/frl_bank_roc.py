@@ -31,7 +31,7 @@ TIME_LIMIT = 150.0
 
 
 def fit_frl(w, X_train, y_train, X_test, y_test):
-    model = FallingRuleListClassifier(w=w, C=1e-6, time_limit=TIME_LIMIT, random_state=0).fit(X_train, y_train)
+    model = FallingRuleListClassifier(w=w, regularization=1e-6, time_limit=TIME_LIMIT, random_state=0).fit(X_train, y_train)
     score = model.predict_proba(X_test)[:, 1]
     predicted = model.predict(X_test)
     tpr = float(np.mean(predicted[y_test == 1] == 1))

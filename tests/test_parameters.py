@@ -89,23 +89,56 @@ def test_intervals_hold_what_they_say():
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
 def test_command_line_options_come_from_the_table(family):
+    import argparse
+
     from optrules.cli import build_parser
+    from optrules.parameters import DEPRECATED, NOT_GIVEN
 
     fit = build_parser()._subparsers._group_actions[0].choices["fit"]
     actions = {action.dest: action for action in fit._actions}
     for option in family.cli_options:
         entry, action = family.declared(option.name), actions[option.name]
-        assert action.default == ([entry.default] if option.several else entry.default)
+        if entry.renames:  # an old name: taken, not shown
+            assert action.help == argparse.SUPPRESS and action.default == DEPRECATED
+            continue
+        takers = [other.declared(option.name) for other in FAMILIES for o in other.cli_options
+                  if o.name == option.name and other.option_flags(o) == family.option_flags(option)]
+        if len(takers) > 1:  # shared (-r): each estimator keeps its own default unless it is given
+            assert action.default is NOT_GIVEN and family.name in action.help
+        else:
+            assert action.default == ([entry.default] if option.several else entry.default)
         if action.choices is not None:
             assert tuple(action.choices) == entry.options
         if entry.number is not None:
             for value in _outside(entry.number)[:2]:
-                with pytest.raises(Exception):
-                    action.type(repr(value))
-            assert action.type(repr(entry.default)) == entry.default if entry.default is not None else True
+                if not any(taker.allows(value) for taker in takers):
+                    with pytest.raises(argparse.ArgumentTypeError):
+                        action.type(repr(value))
+            if entry.default is not None:
+                assert action.type(repr(entry.default)) == entry.default
     # the words of the command line: options, 'none' where None is taken
     declared = Declared("x", "", None, Interval(1, None, whole=True), options=("auto",), none=True)
     assert from_text(declared, "auto") == "auto" and from_text(declared, "none") is None and from_text(declared, "7") == 7
+
+
+def test_old_names_work_for_a_release_with_a_warning():
+    from optrules.estimators import FallingRuleListClassifier, RuleSetClassifier
+
+    X, y = TINY[0].iloc[[0, 1, 2, 3, 4, 5] * 5], TINY[1] * 5
+    for old, new in ((FallingRuleListClassifier(C=0.05), FallingRuleListClassifier(regularization=0.05)),
+                     (RuleSetClassifier(max_degree=1, penalty=2.0), RuleSetClassifier(max_card=1, regularization=2 / 30))):
+        with pytest.warns(FutureWarning, match="old name of"):
+            old.fit(X, y)
+        assert old.certificate_.objective == pytest.approx(new.fit(X, y).certificate_.objective)
+        assert str(old.rule_list_) == str(new.rule_list_)
+    with pytest.raises(ParameterError, match="pass max_card alone"):
+        RuleSetClassifier(max_degree=1, max_card=2).fit(X, y)
+    family = families()["frl"]
+    assert family.with_current_names({"C": 0.1, "w": 2}) == {"regularization": 0.1, "w": 2}
+    with pytest.raises(ParameterError, match="alone"):
+        family.with_current_names({"C": 0.1, "regularization": 0.2})
+    # an old name in another unit is not renamed: the estimator converts it
+    assert families()["ruleset"].with_current_names({"penalty": 1.0}) == {"penalty": 1.0}
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
@@ -129,3 +162,6 @@ def test_web_fields_take_nothing_the_table_refuses(family):
         if field.kind == "choice":
             for value, _ in field.choices:
                 assert entry.allows(field.read({field.name: value}))
+    for field in family.form_fields:  # a family's range of a field every form has: within what it takes
+        if field.common:
+            assert all(family.declared(field.name).allows(end) for end in (field.low, field.high) if end is not None)

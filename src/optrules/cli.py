@@ -780,7 +780,7 @@ def cmd_serve(args, console: Console) -> int:
 
 # -- the parser -----------------------------------------------------------------------------------------
 def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = True) -> None:
-    from .families import families, names_where
+    from .families import add_cli_options, families, names_where
 
     known = families()
     fit.add_argument("--model", choices=list(known), default=next(iter(known)),
@@ -803,8 +803,7 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     fit.add_argument("--pos-label", default=None, metavar="LABEL",
                      help=f"the class the model describes ({only('pos_label')}; default: the second of the sorted "
                           "classes); 'both' with --cv K chooses it")
-    for family in known.values():
-        family.add_cli_options(fit)
+    add_cli_options(fit, known)
     search = fit.add_argument_group("search")
     add_option(search, MAX_NODES, metavar="N")
     search.add_argument("--time-limit", type=_seconds, default=_UNSET,

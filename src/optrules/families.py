@@ -10,12 +10,12 @@ options and its web form. A new family is one package and one line in :data:`FAM
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Any, Callable
 
 from .escape import shown
-from .parameters import Declared, Interval, ParameterError, add_option
+from .parameters import NOT_GIVEN, Declared, Interval, ParameterError, add_option, with_current_names
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,8 @@ class Field:
     high: float | None = None
     default: Any = "the estimator's"
     kind: str | None = None  # "class" for a class of the target, typed as text
+    #: a field every family's form has (budgets, features per rule): this family's range and default of it
+    common: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,10 +211,20 @@ class Family:
         """The web form's fields beyond the common ones, made from the estimator's declarations."""
         fields = []
         for f in self.form_fields:
+            if f.common:
+                continue
             entry = self.declared(f.name)
             fields.append(Parameter.of(entry, f.label, entry.default if f.default == "the estimator's" else f.default,
                                        f.low, f.high, f.kind))
         return tuple(fields)
+
+    def common_field(self, common: Parameter) -> Parameter:
+        """A field every family's form has, with this family's range and default of it, if it says."""
+        for f in self.form_fields:
+            if f.common and f.name == common.name:
+                return replace(common, low=f.low, high=f.high,
+                               default=common.default if f.default == "the estimator's" else f.default)
+        return common
 
     def declared(self, name: str) -> Declared:
         """The declaration of the estimator's parameter ``name``."""
@@ -221,35 +233,58 @@ class Family:
                 return entry
         raise KeyError(f"the {self.name} family declares no parameter {name!r}")
 
-    def add_cli_options(self, parser) -> None:
-        """Add the family's own options to ``fit``'s parser, in a group of their own (an option another
-        family added already, from the same declaration, is shared)."""
-        group = parser.add_argument_group(f"{self.title} (--model {self.name})")
-        taken = {flag for action in parser._actions for flag in action.option_strings}
-        for option in self.cli_options:
-            flags = option.flags or ("--" + option.name.replace("_", "-"),)
-            if taken.isdisjoint(flags):
-                add_option(group, self.declared(option.name), *flags, several=option.several, metavar=option.metavar)
+    def option_flags(self, option: Option) -> tuple[str, ...]:
+        return option.flags or ("--" + option.name.replace("_", "-"),)
+
+    def given_values(self, args, name: str) -> list:
+        """The values the command line gave the family's option ``name`` (its default when not given)."""
+        value = getattr(args, name)
+        return [self.declared(name).default] if value is NOT_GIVEN else value if isinstance(value, list) else [value]
 
     def cli_values(self, args) -> dict:
-        """The family's own options as the command line gave them (the first value of several)."""
+        """The family's own options as the command line gave them (the first value of several); an option
+        several families share, not given, is left out: the estimator keeps its own default."""
         values = {option.name: getattr(args, option.name) for option in self.cli_options}
-        return {name: value[0] if isinstance(value, list) else value for name, value in values.items()}
+        return {name: value[0] if isinstance(value, list) else value for name, value in values.items()
+                if value is not NOT_GIVEN}
 
     def estimator_from_form(self, params: dict, common: dict):
         """The estimator a web run fits: the form's settings (checked) plus what the app fixes."""
         settings = {parameter.name: parameter.read(params) for parameter in self.form}
-        return self.estimator(**settings, **self.accepted(common), **self.web_settings(common))
+        return self.estimator(**{**settings, **self.accepted(common), **self.web_settings(common)})
+
+    def with_current_names(self, params: dict) -> dict:
+        """A front end's settings with the old names of the estimator's parameters (``C``, ``max_degree``)
+        replaced by the current ones."""
+        return with_current_names(self.parameters, params)
 
     def accepted(self, common: dict) -> dict:
         """The settings of ``common`` (those every front end offers) that this family's estimator takes:
-        rule sets, say, bound conditions per clause with their own ``max_degree``, not ``max_card``."""
+        falling lists, say, take no ``class_weight``."""
         own = {entry.name for entry in self.parameters}
         return {key: value for key, value in common.items() if key in own}
 
     def describe(self) -> dict:
         return {"name": self.name, "title": self.title, "multiclass": self.multiclass, "rashomon": self.rashomon,
                 "parameters": [parameter.describe() for parameter in self.form]}
+
+
+def add_cli_options(parser, known: dict[str, Family]) -> None:
+    """Add every family's own options to ``fit``'s parser, a group per family. An option several families
+    take (the same flags: ``-r/--regularization``) is added once, in the first one's group: it takes what
+    any of them takes, and each estimator keeps its own default when it is not given."""
+    added: set[str] = set()
+    for each in known.values():
+        group = parser.add_argument_group(f"{each.title} (--model {each.name})")
+        for option in each.cli_options:
+            flags = each.option_flags(option)
+            if flags[0] in added:
+                continue
+            added.update(flags)
+            takers = {other.name: other.declared(option.name) for other in known.values()
+                      if any(other.option_flags(o) == flags and o.name == option.name for o in other.cli_options)}
+            add_option(group, each.declared(option.name), *flags, several=option.several, metavar=option.metavar,
+                       takers=takers)
 
 
 def _resolve(path: str):

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import math
 import numbers
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -120,6 +121,8 @@ class Declared:
     flag: bool = False
     kind: str | None = None
     symbol: str = ""  # what the paper calls it ("lambda"), said beside the name in messages
+    renames: str = ""  # an old name of this parameter, accepted for a release: the current name
+    same_unit: bool = True  # (an old name) its values mean what the current name's do
 
     def __post_init__(self):
         if self.kind is not None and self.kind not in _KINDS:
@@ -141,9 +144,9 @@ class Declared:
         parts = []
         if self.number is not None:
             parts.append(self.number.text())
-        if self.options:
-            parts.append(f"one of {list(self.options)}" if self.number is None else
-                         " or ".join(repr(option) for option in self.options))
+        options = [option for option in self.options if option != DEPRECATED]
+        if options:
+            parts.append(f"one of {options}" if self.number is None else " or ".join(repr(o) for o in options))
         if self.flag:
             parts.append("True or False")
         if self.kind is not None:
@@ -159,6 +162,20 @@ class Declared:
             raise ParameterError(f"{called} must be {self.takes()}, got {shown(value)}")
 
 
+#: the default of a parameter's old name: not given (the current name's value holds)
+DEPRECATED = "deprecated"
+#: the release from which old names are refused
+OLD_NAMES_REMOVED_IN = "0.3"
+
+
+def old_name(entry: Declared, old: str, unit: str = "") -> Declared:
+    """The declaration of ``old``, a name ``entry``'s parameter had: it takes what ``entry`` takes, and
+    its default, :data:`DEPRECATED`, means not given. Given, its value is used (:func:`value_of`) with a
+    FutureWarning; ``unit`` says how its value differs from the current name's, if it does."""
+    return replace(entry, name=old, help=f"old name of {entry.name}{unit}", default=DEPRECATED,
+                   options=entry.options + (DEPRECATED,), renames=entry.name, symbol="", same_unit=not unit)
+
+
 def table_of(estimator) -> dict[str, Declared]:
     """The estimator's declared parameters by name."""
     return {declared.name: declared for declared in type(estimator)._parameter_table}
@@ -166,12 +183,47 @@ def table_of(estimator) -> dict[str, Declared]:
 
 def check_parameters(estimator) -> None:
     """Check every parameter of ``estimator`` against its ``_parameter_table`` (each parameter of its
-    ``__init__`` must be declared: a parameter without a declaration is a programming error)."""
+    ``__init__`` must be declared: a parameter without a declaration is a programming error); an old name
+    given gets a FutureWarning, and an error when its current name is given too."""
     table = table_of(estimator)
     for name, value in estimator.get_params(deep=False).items():
         if name not in table:
             raise TypeError(f"{type(estimator).__name__}.{name} is not declared in its _parameter_table")
         table[name].check(value)
+        if table[name].renames and _given(value):
+            _warn_old_name(estimator, table[name], table[table[name].renames])
+
+
+def _given(value) -> bool:
+    return not (isinstance(value, str) and value == DEPRECATED)
+
+
+def _warn_old_name(estimator, old: Declared, current: Declared) -> None:
+    if getattr(estimator, current.name) != current.default:
+        raise ParameterError(f"{old.name} is the old name of {current.name}: pass {current.name} alone")
+    warnings.warn(f"{type(estimator).__name__}: {old.name} is the {old.help}; the old name is refused from "
+                  f"optrules {OLD_NAMES_REMOVED_IN}", FutureWarning, stacklevel=4)
+
+
+def value_of(estimator, name: str):
+    """The value of the parameter ``name``, or of an old name of it when that was given (an old name in
+    another unit is the estimator's to convert)."""
+    for entry in type(estimator)._parameter_table:
+        if entry.renames == name and entry.same_unit and _given(getattr(estimator, entry.name)):
+            return getattr(estimator, entry.name)
+    return getattr(estimator, name)
+
+
+def with_current_names(table: tuple, params: dict) -> dict:
+    """``params`` (a front end's settings by name) with old names replaced by the current ones (those
+    whose values mean the same)."""
+    current = dict(params)
+    for entry in table:
+        if entry.renames and entry.same_unit and entry.name in current:
+            if entry.renames in current:
+                raise ParameterError(f"{entry.name} is the old name of {entry.renames}: send {entry.renames} alone")
+            current[entry.renames] = current.pop(entry.name)
+    return current
 
 
 # -- the command line --------------------------------------------------------------------------------
@@ -199,30 +251,67 @@ def from_text(entry: Declared, text: str):
     return value
 
 
-def add_option(parser, entry: Declared, *flags: str, several: bool = False, help: str | None = None,
-               metavar: str | None = None) -> None:
-    """Add ``entry`` to an argparse ``parser`` as ``--name`` (or ``flags``), with the type, choices, default
-    and help its declaration gives (``several``: one or more values, as the --cv parameter takes)."""
-    flags = flags or ("--" + entry.name.replace("_", "-"),)
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "not given"
+
+
+#: the value of a command-line option several families take when it was not given: each family's
+#: estimator then keeps its own default
+NOT_GIVEN = _NotGiven()
+
+
+def _default_text(entry: Declared) -> str:
     default = entry.default
-    text = help or entry.help
-    if entry.flag and entry.number is None and not entry.options:  # a switch (--x, or --x/--no-x when on by default)
-        parser.add_argument(*flags, dest=entry.name, action=argparse.BooleanOptionalAction if default else "store_true",
-                            default=bool(default), help=text)
-        return
     if default is None:
-        text += f" (default: {entry.none_means})" if entry.none_means else ""
+        return f"default: {entry.none_means}" if entry.none_means else ""
+    text = f"default {default:g}" if isinstance(default, float) else f"default {default}"
+    return text + (f"; 'none': {entry.none_means}" if entry.none and entry.none_means else "")
+
+
+def add_option(parser, entry: Declared, *flags: str, several: bool = False, help: str | None = None,
+               metavar: str | None = None, takers: dict[str, Declared] | None = None) -> None:
+    """Add ``entry`` to an argparse ``parser`` as ``--name`` (or ``flags``), with the type, choices, default
+    and help its declaration gives (``several``: one or more values, as the --cv parameter takes).
+
+    ``takers``: the families that take it by name, when several do (their declarations may differ in
+    range and default): it takes what any of them takes, its value is :data:`NOT_GIVEN` unless given
+    (each estimator keeps its own default), and its help lists the defaults."""
+    flags = flags or ("--" + entry.name.replace("_", "-"),)
+    text = help or entry.help
+    if entry.renames:  # an old name: still taken, no longer shown
+        parser.add_argument(*flags, dest=entry.name, default=entry.default, help=argparse.SUPPRESS,
+                            type=lambda word: from_text(entry, word))
+        return
+    if entry.flag and entry.number is None and not entry.options:  # a switch (--x, or --x/--no-x when on by default)
+        parser.add_argument(*flags, dest=entry.name, default=bool(entry.default), help=text,
+                            action=argparse.BooleanOptionalAction if entry.default else "store_true")
+        return
+    entries = list((takers or {entry.name: entry}).values())
+    if takers and len(takers) > 1:
+        default = NOT_GIVEN
+        text += " (" + "; ".join(f"--model {name}: {_default_text(each)}" for name, each in takers.items()) + ")"
     else:
-        text += f" (default {default:g})" if isinstance(default, float) else f" (default {default})"
-        text += f"; 'none': {entry.none_means}" if entry.none and entry.none_means else ""
+        default = [entry.default] if several else entry.default
+        text += f" ({_default_text(entry)})" if _default_text(entry) else ""
     if several:
         text += "; several values with --cv K, to choose among them"
-    if entry.options and entry.number is None and not entry.none:
+    if entry.options and entry.number is None and not entry.none and len(entries) == 1:
         parser.add_argument(*flags, dest=entry.name, choices=list(entry.options), default=default, help=text)
         return
-    parser.add_argument(*flags, dest=entry.name, type=lambda word: from_text(entry, word),
-                        nargs="+" if several else None, default=[default] if several else default,
-                        metavar=metavar, help=text)
+    parser.add_argument(*flags, dest=entry.name, type=lambda word: _from_any(entries, word),
+                        nargs="+" if several else None, default=default, metavar=metavar, help=text)
+
+
+def _from_any(entries: list[Declared], text: str):
+    """What the first of ``entries`` that takes ``text`` makes of it (the first one's error otherwise)."""
+    errors = []
+    for entry in entries:
+        try:
+            return from_text(entry, text)
+        except argparse.ArgumentTypeError as error:
+            errors.append(error)
+    raise errors[0]
 
 
 # -- what several estimators take --------------------------------------------------------------------
@@ -274,8 +363,6 @@ RANDOM_STATE = Declared("random_state", "random seed", None, Interval(0, 2**32 -
 
 def with_defaults(table: tuple, **defaults) -> tuple:
     """``table`` with other defaults for some of its declarations (a family whose default differs)."""
-    from dataclasses import replace
-
     unknown = set(defaults) - {entry.name for entry in table}
     if unknown:
         raise KeyError(f"no declaration of {sorted(unknown)}")

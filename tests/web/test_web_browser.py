@@ -149,6 +149,11 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
 
     # a run long enough to watch: lambda 0.002 with a 6 s budget, over pairs of literals at quantile thresholds
     # without negations (the paper's space: the Rashomon set below is counted over it)
+    # lambda, left alone, is each family's default (a shared field: rule lists 0.01, falling lists 0.001)
+    Select(browser.find_element(By.ID, "model")).select_by_value("frl")
+    assert browser.find_element(By.ID, "regularization").get_attribute("value") == "0.001"
+    Select(browser.find_element(By.ID, "model")).select_by_value("rulelist")
+    assert browser.find_element(By.ID, "regularization").get_attribute("value") == "0.01"
     Select(browser.find_element(By.ID, "thresholds")).select_by_value("quantile")
     Select(browser.find_element(By.ID, "negations")).select_by_value("without")
     card = browser.find_element(By.ID, "max_card")
@@ -200,7 +205,10 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
 
     # the form's family fields come from the registry: switching family shows that family's settings
     Select(browser.find_element(By.ID, "model")).select_by_value("frl")
-    assert not browser.find_element(By.ID, "regularization").is_displayed()
+    assert not browser.find_element(By.ID, "max_rules").is_displayed()
+    # lambda is one field (one name in every family, the same meaning): the value typed for the rule list stays
+    assert browser.find_element(By.ID, "regularization").get_attribute("value") == "0.005"
+    assert "price of a rule" in browser.find_element(By.ID, "regularization").find_element(By.XPATH, "..").text
     assert browser.find_element(By.ID, "w").get_attribute("value") == "1"
     assert "falls" in browser.find_element(By.ID, "pos_label").find_element(By.XPATH, "..").text
     Select(browser.find_element(By.ID, "model")).select_by_value("ruleset")

@@ -16,13 +16,14 @@ def _from_cli(args, common: dict, pos_label):
 def _cv_from_cli(args, estimator):
     from .model_selection import RuleListCV
 
-    return RuleListCV(args.regularization, estimator, cv=args.cv, n_jobs=args.n_jobs)
+    return RuleListCV(FAMILY.given_values(args, "regularization"), estimator, cv=args.cv, n_jobs=args.n_jobs)
 
 
 def _fit_reference_files(args):
     from . import fit_reference
 
-    return fit_reference(args.reference_out, args.reference_label, args.reference_minor, args.regularization[0],
+    return fit_reference(args.reference_out, args.reference_label, args.reference_minor,
+                         FAMILY.given_values(args, "regularization")[0],
                          policy=args.policy, map_type=args.map_type, max_nodes=args.max_nodes,
                          time_limit=args.time_limit)
 
@@ -54,7 +55,7 @@ FAMILY = Family(
     cv_from_cli=_cv_from_cli,
     cv_title="lambda",
     cv_size=("mean_n_rules", "rules"),
-    cv_candidates=lambda args: args.regularization,
+    cv_candidates=lambda args: FAMILY.given_values(args, "regularization"),
     settings_text=lambda model: f"{len(model.antecedents_)} antecedents, lambda = {model.regularization:g}",
     fit_reference_files=_fit_reference_files,
     warm_up=(

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..budget import Budget
-from ..parameters import check_parameters
+from ..parameters import DEPRECATED, check_parameters, value_of
 from . import DEFAULT_C, DEFAULT_W
 from .parameters import FALLING_LIST_PARAMETERS
 
@@ -16,15 +16,17 @@ from .parameters import FALLING_LIST_PARAMETERS
 
 class FallingRuleListClassifier(RuleModelEstimator):
     """Falling rule list (Chen and Rudin, AISTATS 2018): probabilities that fall down the list, chosen to
-    minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + C * (rules),
+    minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + lambda * (rules),
     + C1 * (how much the list fails to fall) when ``soft``.
 
     Parameters
     ----------
     w : weight of a positive; a sample is predicted positive when its rule's probability > 1/(1+w)
         (default 1: a missed positive costs as much as a false alarm).
-    C, C1 : price of a rule (default 0.001: a rule must fix 0.1% of the rows); price of rising
-        probabilities (softly falling lists only).
+    regularization : lambda, the paper's C: the price of a rule, a share of the (weighted) training rows
+        (default 0.001: a rule must fix 0.1% of the rows), as for rule lists. ``C``, its old name, is
+        accepted until optrules 0.3 with a FutureWarning.
+    C1 : price of rising probabilities (softly falling lists only).
     soft : learn a softly falling list (Program 5.1) instead of a falling one (Program 2.9).
     method : ``certified`` (branch-and-bound, optimal with a certificate, the default) or
         ``montecarlo`` (the paper's randomized search: ``iterations``, ``prob_terminate``,
@@ -45,7 +47,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
     Attributes
     ----------
     rule_list_ : the :class:`~optrules.models.FallingRuleList`.
-    objective_ : its objective (weighted risk + C per rule (+ C1 x rise)).
+    objective_ : its objective (weighted risk + lambda per rule (+ C1 x rise)).
     certificate_ : its :class:`~optrules.certificate.Certificate`; None for ``montecarlo``, which proves
         nothing.
     classes_, binarizer_, antecedents_, n_features_in_, feature_names_in_ : as for rule lists.
@@ -57,7 +59,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
     def __init__(
         self,
         w: float = DEFAULT_W,
-        C: float = DEFAULT_C,
+        regularization: float = DEFAULT_C,
         C1: float = 0.5,
         soft: bool = False,
         method: str = "certified",
@@ -80,8 +82,10 @@ class FallingRuleListClassifier(RuleModelEstimator):
         identifiers: str = "drop",
         max_antecedents="auto",
         pos_label=None,
+        C=DEPRECATED,
     ):
         self.w = w
+        self.regularization = regularization
         self.C = C
         self.C1 = C1
         self.soft = soft
@@ -148,7 +152,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
             initial_prefix[0]) else list(initial_prefix))
         prefix, self.certificate_ = (tuple(starts[0]) if starts else ()), None
         if len(self.antecedents_):
-            problem = FRLProblem(None, y01, self.w, self.C, self.C1, self._conditions(), weights,
+            problem = FRLProblem(None, y01, self.w, value_of(self, "regularization"), self.C1, self._conditions(), weights,
                                  bits=self.antecedents_.bits)
             # the warm start of the certified search gets at most a tenth of the time left (its kernels
             # compile within the budget: a first fit after install may have no time for it)
@@ -164,7 +168,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
                 prefix, self.certificate_ = result.prefix, result.certificate
         self.antecedent_indices_ = [int(a) for a in prefix]
         captures = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(y01))
-        self.objective_ = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w, self.C, self.C1,
+        self.objective_ = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w,
+                                    value_of(self, "regularization"), self.C1,
                                     self.soft)
         if self.method == "certified" and self.certificate_ is None:
             # not mined (the budget ended while mining's kernels compiled): the list of no rule, bound 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..families import Family, Field, Option, WarmUp
+from ..parameters import value_of
 from .parameters import FALLING_LIST_PARAMETERS
 
 
@@ -15,7 +16,7 @@ def _from_cli(args, common: dict, pos_label):
 
 
 def _settings_text(model) -> str:
-    return (f"{len(model.antecedents_)} antecedents, w = {model.w:g}, C = {model.C:g}"
+    return (f"{len(model.antecedents_)} antecedents, w = {model.w:g}, lambda = {value_of(model, 'regularization'):g}"
             + (f", C1 = {model.C1:g}" if model.soft else ""))
 
 
@@ -33,11 +34,11 @@ FAMILY = Family(
     parameters=FALLING_LIST_PARAMETERS,
     form_fields=(
         Field("w", "w (weight of a positive)", low=1e-6, high=1e6),
-        Field("C", "C (price of a rule)", high=1.0),
+        Field("regularization", "lambda (price of a rule)", high=1.0),
         Field("soft", "softly falling"),
         Field("pos_label", "Class whose probability falls", kind="class"),
     ),
-    cli_options=(Option("w"), Option("C"), Option("C1"), Option("soft"), Option("method"), Option("iterations"),
+    cli_options=(Option("w"), Option("regularization", ("--regularization", "-r")), Option("C"), Option("C1"), Option("soft"), Option("method"), Option("iterations"),
                  Option("random_state", ("--seed",), metavar="SEED"), Option("min_class_support")),
     web_settings=lambda common: {"random_state": 0},
     from_cli=_from_cli,

@@ -5,14 +5,16 @@ without importing the search."""
 from __future__ import annotations
 
 from ..parameters import (COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, POS_LABEL, RANDOM_STATE, Declared, Interval,
-                          with_defaults)
+                          old_name, with_defaults)
 from . import DEFAULT_C, DEFAULT_W
 
+REGULARIZATION = Declared("regularization", "lambda: the price of one rule, a share of the (weighted) training rows",
+                          DEFAULT_C, Interval(0, None), symbol="lambda")
 #: the falling lists' parameters
 FALLING_LIST_PARAMETERS = with_defaults(COMMON_PARAMETERS, negations=False) + (
     Declared("w", "weight of a positive (a missed positive costs w, a false alarm 1)", DEFAULT_W,
              Interval(0, None, "neither")),
-    Declared("C", "price of a rule", DEFAULT_C, Interval(0, None)),
+    REGULARIZATION,
     Declared("C1", "price of rising probabilities, with soft", 0.5, Interval(0, None)),
     Declared("soft", "learn a softly falling list", False, flag=True),
     Declared("method", "certified (branch and bound, with a certificate) or montecarlo (the paper's randomized "
@@ -25,4 +27,5 @@ FALLING_LIST_PARAMETERS = with_defaults(COMMON_PARAMETERS, negations=False) + (
     MAX_CARD,
     MAX_ANTECEDENTS,
     POS_LABEL,
+    old_name(REGULARIZATION, "C"),
 )

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..data import bitset
-from ..parameters import check_parameters
+from ..parameters import DEPRECATED, check_parameters, value_of
 from .parameters import RULE_SET_PARAMETERS
 
 
@@ -16,21 +16,25 @@ from .parameters import RULE_SET_PARAMETERS
 class RuleSetClassifier(RuleModelEstimator):
     """Boolean rule set (DNF, or CNF with ``cnf=True``) by column generation on HiGHS (Dash, Guenluek and
     Wei, NeurIPS 2018): minimise missed positives + covered negatives (Hamming loss) subject to a
-    complexity bound (clauses + conditions <= ``complexity``), optionally with a complexity ``penalty``
-    and class weights.
+    complexity bound (clauses + conditions <= ``complexity``), optionally with a price per unit of
+    complexity (``regularization``) and class weights.
 
     Parameters
     ----------
     complexity : C, the bound on sum over clauses of (1 + conditions). Below 1 only the empty set fits
         (it predicts the other class everywhere); from 1 to 2 the empty clause too (complexity 1, it
         always holds), and the cheaper of the two is the base rate: bounds cross-validation may choose.
-    max_degree : conditions per clause, at most (and at most ``complexity`` - 1: a longer clause fits
-        in no rule set).
+    max_card : conditions per clause, at most (and at most ``complexity`` - 1: a longer clause fits
+        in no rule set), as ``max_card`` bounds the literals of a rule list's rules.
     cnf : learn a CNF (AND of ORs) instead of a DNF.
     pos_label : the class the rule set describes (predicts when it holds); default None: the second of
         the sorted classes, as scikit-learn's binary metrics assume. Describing the other class is a
         different problem with a different optimum (a DNF for one class is a CNF for the other).
-    penalty : price of each unit of complexity in the objective (0: only the bound).
+    regularization : lambda, the price of each unit of complexity in the objective, a share of the weighted
+        training rows (each row's class weight times its sample weight), as lambda prices a rule list's
+        rule (0, the default: only the bound).
+    max_degree, penalty : the old names of ``max_card`` and of the price per unit of complexity, accepted
+        until optrules 0.3 with a FutureWarning (``penalty`` in weighted mistakes, not a share of the rows).
     class_weight : None, "balanced", or {label: weight}: weights of missed positives / covered negatives.
     time_limit, pricing_time_limit : seconds for the whole fit (binarizing, column generation and the
         final MIP; None: no limit) and for the first exact pricing of each set of duals (a call that
@@ -70,10 +74,10 @@ class RuleSetClassifier(RuleModelEstimator):
     def __init__(
         self,
         complexity: float = 30.0,
-        max_degree: int = 5,
+        max_card: int = 5,
         cnf: bool = False,
         pos_label=None,
-        penalty: float = 0.0,
+        regularization: float = 0.0,
         class_weight=None,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
         pricing_time_limit: float | None = 30.0,
@@ -93,11 +97,15 @@ class RuleSetClassifier(RuleModelEstimator):
         identifiers: str = "drop",
         max_memory: int | None = None,
         min_support: float = 0.005,
+        max_degree=DEPRECATED,
+        penalty=DEPRECATED,
     ):
         self.complexity = complexity
-        self.max_degree = max_degree
+        self.max_card = max_card
         self.cnf = cnf
         self.pos_label = pos_label
+        self.regularization = regularization
+        self.max_degree = max_degree
         self.penalty = penalty
         self.class_weight = class_weight
         self.time_limit = time_limit
@@ -142,8 +150,9 @@ class RuleSetClassifier(RuleModelEstimator):
             features, target = bitset.complement(features, len(y01)), ~target
             positive_weight, negative_weight = negative_weight, positive_weight
         settings = ColumnGenerationSettings(
-            complexity=self.complexity if self.complexity is not None else np.inf, penalty=self.penalty,
-            max_degree=int(self.max_degree), positive_weight=positive_weight, negative_weight=negative_weight,
+            complexity=self.complexity if self.complexity is not None else np.inf,
+            penalty=self._penalty(target, positive_weight, negative_weight, sample_weight),
+            max_degree=int(value_of(self, "max_card")), positive_weight=positive_weight, negative_weight=negative_weight,
             pricing_time_limit=self.pricing_time_limit, beam_width=self.beam_width, exact=self.exact_pricing,
             max_pricing_samples=self.max_pricing_samples, max_pricing_features=self.max_pricing_features,
             random_state=self.random_state, max_nodes=self.max_nodes)
@@ -168,6 +177,15 @@ class RuleSetClassifier(RuleModelEstimator):
         self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_,
                                                    describes=describes, branch_totals=totals)
         self.certificate_ = result.certificate
+
+
+    def _penalty(self, target, positive_weight: float, negative_weight: float, sample_weight) -> float:
+        """The objective's price of a unit of complexity, in weighted mistakes: ``regularization`` times the
+        weighted rows (each row's class weight times its sample weight), or the old ``penalty`` as given."""
+        if self.penalty != DEPRECATED:
+            return float(self.penalty)
+        costs = np.where(target, positive_weight, negative_weight)
+        return float(self.regularization) * float(costs.sum() if sample_weight is None else costs @ sample_weight)
 
 
 def _weighted_mean(values, weights, empty: float) -> float:

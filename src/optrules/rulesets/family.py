@@ -16,7 +16,7 @@ def _from_cli(args, common: dict, pos_label):
 def _cv_from_cli(args, estimator):
     from .model_selection import RuleSetCV
 
-    return RuleSetCV(args.complexity, estimator, pos_labels="both" if args.pos_label == "both" else None,
+    return RuleSetCV(FAMILY.given_values(args, "complexity"), estimator, pos_labels="both" if args.pos_label == "both" else None,
                      cv=args.cv, n_jobs=args.n_jobs)
 
 
@@ -51,15 +51,18 @@ FAMILY = Family(
     parameters=RULE_SET_PARAMETERS,
     form_fields=(
         Field("complexity", "Complexity bound", low=2.0, high=1000.0, default=20.0),
-        Field("max_degree", "Conditions per clause", high=10, default=3),
+        Field("max_card", "Conditions per clause", low=1, high=10, common=True),
         Field("pos_label", "Class it describes", kind="class"),
     ),
-    cli_options=(Option("complexity", several=True), Option("max_degree"), Option("cnf"), Option("penalty")),
-    web_settings=lambda common: {"pricing_time_limit": min(common["time_limit"], 10.0)},
+    cli_options=(Option("complexity", several=True), Option("regularization", ("--regularization", "-r")),
+                 Option("cnf"), Option("max_degree"), Option("penalty")),
+    # the form's "features per rule" left empty: 3 conditions per clause, which a web run finishes
+    web_settings=lambda common: {"pricing_time_limit": min(common["time_limit"], 10.0),
+                                 "max_card": common.get("max_card", 3)},
     from_cli=_from_cli,
     cv_from_cli=_cv_from_cli,
     cv_size=("mean_complexity", "complexity found"),
-    cv_candidates=lambda args: args.complexity,
+    cv_candidates=lambda args: FAMILY.given_values(args, "complexity"),
     settings_text=lambda model: f"{len(model.binarizer_.feature_names_)} features, complexity <= {model.complexity:g}",
     fit_text=_fit_text,
     warm_up=(WarmUp("rule sets (exact pricing)", "optrules.rulesets.warmup:rule_sets"),),

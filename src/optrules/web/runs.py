@@ -145,7 +145,11 @@ def build_estimator(model: str, params, progress):
         raise InputError(str(error)) from None
     if not isinstance(params, dict):
         raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
-    common_parameters = common_form()
+    try:
+        params = chosen.with_current_names(params)  # the old names (C, max_degree), for a release
+    except ParameterError as error:
+        raise InputError(str(error)) from None
+    common_parameters = tuple(chosen.common_field(parameter) for parameter in common_form())
     allowed = [parameter.name for parameter in common_parameters + chosen.form]
     unknown = sorted(str(k) for k in params if k not in allowed)
     if unknown:

@@ -120,7 +120,7 @@ function familyField(parameter) {
   }
   input.id = parameter.name;
   if (parameter.kind === "flag") { label.append(input, text); } else { label.append(text, input); }
-  label.dataset.labels = "{}";
+  label.dataset.fields = "{}";
   return label;
 }
 
@@ -133,11 +133,12 @@ function buildFamilies(list) {
     option.textContent = family.title;
     $("model").appendChild(option);
     for (const parameter of family.parameters) {
-      // a setting two families share (the class a model describes) is one field, labelled per family
+      // a setting two families share (lambda, the class a model describes) is one field, with each
+      // family's label, default and range
       const label = $(parameter.name) ? $(parameter.name).closest("label") : fields.appendChild(familyField(parameter));
-      const labels = JSON.parse(label.dataset.labels);
-      labels[family.name] = parameter.label;
-      label.dataset.labels = JSON.stringify(labels);
+      const shared = JSON.parse(label.dataset.fields);
+      shared[family.name] = { label: parameter.label, default: parameter.default, min: parameter.min, max: parameter.max };
+      label.dataset.fields = JSON.stringify(shared);
     }
   }
   showFamilyFields();
@@ -147,13 +148,26 @@ function chosenFamily() {
   return families.find((family) => family.name === $("model").value);
 }
 
+let shownFamily = null;
+
 function showFamilyFields() {
   const model = $("model").value;
   for (const label of $("family-fields").children) {
-    const labels = JSON.parse(label.dataset.labels);
-    label.classList.toggle("hidden", !(model in labels));
-    if (model in labels) label.querySelector("span").textContent = labels[model] + " ";
+    const shared = JSON.parse(label.dataset.fields);
+    label.classList.toggle("hidden", !(model in shared));
+    if (!(model in shared)) continue;
+    const field = shared[model];
+    const input = label.querySelector("input, select");
+    label.querySelector("span").textContent = field.label + " ";
+    if (input.type !== "number") continue;
+    // a value typed stays; a default left alone becomes this family's (lambda: 0.01, falling lists 0.001)
+    const before = shared[shownFamily];
+    if (before && String(input.value) === String(before.default ?? "")) input.value = field.default ?? "";
+    for (const end of ["min", "max"]) {
+      if (field[end] === null) input.removeAttribute(end); else input[end] = field[end];
+    }
   }
+  shownFamily = model;
 }
 $("model").addEventListener("change", showFamilyFields);
 
