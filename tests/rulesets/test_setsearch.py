@@ -9,7 +9,7 @@ from optrules.data import bitset
 from optrules.rulesets.master import MasterProblem
 from optrules.rulesets.colgen import column_generation
 from optrules.rulesets.setsearch import best_set_below
-from test_rulesets import full_mip_optimum, planted_instance
+from test_colgen import full_mip_optimum, planted_instance
 
 
 def random_pool(seed):
