@@ -369,8 +369,8 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     def run(max_pops: int) -> int:
         nodes = tuple(getattr(state, name) for name in NODE_FIELDS)
         edges = tuple(getattr(state, name) for name in EDGE_FIELDS)
-        return expand(max_pops, bits, groups.all_ones, class_weights, minority_weights, packed, limits, longest, required,
-                      state.tree(), state.frontier(), state.ints, nodes, edges, state.n_edges, scratch)
+        return expand(max_pops, (bits, groups.all_ones, class_weights, minority_weights, packed), limits, longest,
+                      required, state.tree(), state.frontier(), state.ints, (nodes, edges, state.n_edges), scratch)
 
     # what the graph may fill leaves room for the tables; and time for counting them
     budget.charge("rashomon tables", int((1 - GRAPH_SHARE) * budget.allowance("rashomon tables")))

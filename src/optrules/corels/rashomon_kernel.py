@@ -180,17 +180,20 @@ def _majority(totals):
 
 
 @njit(cache=True)
-def expand(max_pops, bits, all_ones, class_weights, minority_weights, packed_weights, limits, longest, requirements,
-           tree, frontier, ints, nodes, edges, n_edges, scratch):
+def expand(max_pops, counting, limits, longest, requirements, tree, frontier, ints, graph, scratch):
     """Expand at most ``max_pops`` nodes best first (see :func:`optrules.corels.rashomon.enumerate_rashomon`
-    for the bounds). ``packed_weights``: the groups' weights packed (two classes, whole weights; else
+    for the bounds). ``counting`` = (capture bits, all ones, class weights, minority weights, packed
+    weights): ``packed_weights`` are the groups' weights packed (two classes, whole weights; else
     empty: ``class_weights`` and ``minority_weights`` are summed). ``limits`` = (lambda N, epsilon N,
     allowance N (UB + epsilon), tolerance, 1 if the support bounds apply); ``requirements`` = (the
     requirements each antecedent covers, the fewest rules that complete each coverage: see
-    :class:`~optrules.corels.requirements.Requirements`); ``nodes`` = (reach, b0, fewest rules, default,
-    default class, edge start, edge count, expansion order, groups left, coverage); ``edges`` =
-    (antecedent, mistakes, class, child), ``n_edges[0]`` used; ``scratch`` = (u, child u, node totals,
-    captured totals, captured minority, captured groups, live words)."""
+    :class:`~optrules.corels.requirements.Requirements`); ``graph`` = (nodes, edges, edges used):
+    ``nodes`` = (reach, b0, fewest rules, default, default class, edge start, edge count, expansion
+    order, groups left, coverage), ``edges`` = (antecedent, mistakes, class, child), ``n_edges[0]`` used;
+    ``scratch`` = (u, child u, node totals, captured totals, captured minority, captured groups, live
+    words)."""
+    bits, all_ones, class_weights, minority_weights, packed_weights = counting
+    nodes, edges, n_edges = graph
     parent, last, depth, node_hash, expanded = tree
     heap_key, heap_node, map_slots = frontier
     reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left, node_coverage = nodes
