@@ -378,8 +378,8 @@ def drive(run, state: SearchState, record, budget: Budget, max_nodes=None, trace
     start = time.perf_counter()
     status = OPTIMAL
     time_to_optimum = 0.0
-    # the first slice is one pop: an expansion over 218,284 antecedents sweeps ~10M words and finishes
-    # leaves, so 64 pops took 2-3 s before the first look at Ctrl-C; slices double from there
+    # the first slice is one pop: one expansion over hundreds of thousands of antecedents sweeps millions of
+    # words, and Ctrl-C and the budgets are heard only between slices; slices double from there
     slice_pops = 1
     last_record = -np.inf
     record_every = trace_interval

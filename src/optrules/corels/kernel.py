@@ -448,10 +448,9 @@ def _weight_only_in_first(a, b, u, bits, live_words, n_live, count_planes, packe
     return total
 
 
-# a child that errs somewhere is compared with at most this many pure siblings, those capturing most: with
-# all those capturing its majority, the time a child bound tripled on house_votes 0.005 (997 antecedents,
-# many pure) for few children more dominated; four cost car 0.01 a third more a child bound, one a tenth,
-# and monks-3 0.005 still took 19 s instead of 32 (17 s with four)
+# a child that errs somewhere is compared with at most this many pure siblings, those capturing most (the
+# likeliest to dominate it): comparing it with every pure sibling of its majority multiplies the cost of a
+# child's bound on tables of many pure antecedents for few more children dominated
 IMPURE_CHILD_COMPARISONS = 1
 
 # a pure sibling's entry in its class's sorted list: its count above, its index below (shift and mask, no

@@ -575,8 +575,8 @@ class ColumnGeneration:
                 break
             if (pool is None and ended == ["time"] and deadline is not None
                     and min(2.0 * longer * self.pricing_time_limit, 0.5 * (deadline - time.perf_counter())) > seconds):
-                # (an ilpd fold at complexity 10: the search of its lower bound's value took 1.7-2.1 s of
-                # the 2 s of a pricing call, with ~5 s left; given them, its bound rose 123 -> 124)
+                # (a proof of the next bound often needs a little more than one call's seconds: doubling
+                # them while the fit has time to spare lets it finish instead of starting over)
                 longer *= 2.0
                 continue
             longer = 1.0

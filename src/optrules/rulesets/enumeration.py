@@ -451,8 +451,8 @@ def _sort_by_mu(positions, mus, n):
 
 # Without numba's reference counting (``_nrt=False``: the search allocates nothing): each call of a
 # helper above, inlined or not, counted references to its array arguments, and each row view to its
-# matrix, atomically, a few times per node; a wdbc fold's pricing (4 conditions) took 18.2 s with them,
-# 15.4 s without. Without the GIL too: a certificate's search runs beside the final MIP (rulesets/colgen.py)
+# matrix, atomically, a few times per node (a sixth of a pricing's time). Without the GIL too: a
+# certificate's search runs beside the final MIP (rulesets/colgen.py)
 @njit(cache=True, _nrt=False, nogil=True)
 def search_root(root, problem, stack, siblings, unit_price, best, node_cap, mode):
     """Depth-first search of the clauses whose first feature (in ``order``) is at position ``root``.
