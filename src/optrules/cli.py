@@ -25,7 +25,7 @@ from rich.text import Text
 
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
-from .parameters import MAX_ANTECEDENTS, MAX_NODES, add_option
+from .parameters import MAX_ANTECEDENTS, MAX_NODES, add_option, option_of
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
 # use them, not here: `optrules --help` and a mistyped option answer in ~0.3 s instead of ~1.7 s
@@ -789,7 +789,7 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     if cross_validation:
         fit.add_argument("--cv", type=int, default=None, metavar="K",
                          help="choose a setting by K-fold cross-validation among its values: "
-                              + "; ".join(f"--model {name}: --{other.cv_parameter.replace('_', '-')}"
+                              + "; ".join(f"--model {name}: {option_of(other.cv_parameter)}"
                                           for name, other in known.items() if other.cv_parameter))
         fit.add_argument("--n-jobs", type=int, default=None, help="folds in parallel with --cv (-1: every core)")
     else:

@@ -15,7 +15,7 @@ from importlib import import_module
 from typing import Any, Callable
 
 from .escape import shown
-from .parameters import NOT_GIVEN, Declared, Interval, ParameterError, add_option, with_current_names
+from .parameters import NOT_GIVEN, Declared, Interval, ParameterError, add_option, option_of, with_current_names
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,7 @@ class Family:
         raise KeyError(f"the {self.name} family declares no parameter {name!r}")
 
     def option_flags(self, option: Option) -> tuple[str, ...]:
-        return option.flags or ("--" + option.name.replace("_", "-"),)
+        return option.flags or (option_of(option.name),)
 
     def given_values(self, args, name: str) -> list:
         """The values the command line gave the family's option ``name`` (its default when not given)."""

@@ -230,6 +230,11 @@ def with_current_names(table: tuple, params: dict) -> dict:
 _NONE_WORDS = ("none", "inf", "no", "off")
 
 
+def option_of(name: str) -> str:
+    """The command-line option of a parameter: ``max_card`` -> ``--max-card``."""
+    return "--" + name.replace("_", "-")
+
+
 def from_text(entry: Declared, text: str):
     """The value a command-line word gives ``entry`` (argparse's ``type``): an option as it is, 'none'
     for None, else a number; checked against the declaration."""
@@ -277,7 +282,7 @@ def add_option(parser, entry: Declared, *flags: str, several: bool = False, help
     ``takers``: the families that take it by name, when several do (their declarations may differ in
     range and default): it takes what any of them takes, its value is :data:`NOT_GIVEN` unless given
     (each estimator keeps its own default), and its help lists the defaults."""
-    flags = flags or ("--" + entry.name.replace("_", "-"),)
+    flags = flags or (option_of(entry.name),)
     text = help or entry.help
     if entry.renames:  # an old name: still taken, no longer shown
         parser.add_argument(*flags, dest=entry.name, default=entry.default, help=argparse.SUPPRESS,
