@@ -1,4 +1,5 @@
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -131,6 +132,16 @@ def test_fit_rule_set(tmp_path, capsys):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "2", "6"])
     with pytest.raises(SystemExit, match="not of --model frl"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "frl", "--cv", "3"])
+
+
+def test_a_shared_option_takes_one_value_where_cv_does_not_choose_it():
+    """-r is every family's lambda, and takes several values for the rule lists' --cv: for the families whose
+    --cv chooses something else, or nothing, several values are refused (not the first taken silently)."""
+    for model, why in (("frl", ""), ("ruleset", " (--cv K chooses among --complexity values)")):
+        with pytest.raises(SystemExit, match=re.escape(f"--regularization takes one value with --model {model}{why}")):
+            main(["fit", "--dataset", "compas", "--model", model, "-r", "0.01", "0.02"])
+    with pytest.raises(SystemExit, match="need --cv"):
+        main(["fit", "--dataset", "compas", "-r", "0.01", "0.02"])
 
 
 def test_fit_prints_the_estimators_own_accuracy(tmp_path, capsys):

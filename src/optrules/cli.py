@@ -264,7 +264,13 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
         raise SystemExit("error: --pos-label both needs --cv K and a family that describes one class and "
                          f"cross-validates (--model {' or '.join(takers)})")
     if len(family.cv_candidates(args)) > 1 and not args.cv and not several_values:
-        raise SystemExit(f"error: several --{family.cv_parameter} values need --cv K to choose among them")
+        raise SystemExit(f"error: several {option_of(family.cv_parameter)} values need --cv K to choose among them")
+    for option in family.cli_options:  # (an option several families share takes several values for one of them)
+        given = getattr(args, option.name)
+        if option.name != family.cv_parameter and isinstance(given, list) and len(given) > 1:
+            raise SystemExit(f"error: {family.option_flags(option)[0]} takes one value with --model {family.name}"
+                             + (f" (--cv K chooses among {option_of(family.cv_parameter)} values)"
+                                if family.cv_parameter else ""))
     if args.time_limit is not None and not args.time_limit > 0:
         raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
     if args.max_memory is not None and not args.max_memory > 0:
