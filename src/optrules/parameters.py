@@ -190,11 +190,12 @@ def check_parameters(estimator) -> None:
         if name not in table:
             raise TypeError(f"{type(estimator).__name__}.{name} is not declared in its _parameter_table")
         table[name].check(value)
-        if table[name].renames and _given(value):
+        if table[name].renames and given(value):
             _warn_old_name(estimator, table[name], table[table[name].renames])
 
 
-def _given(value) -> bool:
+def given(value) -> bool:
+    """Was an old name given a value (not left at :data:`DEPRECATED`)?"""
     return not (isinstance(value, str) and value == DEPRECATED)
 
 
@@ -209,7 +210,7 @@ def value_of(estimator, name: str):
     """The value of the parameter ``name``, or of an old name of it when that was given (an old name in
     another unit is the estimator's to convert)."""
     for entry in type(estimator)._parameter_table:
-        if entry.renames == name and entry.same_unit and _given(getattr(estimator, entry.name)):
+        if entry.renames == name and entry.same_unit and given(getattr(estimator, entry.name)):
             return getattr(estimator, entry.name)
     return getattr(estimator, name)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..data import bitset
-from ..parameters import DEPRECATED, check_parameters, value_of
+from ..parameters import DEPRECATED, check_parameters, given, value_of
 from .parameters import RULE_SET_PARAMETERS
 
 
@@ -182,7 +182,7 @@ class RuleSetClassifier(RuleModelEstimator):
     def _penalty(self, target, positive_weight: float, negative_weight: float, sample_weight) -> float:
         """The objective's price of a unit of complexity, in weighted mistakes: ``regularization`` times the
         weighted rows (each row's class weight times its sample weight), or the old ``penalty`` as given."""
-        if self.penalty != DEPRECATED:
+        if given(self.penalty):
             return float(self.penalty)
         costs = np.where(target, positive_weight, negative_weight)
         return float(self.regularization) * float(costs.sum() if sample_weight is None else costs @ sample_weight)
