@@ -67,9 +67,9 @@ def test_compile_command_reports_every_part(capsys):
 
 
 @pytest.mark.slow
-def test_large_table_part_compiles_the_two_core_kernel():
+def test_several_cores_part_compiles_the_parallel_kernel():
     script = ("from optrules.warmup import PARTS; from optrules.corels.kernel import expand_parallel; "
-              "PARTS['rule lists on large tables (two cores)'](); print(len(expand_parallel.signatures))")
+              "PARTS['rule lists on several cores'](); print(len(expand_parallel.signatures))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout.split()[-1]) >= 1

@@ -376,16 +376,33 @@ class Workspace(NamedTuple):
     pure_siblings: np.ndarray  # a prefix's children whose rule errs on none of what it captures, by class and count (rule lists)
 
 
-def workspace(counting: Counting, max_chunks: int = 1) -> Workspace:
-    """The scratch arrays of a kernel counting with ``counting``, for up to ``max_chunks`` parallel chunks."""
+def workspace(counting: Counting, max_chunks: int = 1, slots: int = 0) -> Workspace:
+    """The scratch arrays of a kernel counting with ``counting``, for up to ``max_chunks`` parallel chunks;
+    with ``slots`` > 0, each array but the chunks' a row a slot (prefixes expanded side by side: read
+    with :func:`slot_row`)."""
     n_antecedents, n_words = counting.bits.shape
     # per-class sums loop over their output: exactly the classes when the samples carry class weights
     n_classes = counting.class_weights.shape[1] if counting.class_weights.shape[0] > 0 else 2
-    return Workspace(np.empty(n_words, np.uint64), np.empty(n_words, np.uint64), np.empty(n_words, np.uint64),
-                     np.empty((max(int(max_chunks), 1), n_words), np.uint64), np.empty(n_words, np.int64),
-                     np.zeros(n_antecedents, np.bool_), np.empty((n_antecedents, 3), np.int64), np.zeros(n_classes),
-                     np.zeros(n_classes), np.empty(n_words, np.uint64), np.empty(n_words, np.int64),
-                     np.empty((n_antecedents, 3), np.int64), np.empty(n_antecedents, np.int64))
+
+    def rows(length, dtype, *more):
+        """A row a slot, rows apart by a cache line at least: two threads writing one line slow each
+        other down (a slot's row is :func:`slot_row`)."""
+        if slots <= 0:
+            return np.zeros((length, *more), dtype)
+        row_bytes = length * np.dtype(dtype).itemsize * int(np.prod(more, dtype=np.int64))
+        return np.zeros((slots * -(-64 // max(row_bytes, 1)), length, *more), dtype)
+
+    return Workspace(rows(n_words, np.uint64), rows(n_words, np.uint64), rows(n_words, np.uint64),
+                     np.zeros((max(int(max_chunks), 1), n_words), np.uint64), rows(n_words, np.int64),
+                     rows(n_antecedents, np.bool_), rows(n_antecedents, np.int64, 3), rows(n_classes, np.float64),
+                     rows(n_classes, np.float64), rows(n_words, np.uint64), rows(n_words, np.int64),
+                     rows(n_antecedents, np.int64, 3), rows(n_antecedents, np.int64))
+
+
+@njit(inline="always", cache=True)
+def slot_row(rows, s, slots):
+    """Slot ``s``'s row of a :func:`workspace` array made for ``slots`` slots."""
+    return rows[s * (rows.shape[0] // slots)]
 
 
 # slots of the integer state vector
@@ -420,6 +437,13 @@ def needs_room(ints, n_children, node_parent, heap_key, map_slots):
     return (ints[N_NODES] + n_children > node_parent.shape[0]
             or ints[HEAP_SIZE] + n_children > heap_key.shape[0]
             or MAP_LOAD_DENOMINATOR * (ints[MAP_COUNT] + n_children) > MAP_LOAD_NUMERATOR * map_slots.shape[0])
+
+
+@njit(inline="always", cache=True)
+def free_room(ints, node_parent, heap_key, map_slots):
+    """How many nodes (each queued and entered in the map) the arrays take before they must grow."""
+    map_free = (MAP_LOAD_NUMERATOR * map_slots.shape[0]) // MAP_LOAD_DENOMINATOR - ints[MAP_COUNT]
+    return min(node_parent.shape[0] - ints[N_NODES], heap_key.shape[0] - ints[HEAP_SIZE], map_free)
 
 
 @njit(inline="always", cache=True)

@@ -10,6 +10,7 @@ dominance map an open-addressing table of node ids (-1 empty).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -60,22 +61,89 @@ from .certificate import BRANCH_AND_BOUND, INTERRUPTED, MEMORY_BUDGET, NODE_BUDG
 _PARALLEL = threading.Lock()
 
 
-@contextmanager
-def parallel_region(wanted: bool = True):
-    """The number of threads this thread may start numba's parallel loops on (0: run serially).
-    numba's default threading layer (workqueue) aborts the process when two threads run parallel loops
-    at once, and the web app runs fits in threads: one thread at a time gets them, the others run
-    serially meanwhile. 0 on one core or when not ``wanted``."""
-    from numba import get_num_threads
+def threads_for(n_jobs) -> int:
+    """The threads a search asked for ``n_jobs`` runs on, scikit-learn's convention: None or -1 every
+    core this process may use, -2 all but one, k > 0 that many (at most numba's thread count). The
+    searches give the same result on any number of threads, so None takes them all."""
+    from numba import config
 
-    threads = get_num_threads()
-    if not wanted or threads < 2 or not _PARALLEL.acquire(blocking=False):
+    available = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                    config.NUMBA_NUM_THREADS)
+    if n_jobs is None:
+        return available
+    n_jobs = int(n_jobs)
+    return max(1, min(available, n_jobs if n_jobs > 0 else available + 1 + n_jobs))
+
+
+@contextmanager
+def parallel_region(threads: int):
+    """The number of threads (at most ``threads``) this thread may start numba's parallel loops on, set
+    as numba's thread count while the region lasts (0: run serially). numba's default threading layer
+    (workqueue) aborts the process when two threads run parallel loops at once, and the web app runs
+    fits in threads: one thread at a time gets them, the others run serially meanwhile."""
+    from numba import get_num_threads, set_num_threads
+
+    if threads < 2 or not _PARALLEL.acquire(blocking=False):
         yield 0
         return
+    from numba import set_parallel_chunksize
+
+    before = get_num_threads()
+    chunks_before = set_parallel_chunksize(1)
     try:
+        set_num_threads(threads)
         yield threads
     finally:
+        set_num_threads(before)
+        set_parallel_chunksize(chunks_before)
         _PARALLEL.release()
+
+
+#: seconds a search runs on one thread before it takes the others: loading the parallel compilation (or
+#: compiling it) and starting threads cost more than a shorter search could save (0: threads from the
+#: first slice, the parallel compilation made ready first)
+PARALLEL_AFTER = 0.2
+
+
+class ThreadedKernel:
+    """A search kernel's two compilations, serial and parallel, and when each runs: the serial one until
+    the search has run :data:`PARALLEL_AFTER` seconds; then the parallel one on ``threads`` threads,
+    once it is compiled (in a thread of its own, started then, while the search goes on: the serial
+    kernel must release the GIL) and while this search holds the threads (:func:`parallel_region`).
+    The kernels must search alike on any number of threads. ``arguments(max_pops, threads)``: a call's
+    arguments. Called with ``max_pops``, it runs one slice, as :func:`drive` asks."""
+
+    def __init__(self, serial, parallel, threads: int, arguments):
+        self.serial, self.parallel, self.threads, self.arguments = serial, parallel, threads, arguments
+        self.started: float | None = None
+        self.compiling = False
+        self.ready = threading.Event()
+        self.used = 1  # the most threads a slice ran on
+
+    def __call__(self, max_pops: int) -> int:
+        now = time.perf_counter()
+        if self.started is None:
+            self.started = now
+        if self.threads > 1 and not self.compiling and now - self.started >= PARALLEL_AFTER:
+            self.compiling = True
+            if PARALLEL_AFTER <= 0:  # (threads from the first slice: the tests')
+                self._compile_parallel()
+            else:
+                threading.Thread(target=self._compile_parallel, name="optrules-compile-parallel", daemon=True).start()
+        if self.ready.is_set():
+            with parallel_region(self.threads) as threads:
+                if threads:
+                    self.used = max(self.used, threads)
+                    return self.parallel(*self.arguments(max_pops, threads))
+        return self.serial(*self.arguments(max_pops, 0))
+
+    def _compile_parallel(self) -> None:
+        # a daemon: a search that ends first does not wait for it (the next one loads what it cached)
+        try:
+            compile_for(self.parallel, *self.arguments(0, self.threads))
+        except Exception:  # noqa: BLE001 (the search goes on with the serial kernel, which finds the same)
+            return
+        self.ready.set()
 
 
 class SearchState:
@@ -110,13 +178,16 @@ class SearchState:
         self.floats[DROPPED_FLOOR] = np.inf
         self.best_prefix = np.zeros(n_antecedents + 1, np.int64)
         self.n_antecedents = n_antecedents
+        #: the nodes (and queue entries) a kernel's call may add before it asks for room again: an
+        #: expansion's children, or a batch's
+        self.room = n_antecedents
 
     def make_room(self, allowance: int | None = None) -> bool:
         """Grow what the next expansion could overflow: by ``GROWTH``, or by less when that would pass
         ``allowance`` (the bytes the whole state may take, the old copy of the array being grown
         included), so that a memory budget is used to its end rather than stopping a growth step early.
         False when even room for one expansion does not fit."""
-        m = self.n_antecedents
+        m = self.room
         ints = self.ints
         # (a node's share of the room kept for compact's scratch counts as its own)
         node_bytes = sum(np.dtype(d).itemsize for d in self.node_fields.values()) + self.scratch_per_node

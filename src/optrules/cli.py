@@ -785,6 +785,15 @@ def cmd_serve(args, console: Console) -> int:
 
 
 # -- the parser -----------------------------------------------------------------------------------------
+def _n_jobs(text: str) -> int:
+    from .parameters import N_JOBS
+
+    value = int(text) if text.lstrip("-").isdigit() else text
+    if not N_JOBS.allows(value):
+        raise argparse.ArgumentTypeError(f"takes a whole number other than 0, got {printable(text)!r}")
+    return value
+
+
 def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = True) -> None:
     from .families import add_cli_options, families, names_where
 
@@ -797,9 +806,13 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                          help="choose a setting by K-fold cross-validation among its values: "
                               + "; ".join(f"--model {name}: {option_of(other.cv_parameter)}"
                                           for name, other in known.items() if other.cv_parameter))
-        fit.add_argument("--n-jobs", type=int, default=None, help="folds in parallel with --cv (-1: every core)")
-    else:
-        fit.set_defaults(cv=None, n_jobs=None)
+    fit.add_argument("--n-jobs", type=_n_jobs, default=None, metavar="N",
+                     help="cores the fit uses: the certified search's threads (--model rulelist; the same "
+                          "list and certificate on any number), and with --cv the folds side by side "
+                          "(-1: every core, -2: all but one; default: every core for a search that runs "
+                          "longer than 0.2 s, folds one at a time)")
+    if not cross_validation:
+        fit.set_defaults(cv=None)
     def only(capability: str) -> str:  # "--model a, b": the families that take an option, in its help
         return "--model " + ", ".join(names_where(lambda other: getattr(other, capability)))
 

@@ -18,7 +18,7 @@ from here as well. On a Dask cluster::
 from __future__ import annotations
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
@@ -37,6 +37,17 @@ def test_weights(sample_weight, test) -> dict:
 
 def take(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
+def _sharing_cores(base, side_by_side: int):
+    """``base`` for folds fitted ``side_by_side``: a search with threads (``n_jobs``) takes its share of
+    the cores, folds x threads at most the cores (threads in processes that each took every core would
+    only wait on each other)."""
+    if side_by_side <= 1 or "n_jobs" not in base.get_params():
+        return base
+    from .bnb import threads_for
+
+    return clone(base).set_params(n_jobs=max(1, threads_for(base.get_params()["n_jobs"]) // side_by_side))
 
 
 class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
@@ -68,9 +79,10 @@ class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
         weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         splitter = check_cv(self.cv, y, classifier=True)
         scorer = check_scoring(base, scoring=self.scoring)
+        splits = list(splitter.split(frame, y))
+        each = _sharing_cores(base, min(effective_n_jobs(self.n_jobs), len(splits)))
         folds = Parallel(n_jobs=self.n_jobs)(
-            delayed(self._fold)(base, frame, y, weights, train, test, candidates, scorer)
-            for train, test in splitter.split(frame, y)
+            delayed(self._fold)(each, frame, y, weights, train, test, candidates, scorer) for train, test in splits
         )
         scores = np.array([f[0] for f in folds])  # (folds, candidates)
         mean, std = scores.mean(axis=0), scores.std(axis=0)

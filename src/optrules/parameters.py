@@ -101,6 +101,8 @@ _KINDS = {
     "callable": (callable, "a callable"),
     "random_state": (lambda v: isinstance(v, (np.random.RandomState, np.random.Generator)),
                      "a numpy random generator"),
+    "n_jobs": (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) and v != 0,
+               "a whole number other than 0"),
     "any": (lambda v: True, "a value"),
 }
 
@@ -353,6 +355,9 @@ BINARIZER_PARAMETERS = (
 )
 #: what every estimator takes: budgets, progress, and how it binarizes
 COMMON_PARAMETERS = BUDGET_PARAMETERS + (VERBOSE,) + BINARIZER_PARAMETERS
+N_JOBS = Declared("n_jobs", "threads the certified search runs on (-1: every core, -2: all but one); the search, "
+                  "its model and its certificate are the same for every value", None, none=True,
+                  none_means="every core, once the search has run 0.2 s", kind="n_jobs")
 MAX_CARD = Declared("max_card", "features per antecedent, at most ('auto': the best list of single literals first, "
                     "then pairs from it when their search certifies)", "auto", Interval(1, None, whole=True),
                     options=("auto",))

@@ -16,13 +16,14 @@ import math
 import numpy as np
 import pytest
 
+from optrules.corels import kernel as K
 from optrules.corels.kernel import IMPURE_CHILD_COMPARISONS
 from optrules.corels.problem import Problem
 from optrules.corels.search import search
 
 
 def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float, lookahead: bool = True,
-                     resolve_leaves: bool = False, dominance: bool = True, conditions=None) -> dict:
+                     resolve_leaves: bool = False, dominance: bool = True, conditions=None, batch: int | None = None) -> dict:
     """Algorithm 2 of Angelino et al. (2018) with Thms 1, 4, 10, 11, 20, 21 and Lemma 2 (``lookahead``),
     in plain Python. ``resolve_leaves``: a child that passes the queue's test but whose own children
     could not (its bound + lambda fails it) is expanded at once, its children's lists checked for the
@@ -31,8 +32,14 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     samples (Thm 18; of two pure ones capturing the same samples, the one with the smaller index stays;
     and, with ``conditions`` (a tuple of names an antecedent), when a sibling made of some of its
     conditions, capturing all it captures, errs no more than it (the one with the smaller index stays
-    of two capturing the same samples with as many mistakes)."""
+    of two capturing the same samples with as many mistakes).
+
+    Prefixes are popped in batches of ``batch`` (default: the kernel's, ``K.batch_size``), as the
+    kernel does: the pops test each against the incumbent; then each popped prefix's children are
+    tested against the incumbent as the batch began, the incumbent improved by them in their order, and
+    a child is queued only if it still passes the queue's test against the incumbent of that moment."""
     m, n = captures.shape
+    batch = K.batch_size(m) if batch is None else batch
     lam_n = regularization * n
     ahead = lam_n if lookahead else 0.0
     # Thm 20: samples with the same signature are captured together; the minority of each such group is
@@ -63,73 +70,80 @@ def reference_counts(captures: np.ndarray, y: np.ndarray, regularization: float,
     within = [[b for b in range(m) if b != a and parts[b] < parts[a] and not (captures[a] & ~captures[b]).any()]
               for a in range(m)]
     while queue:
-        _, _, prefix = heapq.heappop(queue)
-        prefix_mistakes = mistakes[prefix]
-        lb = prefix_mistakes + lam_n * len(prefix)
-        uncaptured = uncaptured_all.copy()
-        for a in prefix:
-            uncaptured &= ~captures[a]
-        if not lb + b0(uncaptured) + ahead < best:  # Thm 20 with Lemma 2, against today's incumbent
-            continue
-        if len(prefix) + 1 > thm4_cap(best):  # Thm 4
-            continue
-        expanded += 1
-        inserted_before = insertions
-        n_unc = int(uncaptured.sum())
-        pos_unc = int(y[uncaptured].sum())
-        pure = {0: [], 1: []}  # per class, (count, index, captured) of the siblings erring on none of theirs
-        for b in range(m):
-            grabbed = uncaptured & captures[b]
-            if dominance and b not in prefix and grabbed.any() and y[grabbed].min() == y[grabbed].max():
-                pure[int(y[grabbed][0])].append((int(grabbed.sum()), b, grabbed))
-        for siblings in pure.values():
-            siblings.sort(key=lambda entry: entry[:2], reverse=True)
-        for a in range(m):
-            if a in prefix:
+        popped = []
+        while queue and len(popped) < batch:
+            _, _, prefix = heapq.heappop(queue)
+            uncaptured = uncaptured_all.copy()
+            for a in prefix:
+                uncaptured &= ~captures[a]
+            if not mistakes[prefix] + lam_n * len(prefix) + b0(uncaptured) + ahead < best:  # Thm 20, Lemma 2
                 continue
-            evaluations += 1
-            captured = uncaptured & captures[a]
-            n_cap = int(captured.sum())
-            n_pos = int(y[captured].sum())
-            rule_correct = max(n_pos, n_cap - n_pos)
-            rest_pos, rest = pos_unc - n_pos, n_unc - n_cap
-            if n_cap <= 0 or n_cap < lam_n or rule_correct < lam_n or rest < lam_n:  # Thms 10, 11, 21
+            if len(prefix) + 1 > thm4_cap(best):  # Thm 4
                 continue
-            child_lb = (prefix_mistakes + n_cap - rule_correct) + lam_n * (len(prefix) + 1)  # Thm 1
-            child_objective = child_lb + rest - max(rest_pos, rest - rest_pos)
-            best = min(best, child_objective)
-            if len(prefix) + 1 >= m:
-                continue
-            child_b0 = b0(uncaptured & ~captures[a])
-            if not child_lb + child_b0 + ahead < best:
-                continue
-            if dominance and any(_subconjunction_dominates(b, a, uncaptured, captures, y, n_cap, n_cap - rule_correct)
-                                 for b in within[a] if b not in prefix):
-                dominated += 1
-                continue
-            if _dominated_by_pure(a, captured, y, pure):
-                dominated += 1
-                continue
-            if resolve_leaves and not child_lb + lam_n + child_b0 + ahead < best:
-                if len(prefix) + 2 <= thm4_cap(best):
-                    leaves += 1
-                    evaluations += m - len(prefix) - 1
-                    left = uncaptured & ~captures[a]
-                    for b in range(m):
-                        grand = left & captures[b]
-                        if b == a or b in prefix or not grand.any():
-                            continue
-                        rest = left & ~captures[b]
-                        leaf_mistakes = min(int(y[grand].sum()), int((1 - y[grand]).sum()))
-                        leaf_mistakes += min(int(y[rest].sum()), int((1 - y[rest]).sum()))
-                        best = min(best, child_lb + lam_n + leaf_mistakes)
-                continue
-            child = prefix + (a,)
-            mistakes[child] = prefix_mistakes + n_cap - rule_correct
-            heapq.heappush(queue, (child_lb + child_b0, order, child))
-            order += 1
-            insertions += 1
-        kept += insertions > inserted_before
+            expanded += 1
+            popped.append((prefix, uncaptured))
+        began = best  # the incumbent as the batch began: what its children are tested against first
+        for prefix, uncaptured in popped:
+            prefix_mistakes = mistakes[prefix]
+            inserted_before = insertions
+            n_unc = int(uncaptured.sum())
+            pos_unc = int(y[uncaptured].sum())
+            pure = {0: [], 1: []}  # per class, (count, index, captured) of the siblings erring on none of theirs
+            for b in range(m):
+                grabbed = uncaptured & captures[b]
+                if dominance and b not in prefix and grabbed.any() and y[grabbed].min() == y[grabbed].max():
+                    pure[int(y[grabbed][0])].append((int(grabbed.sum()), b, grabbed))
+            for siblings in pure.values():
+                siblings.sort(key=lambda entry: entry[:2], reverse=True)
+            for a in range(m):
+                if a in prefix:
+                    continue
+                evaluations += 1
+                captured = uncaptured & captures[a]
+                n_cap = int(captured.sum())
+                n_pos = int(y[captured].sum())
+                rule_correct = max(n_pos, n_cap - n_pos)
+                rest_pos, rest = pos_unc - n_pos, n_unc - n_cap
+                if n_cap <= 0 or n_cap < lam_n or rule_correct < lam_n or rest < lam_n:  # Thms 10, 11, 21
+                    continue
+                child_lb = (prefix_mistakes + n_cap - rule_correct) + lam_n * (len(prefix) + 1)  # Thm 1
+                child_objective = child_lb + rest - max(rest_pos, rest - rest_pos)
+                best = min(best, child_objective)
+                if len(prefix) + 1 >= m:
+                    continue
+                child_b0 = b0(uncaptured & ~captures[a])
+                if not child_lb + child_b0 + ahead < began:
+                    continue
+                if dominance and any(_subconjunction_dominates(b, a, uncaptured, captures, y, n_cap,
+                                                               n_cap - rule_correct)
+                                     for b in within[a] if b not in prefix):
+                    dominated += 1
+                    continue
+                if _dominated_by_pure(a, captured, y, pure):
+                    dominated += 1
+                    continue
+                if resolve_leaves and not child_lb + lam_n + child_b0 + ahead < began:
+                    if len(prefix) + 2 <= thm4_cap(began):
+                        leaves += 1
+                        evaluations += m - len(prefix) - 1
+                        left = uncaptured & ~captures[a]
+                        for b in range(m):
+                            grand = left & captures[b]
+                            if b == a or b in prefix or not grand.any():
+                                continue
+                            rest = left & ~captures[b]
+                            leaf_mistakes = min(int(y[grand].sum()), int((1 - y[grand]).sum()))
+                            leaf_mistakes += min(int(y[rest].sum()), int((1 - y[rest]).sum()))
+                            best = min(best, child_lb + lam_n + leaf_mistakes)
+                    continue
+                if not child_lb + child_b0 + ahead < best:  # the incumbent its batch has found so far
+                    continue
+                child = prefix + (a,)
+                mistakes[child] = prefix_mistakes + n_cap - rule_correct
+                heapq.heappush(queue, (child_lb + child_b0, order, child))
+                order += 1
+                insertions += 1
+            kept += insertions > inserted_before
     return {"nodes_expanded": expanded, "lower_bound_evaluations": evaluations, "queue_insertions": insertions,
             "expansions_with_children": kept, "leaves_resolved": leaves, "dominated_children": dominated,
             "objective": best / n}
@@ -334,22 +348,16 @@ def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one(monkey
     sweep = K.sweep_words(groups.bits.shape[1], groups.bits.shape[0], groups.count_planes, groups.positive_planes,
                           groups.minority_planes, groups.packed_weights)
     assert words < K.PARALLEL_MIN_WORDS <= sweep
-    from optrules.corels.search import RuleListSearch
+    from optrules import bnb
 
-    kernels = []
-    load = RuleListSearch._load
-    monkeypatch.setattr(RuleListSearch, "_load", lambda self: (load(self), kernels.append(self.kernel)))
-    threads = numba.get_num_threads()
-    runs = {}
-    try:
-        for n_threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-            numba.set_num_threads(n_threads)
-            result = search(problem, map_type="none", warm_start=False, max_nodes=300, counting="planes")
-            runs[n_threads] = (result.prefix, result.objective, {k: result.certificate.counters[k] for k in
-                                                                 ("nodes_expanded", "lower_bound_evaluations")})
-    finally:
-        numba.set_num_threads(threads)
+    monkeypatch.setattr(bnb, "PARALLEL_AFTER", 0.0)  # both threads from the root on (a batch of one prefix)
+    runs, threads = {}, {}
+    for n_jobs in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        result = search(problem, map_type="none", warm_start=False, max_nodes=300, counting="planes", n_jobs=n_jobs)
+        runs[n_jobs] = (result.prefix, result.objective, {k: result.certificate.counters[k] for k in
+                                                          ("nodes_expanded", "lower_bound_evaluations")})
+        threads[n_jobs] = result.certificate.counters["threads"]
     assert len(set(map(repr, runs.values()))) == 1, runs
-    assert kernels and all(kernel is K.expand_parallel for kernel in kernels)  # the sweep's work chose it
+    assert threads == {n_jobs: n_jobs for n_jobs in runs}
     # and the counts are the samples': the list's objective recounted sample by sample
     assert runs[1][1] == pytest.approx(problem.cost(list(runs[1][0])) / problem.total_weight, abs=1e-12)

@@ -73,6 +73,10 @@ class RuleListClassifier(RuleModelEstimator):
         the search never returns a worse list and proves what the budget allows over the larger space.
         ``certificate_`` then covers the larger space, and ``certificate_.counters["guided_space"]``
         says what the first search certified. (Default False: the boosted space alone.)
+    n_jobs : threads the search runs on, as scikit-learn counts them (-1: every core, -2: all but one);
+        None (default): every core once the search has run 0.2 s (a shorter one stays on one thread, and
+        so does one beside another fit holding the threads). The search is the same for every value:
+        the same prefixes expanded, list and certificate; only a time budget ends it elsewhere.
     greedy_start : seed the search with the greedy list (a good first incumbent prunes early; the
         certificate does not depend on it). Not scikit-learn's ``warm_start``: every fit starts afresh.
     max_rules : domain constraint: lists of at most this many rules (default: no limit); the
@@ -126,6 +130,7 @@ class RuleListClassifier(RuleModelEstimator):
         forbidden=None,
         required=None,
         refine: bool = False,
+        n_jobs: int | None = None,
     ):
         self.regularization = regularization
         self.max_card = max_card
@@ -155,6 +160,7 @@ class RuleListClassifier(RuleModelEstimator):
         self.forbidden = forbidden
         self.required = required
         self.refine = refine
+        self.n_jobs = n_jobs
 
     def _ablation(self) -> Ablation:
         return Ablation(
@@ -259,7 +265,7 @@ class RuleListClassifier(RuleModelEstimator):
                     result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
                                     max_nodes=self.max_nodes if max_nodes is None else max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
                                     progress=progress, budget=budget, max_length=self.max_rules,
-                                    required=self._requirements())
+                                    required=self._requirements(), n_jobs=self.n_jobs)
         finally:
             if own_progress:
                 self._close(progress)

@@ -10,7 +10,7 @@ def _from_cli(args, common: dict, pos_label):
     from .estimator import RuleListClassifier
 
     return RuleListClassifier(**FAMILY.cli_values(args), max_nodes=args.max_nodes,
-                              max_antecedents=args.max_antecedents, **FAMILY.accepted(common))
+                              max_antecedents=args.max_antecedents, n_jobs=args.n_jobs, **FAMILY.accepted(common))
 
 
 def _cv_from_cli(args, estimator):
@@ -60,7 +60,7 @@ FAMILY = Family(
     fit_reference_files=_fit_reference_files,
     warm_up=(
         WarmUp("rule lists (and Rashomon sets)", "optrules.corels.warmup:rule_lists"),
-        WarmUp("rule lists on large tables (two cores)", "optrules.corels.warmup:large_rule_list", large=True),
+        WarmUp("rule lists on several cores", "optrules.corels.warmup:rule_lists_on_threads", large=True),
         WarmUp("rule lists with 65,535+ antecedents", "optrules.corels.warmup:many_antecedents", large=True),
     ),
 )

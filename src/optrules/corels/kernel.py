@@ -12,7 +12,9 @@ Memory layout (all flat numpy arrays, grown by the Python driver when the kernel
   when popped (the paper's lazy "logical queue").
 
 The kernel runs for at most ``max_pops`` pops and returns, so that the driver can keep time, trace the
-search and react to Ctrl-C between calls.
+search and react to Ctrl-C between calls. It pops prefixes in batches and expands a batch's prefixes
+side by side (on several threads in :data:`expand_parallel`), then merges what they found in their
+order: the search is the same on any number of threads (see "the search loop" below).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from .._numba import (
     count_children,
     drop_stale_cache,
     find_remaining_set,
+    free_room,
     heap_pop,
     heap_push,
     popcount,
@@ -60,6 +63,7 @@ from .._numba import (
     rebuild_uncaptured,
     record_incumbent,
     remaining_set_hash,
+    slot_row,
     trailing_zeros,
     unpack_counts,
     counts_of,
@@ -620,6 +624,66 @@ LEAF_WORDS_PER_EXPANSION = 1 << 24
 DEFER_WINDOW_LAMBDAS = 1.0
 
 
+# -- the search loop --------------------------------------------------------------------------------
+# A search pops its prefixes in batches of up to Batch.size and expands them in two parts: the children
+# of every prefix of the batch (counts, bounds, the tests that need only the prefix and the incumbent as
+# the batch began) each on its own slot, on as many threads as the search has (_expand_slot); then, in
+# the batch's order on one thread, what every child changes (the incumbent, the symmetry map, the queue:
+# _merge_slot), each child's tests against the incumbent taken again there. What a batch does depends
+# on the batch's size, never on the threads: the same search, counters and list for every n_jobs.
+
+# a child's record, from its slot's expansion to the merge: its flags
+RECORD_INCUMBENT = 1  # its list may beat the incumbent
+RECORD_FREE = 2  # its list misses a requirement and may beat the free best
+RECORD_QUEUE = 4  # to be queued, unless the incumbent now prunes it
+RECORD_LEAF = 8  # a leaf resolved: its best one-rule extension may beat the incumbent
+# the fields of its values and of its integers
+MISTAKES, B0, BOUND, OBJECTIVE, REST, LEAF_OBJECTIVE = range(6)
+RULE, FLAGS, NEEDED, LEAF_RULE, MAP_SLOT, EQUIVALENT = range(6)
+# a slot's counters, added to the search's at the merge
+SLOT_BOUNDS, SLOT_DOMINATED, SLOT_LEAVES = range(3)
+# what _expand_slot does
+PREPARE, COUNT, CHILDREN = 1, 2, 4
+
+#: a batch holds at most this many prefixes, and fewer when its records (a child an antecedent, each
+#: slot) would pass BATCH_RECORDS: large enough for 2 threads to share (a prefix's expansion takes
+#: ~1-20 us, a parallel region's start a few), small enough that a batch seldom expands what the
+#: incumbent found within it would have pruned
+MAX_BATCH = 16
+BATCH_RECORDS = 1 << 17
+
+
+class Batch(NamedTuple):
+    """A batch's slots: what the pops leave each (``nodes``: the prefix, or -1; the keys below which
+    its children were handled before and above which they wait, ``handled_below``/``defer_above``), and
+    what each slot's expansion leaves the merge (``next_key``: the smallest deferred child's key;
+    ``sizes``: its records; ``counters``; each record's ``values``, ``integers`` and map key in
+    ``hashes``)."""
+
+    nodes: np.ndarray
+    handled_below: np.ndarray
+    defer_above: np.ndarray
+    next_key: np.ndarray
+    sizes: np.ndarray
+    counters: np.ndarray
+    values: np.ndarray
+    integers: np.ndarray
+    hashes: np.ndarray
+
+
+def batch_size(n_antecedents: int) -> int:
+    """Prefixes a batch pops: a function of the problem alone, so that every thread count searches
+    alike."""
+    return max(1, min(MAX_BATCH, BATCH_RECORDS // max(int(n_antecedents), 1)))
+
+
+def batch(n_antecedents: int) -> Batch:
+    slots = batch_size(n_antecedents)
+    return Batch(np.full(slots, -1, np.int64), np.zeros(slots), np.zeros(slots), np.zeros(slots),
+                 np.zeros(slots, np.int64), np.zeros((slots, 3), np.int64), np.zeros((slots, n_antecedents, 6)),
+                 np.zeros((slots, n_antecedents, 6), np.int64), np.zeros((slots, n_antecedents), np.uint64))
+
+
 # below this many words to sweep per expansion, starting threads costs more than it saves (measured on
 # unit weights, three popcounts a word: weights as bit planes count a word once per plane)
 PARALLEL_MIN_WORDS = 1 << 16
@@ -636,25 +700,24 @@ def sweep_words(n_live, n_antecedents, count_planes, positive_planes, minority_p
     return n_live * n_antecedents * per_word
 
 
-# -- the search loop --------------------------------------------------------------------------------
-def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, node_mistakes, node_b0, frontier, progress, workspace,
-            n_chunks):
-    """Pop and expand up to ``max_pops`` prefixes; see the module docstring.
+def _expand(max_pops, max_expansions, counting, settings, requirements, zobrist, subsets, tree, node_mistakes, node_b0,
+            frontier, progress, workspace, slots, n_threads):
+    """Pop and expand prefixes in batches (see above and the module docstring) until ``max_pops`` pops
+    are done, or ``max_expansions`` prefixes are expanded (the node budget's rest). A batch once begun
+    is filled, whatever the pops: its prefixes must not depend on how the driver slices the search.
 
-    One function, in two passes (counting every child; then each child's bounds, the incumbent and the
-    queue), on purpose: numba compiles a function it calls apart and again into each caller, so pass 2
-    as functions of its own made the first fit after install compile 2-10 s longer for the same search
-    (plain functions +3.5-5.5 s, the small ones inlined +1.5-2 s, all inlined +9 s, over ~20 s).
+    ``n_threads`` > 1 (in :data:`expand_parallel` only): the slots of a batch are expanded on that many
+    threads, and a batch of one prefix whose children sweep :data:`PARALLEL_MIN_WORDS` counts them on
+    every thread, in 4 chunks a thread; the caller makes sure no other thread is in a parallel region.
+    (A parameter: numba cannot cache a kernel that asks for its thread count.)
 
     Vectors are over groups of identical samples (:class:`~optrules.data.groups.GroupedSamples`),
     counted by :func:`~optrules._numba.count_children` (two classes, unit weights), or by
     :func:`~optrules._numba.class_sums` when ``class_weights`` has rows
     (sample weights or several classes: a rule's correct weight is its largest class total).
-    With ``n_chunks`` > 0 (in :data:`expand_parallel` only) the children of a large prefix are first
-    counted on every core, in that many chunks; the caller makes sure no other thread is in a parallel
-    region. (A parameter: numba cannot cache a kernel that asks for its thread count.)
 
-    ``counting``, ``tree``, ``frontier``, ``progress``, ``workspace``: see :mod:`optrules._numba`;
+    ``counting``, ``tree``, ``frontier``, ``progress``: see :mod:`optrules._numba`; ``workspace``: a
+    :class:`~optrules._numba.Workspace` with a row a slot; ``slots``: a :class:`Batch`;
     ``settings``: a :class:`Settings`; ``requirements``: ``(masks, rules_needed, free_best, free_prefix)``, the first
     two of a :class:`~optrules.corels.requirements.Requirements` (zeros and ``[0]`` when there are
     none): only lists meeting every requirement are incumbents, and Theorems 10, 11 and 21 prune a rule
@@ -664,15 +727,127 @@ def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, 
     word per antecedent, XORed into the prefix map's keys; ``subsets``: :func:`antecedent_subsets`'
     two arrays (empty lists when sibling dominance is off).
     """
+    bits = counting[0]
+    n_samples, lambda_n, policy, map_type, flags, max_length, defer_window = settings
+    requirement_masks, rules_needed, free_best, free_prefix = requirements
+    node_parent, node_last, node_depth, node_hash, node_dead = tree
+    heap_key, heap_node, map_slots = frontier
+    ints, floats, best_prefix = progress
+    n_antecedents = bits.shape[0]
+    use_lookahead = (flags & USE_LOOKAHEAD) != 0
+    use_equivalent = (flags & USE_EQUIVALENT) != 0
+    # children are deferred on their key b + b0: the lower-bound policy's, without requirements (whose
+    # keys add what is owed, so a child's need not exceed its parent's) and with lambda > 0 (_requeued)
+    may_defer = ((flags & (DEFER_CHILDREN | DEFER_CHILDREN_WHEN_TIGHT)) != 0 and policy == LOWER_BOUND
+                 and rules_needed.shape[0] == 1 and lambda_n > 0.0)
+    size = slots.nodes.shape[0]
+    room = n_antecedents + 1  # a prefix's children, and the prefix queued again for those it deferred
+    for s in range(size):
+        in_prefix = slot_row(workspace.in_prefix, s, size)
+        for a in range(n_antecedents):
+            in_prefix[a] = False
+    pops = 0
+    expansions = 0
+    while pops < max_pops and expansions < max_expansions:
+        if ints[HEAP_SIZE] == 0:
+            return QUEUE_EMPTY
+        if not ints[MEMORY_FULL] and needs_room(ints, room, node_parent, heap_key, map_slots):
+            return NEED_ROOM
+        # the batch: the next prefixes whose extensions may still beat the incumbent, as many as the
+        # arrays have room for (the driver grows them when one expansion no longer fits: a batch is then
+        # smaller, at the same places on any number of threads)
+        fits = size if ints[MEMORY_FULL] else min(size, free_room(ints, node_parent, heap_key, map_slots) // room)
+        n_slots = 0
+        while n_slots < fits and expansions < max_expansions and ints[HEAP_SIZE] > 0:
+            pop_key = heap_key[0]
+            node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
+            ints[HEAP_SIZE] -= 1
+            pops += 1
+            if node_dead[node]:
+                continue
+            best = floats[0]
+            depth = node_depth[node]
+            lb = theorem1_hierarchical_lower_bound(float(node_mistakes[node]), depth, lambda_n)
+            b0 = float(node_b0[node])
+            needed = rules_needed[_prefix_coverage(node, node_parent, node_last, requirement_masks)]
+            # the incumbent may have improved since this prefix was queued
+            if not _admissible_extensions_may_win(lb, b0, needed, lambda_n, best, use_equivalent, use_lookahead):
+                continue
+            # children keyed below handled_below were handled at earlier pops; those above defer_above wait
+            handled_below = -np.inf
+            defer_above = np.inf
+            if may_defer:
+                if _requeued(pop_key, lb + b0, lambda_n):
+                    # its deferred children are keyed pop_key or more: may any of them still be queued?
+                    if not theorem20_equivalent_points(pop_key, 0.0, lambda_n, best, use_lookahead):
+                        continue
+                    handled_below = pop_key
+                    ints[REEXPANDED] += 1
+                if (flags & DEFER_CHILDREN) != 0 or ints[MEMORY_TIGHT] != 0:
+                    defer_above = pop_key + defer_window
+            shortest_extension = depth + max(needed, 1)
+            if shortest_extension > theorem4_max_prefix_length(best, lambda_n, n_antecedents) or shortest_extension > max_length:
+                continue
+            slots.nodes[n_slots] = node
+            slots.handled_below[n_slots] = handled_below
+            slots.defer_above[n_slots] = defer_above
+            n_slots += 1
+            expansions += 1
+            ints[EXPANDED] += 1
+            if depth + 1 > ints[MAX_LENGTH]:
+                ints[MAX_LENGTH] = depth + 1
+        if n_slots == 0:
+            continue
+        # what the slots' tests compare with: the incumbent and the free best as the batch begins
+        best = floats[0]
+        free = free_best[0]
+        tight = ints[MEMORY_TIGHT] != 0
+        prepared = n_threads > 1 and n_slots == 1  # one prefix: may its children's counts use every thread?
+        if prepared:
+            _expand_slot(np.int64(0), np.int64(PREPARE), best, free, tight, counting, settings, requirements, zobrist, subsets,
+                         tree, node_mistakes, node_b0, frontier, workspace, slots)
+        if (prepared and counting[6].shape[0] == 0
+                and sweep_words(slots.sizes[0], n_antecedents, counting[1], counting[2], counting[3],
+                                counting[4]) >= PARALLEL_MIN_WORDS):
+            chunks = 4 * n_threads
+            for chunk in prange(chunks):
+                count_children(slot_row(workspace.u, 0, size), bits, slot_row(workspace.live_words, 0, size),
+                               slots.sizes[0], workspace.chunk_scratch[chunk], counting[1], counting[2], counting[3],
+                               counting[4], use_equivalent, slot_row(workspace.in_prefix, 0, size),
+                               slot_row(workspace.child_counts, 0, size), np.int64(chunk), np.int64(chunks))
+            _expand_slot(np.int64(0), np.int64(CHILDREN), best, free, tight, counting, settings, requirements, zobrist, subsets,
+                         tree, node_mistakes, node_b0, frontier, workspace, slots)
+        elif prepared:
+            _expand_slot(np.int64(0), np.int64(COUNT | CHILDREN), best, free, tight, counting, settings, requirements, zobrist, subsets,
+                         tree, node_mistakes, node_b0, frontier, workspace, slots)
+        else:
+            for s in prange(n_slots):
+                _expand_slot(np.int64(s), np.int64(PREPARE | COUNT | CHILDREN), best, free, tight, counting, settings,
+                             requirements, zobrist, subsets, tree, node_mistakes, node_b0, frontier, workspace, slots)
+        for s in range(n_slots):
+            _merge_slot(s, counting, settings, requirements, zobrist, tree, node_mistakes, node_b0, frontier, progress,
+                        workspace, slots)
+    return POPS_DONE
+
+
+@njit(cache=True, _nrt=False)  # (allocates nothing: see optrules._numba.Workspace)
+def _expand_slot(s, stages, best, free, tight, counting, settings, requirements, zobrist, subsets, tree,
+                 node_mistakes, node_b0, frontier, workspace, slots):
+    """The ``stages`` (``PREPARE | COUNT | CHILDREN``) of the expansion of slot ``s``'s prefix: what it
+    leaves uncaptured (PREPARE; its live words in ``slots.sizes[s]`` until CHILDREN), every child's
+    counts (COUNT), then each child's bounds and tests against ``best`` (the incumbent) and ``free``
+    (the best list missing a requirement) as the batch began, into the slot's records (CHILDREN); a
+    child to queue is looked up in the symmetry map as the batch found it, and left out when an
+    equivalent prefix there is at least as good (Cor 16). Writes only the slot's rows: slots run on
+    threads side by side, and the map, the queue and the nodes change only in the merge."""
     (bits, count_planes, positive_planes, minority_planes, packed_weights, all_ones, class_weights,
      minority_weights) = counting
     n_samples, lambda_n, policy, map_type, flags, max_length, defer_window = settings
     requirement_masks, rules_needed, free_best, free_prefix = requirements
     complete = rules_needed.shape[0] - 1
     node_parent, node_last, node_depth, node_hash, node_dead = tree
-    heap_key, heap_node, map_slots = frontier
-    ints, floats, best_prefix = progress
-    n_antecedents, n_words = bits.shape
+    map_slots = frontier[2]
+    n_antecedents = bits.shape[0]
     use_min_support = (flags & USE_MIN_SUPPORT) != 0
     use_accurate = (flags & USE_ACCURATE_SUPPORT) != 0
     use_excessive = (flags & USE_EXCESSIVE_SUPPORT) != 0
@@ -682,240 +857,293 @@ def _expand(max_pops, counting, settings, requirements, zobrist, subsets, tree, 
     # leaves are resolved on the two-class counts, without requirements (whose incumbents need checking)
     may_resolve_leaves = ((flags & (RESOLVE_LEAVES | RESOLVE_LEAVES_WHEN_TIGHT)) != 0 and not use_classes
                           and rules_needed.shape[0] == 1)
-    # children are deferred on their key b + b0: the lower-bound policy's, without requirements (whose
-    # keys add what is owed, so a child's need not exceed its parent's) and with lambda > 0 (_requeued)
-    may_defer = ((flags & (DEFER_CHILDREN | DEFER_CHILDREN_WHEN_TIGHT)) != 0 and policy == LOWER_BOUND
-                 and rules_needed.shape[0] == 1 and lambda_n > 0.0)
     # on the two-class counts, without requirements (a sibling that meets none cannot stand in for one)
     use_dominance = (flags & USE_SIBLING_DOMINANCE) != 0 and not use_classes and rules_needed.shape[0] == 1
     n_classes = class_weights.shape[1]
-    u, v, scratch, chunk_scratch = workspace.u, workspace.v, workspace.scratch, workspace.chunk_scratch
-    live_words, in_prefix, child_counts = workspace.live_words, workspace.in_prefix, workspace.child_counts
-    unc_totals, cap_totals = workspace.totals, workspace.captured_totals
-    leaf_u, leaf_live_words, leaf_counts = workspace.leaf_u, workspace.leaf_live_words, workspace.leaf_counts
-    pure_siblings = workspace.pure_siblings
+    size = slots.nodes.shape[0]
+    u, v = slot_row(workspace.u, s, size), slot_row(workspace.v, s, size)
+    scratch, live_words = slot_row(workspace.scratch, s, size), slot_row(workspace.live_words, s, size)
+    in_prefix, child_counts = slot_row(workspace.in_prefix, s, size), slot_row(workspace.child_counts, s, size)
+    unc_totals, cap_totals = slot_row(workspace.totals, s, size), slot_row(workspace.captured_totals, s, size)
+    leaf_u, leaf_live_words = slot_row(workspace.leaf_u, s, size), slot_row(workspace.leaf_live_words, s, size)
+    leaf_counts, pure_siblings = slot_row(workspace.leaf_counts, s, size), slot_row(workspace.pure_siblings, s, size)
     within_first, within = subsets
-    for a in range(n_antecedents):
-        in_prefix[a] = False
-    pops = 0
-    while pops < max_pops:
-        if ints[HEAP_SIZE] == 0:
-            return QUEUE_EMPTY
-        if not ints[MEMORY_FULL] and needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
-            return NEED_ROOM
-        pop_key = heap_key[0]
-        node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
-        ints[HEAP_SIZE] -= 1
-        pops += 1
-        if node_dead[node]:
-            continue
-        best = floats[0]
-        depth = node_depth[node]
-        prefix_mistakes = float(node_mistakes[node])
-        lb = theorem1_hierarchical_lower_bound(prefix_mistakes, depth, lambda_n)
-        b0 = float(node_b0[node])
-        covered = _prefix_coverage(node, node_parent, node_last, requirement_masks)
-        needed = rules_needed[covered]
-        # the incumbent may have improved since this prefix was queued
-        if not _admissible_extensions_may_win(lb, b0, needed, lambda_n, best, use_equivalent, use_lookahead):
-            continue
-        # children keyed below handled_below were handled at earlier pops; those above defer_above wait
-        handled_below = -np.inf
-        defer_above = np.inf
-        if may_defer:
-            if _requeued(pop_key, lb + b0, lambda_n):
-                # its deferred children are keyed pop_key or more: may any of them still be queued?
-                if not theorem20_equivalent_points(pop_key, 0.0, lambda_n, best, use_lookahead):
-                    continue
-                handled_below = pop_key
-                ints[REEXPANDED] += 1
-            if (flags & DEFER_CHILDREN) != 0 or ints[MEMORY_TIGHT] != 0:
-                defer_above = pop_key + defer_window
-        next_key = np.inf
-        shortest_extension = depth + max(needed, 1)
-        if shortest_extension > theorem4_max_prefix_length(best, lambda_n, n_antecedents) or shortest_extension > max_length:
-            continue
+    node = slots.nodes[s]
+    if stages & PREPARE:
         rebuild_uncaptured(node, node_parent, node_last, bits, all_ones, u)
         mark_prefix(node, node_parent, node_last, in_prefix, True)
-        n_live = live_word_list(u, live_words)
+        slots.sizes[s] = live_word_list(u, live_words)
+    n_live = slots.sizes[s]
+    if stages & COUNT and not use_classes:
+        count_children(u, bits, live_words, n_live, scratch, count_planes, positive_planes, minority_planes,
+                       packed_weights, use_equivalent, in_prefix, child_counts, np.int64(0), np.int64(1))
+    if not stages & CHILDREN:
+        return
+    depth = node_depth[node]
+    prefix_mistakes = float(node_mistakes[node])
+    covered = _prefix_coverage(node, node_parent, node_last, requirement_masks)
+    if use_classes:
+        minor_unc = class_sums(u, live_words, n_live, class_weights, minority_weights, unc_totals)
+        n_unc = 0.0
+        for c in range(n_classes):  # loops, not .sum()/.max(): numba's reductions compile slowly
+            n_unc += unc_totals[c]
+        pos_unc = 0.0
+    else:
+        n_unc = float(weighted_count(u, count_planes))
+        pos_unc = float(weighted_count(u, positive_planes))
+        minor_unc = float(weighted_count(u, minority_planes)) if use_equivalent else 0.0
+    resolve_leaves = may_resolve_leaves and ((flags & RESOLVE_LEAVES) != 0 or tight)
+    leaf_words_left = LEAF_WORDS_PER_EXPANSION
+    handled_below, defer_above = slots.handled_below[s], slots.defer_above[s]
+    values, integers = slots.values[s], slots.integers[s]
+    # the pure children, those capturing only positives at the front, only negatives at the back, each
+    # part sorted by count (_dominated_by_pure_sibling): only one capturing at least a child's majority
+    # can dominate it (mushroom, 1,597 antecedents, many of them pure: comparing every child with every
+    # pure sibling took 7/8 of the search)
+    n_pure_positive = 0
+    n_pure_negative = 0
+    if use_dominance:
+        for b in range(n_antecedents):
+            if not in_prefix[b]:
+                n_cap_b, n_pos_b, _ = counts_of(child_counts, b)
+                if n_cap_b > 0 and n_pos_b == n_cap_b:
+                    pure_siblings[n_pure_positive] = (n_cap_b << SIBLING_SHIFT) | b
+                    n_pure_positive += 1
+                elif n_cap_b > 0 and n_pos_b == 0:
+                    n_pure_negative += 1
+                    pure_siblings[n_antecedents - n_pure_negative] = (n_cap_b << SIBLING_SHIFT) | b
+        # (typed bounds: a literal 0 made numba compile the sort three times, 0.4 s each in a first fit)
+        _heapsort(pure_siblings, np.int64(0), np.int64(n_pure_positive))
+        _heapsort(pure_siblings, np.int64(n_antecedents - n_pure_negative), np.int64(n_antecedents))
+    sibling_checks_left = SIBLING_CHECKS_PER_EXPANSION
+    n_bounds = 0
+    n_dominated = 0
+    n_leaves = 0
+    next_key = np.inf
+    n_records = 0
+    for a in range(n_antecedents):
+        if in_prefix[a]:
+            continue
+        n_bounds += 1
         if use_classes:
-            minor_unc = class_sums(u, live_words, n_live, class_weights, minority_weights, unc_totals)
-            n_unc = 0.0
-            for c in range(n_classes):  # loops, not .sum()/.max(): numba's reductions compile slowly
-                n_unc += unc_totals[c]
-            pos_unc = 0.0
+            for j in range(n_live):
+                v[live_words[j]] = u[live_words[j]] & bits[a, live_words[j]]
+            n_min = class_sums(v, live_words, n_live, class_weights, minority_weights, cap_totals)
+            n_cap = 0.0
+            rule_correct = 0.0
+            rest_correct = 0.0
+            for c in range(n_classes):
+                n_cap += cap_totals[c]
+                rule_correct = max(rule_correct, cap_totals[c])
+                rest_correct = max(rest_correct, unc_totals[c] - cap_totals[c])
+            n_cap_i = np.int64(0)
+            n_pos_i = np.int64(0)
         else:
-            n_unc = float(weighted_count(u, count_planes))
-            pos_unc = float(weighted_count(u, positive_planes))
-            minor_unc = float(weighted_count(u, minority_planes)) if use_equivalent else 0.0
-        ints[EXPANDED] += 1
-        insertions_before = ints[INSERTIONS]
-        resolve_leaves = may_resolve_leaves and ((flags & RESOLVE_LEAVES) != 0 or ints[MEMORY_TIGHT] != 0)
-        leaf_words_left = LEAF_WORDS_PER_EXPANSION
-        if depth + 1 > ints[MAX_LENGTH]:
-            ints[MAX_LENGTH] = depth + 1
-        if not use_classes:
-            # pass 1, every child's counts: on every core when the sweep is large enough to pay for the
-            # threads, antecedents dealt round-robin to several chunks per core, each with its scratch
-            sweep = sweep_words(n_live, n_antecedents, count_planes, positive_planes, minority_planes, packed_weights)
-            chunks = n_chunks if n_chunks > 0 and sweep >= PARALLEL_MIN_WORDS else 1
-            for chunk in prange(chunks):
-                count_children(u, bits, live_words, n_live, chunk_scratch[chunk], count_planes, positive_planes,
-                               minority_planes, packed_weights, use_equivalent, in_prefix, child_counts,
-                               np.int64(chunk), chunks)
-        # the pure children, those capturing only positives at the front, only negatives at the back, each
-        # part sorted by count (_dominated_by_pure_sibling): only one capturing at least a child's majority
-        # can dominate it (mushroom, 1,597 antecedents, many of them pure: comparing every child with every
-        # pure sibling took 7/8 of the search)
-        n_pure_positive = 0
-        n_pure_negative = 0
-        if use_dominance:
-            for b in range(n_antecedents):
-                if not in_prefix[b]:
-                    n_cap_b, n_pos_b, _ = counts_of(child_counts, b)
-                    if n_cap_b > 0 and n_pos_b == n_cap_b:
-                        pure_siblings[n_pure_positive] = (n_cap_b << SIBLING_SHIFT) | b
-                        n_pure_positive += 1
-                    elif n_cap_b > 0 and n_pos_b == 0:
-                        n_pure_negative += 1
-                        pure_siblings[n_antecedents - n_pure_negative] = (n_cap_b << SIBLING_SHIFT) | b
-            # (typed bounds: a literal 0 made numba compile the sort three times, 0.4 s each in a first fit)
-            _heapsort(pure_siblings, np.int64(0), np.int64(n_pure_positive))
-            _heapsort(pure_siblings, np.int64(n_antecedents - n_pure_negative), np.int64(n_antecedents))
-        sibling_checks_left = SIBLING_CHECKS_PER_EXPANSION
-        # pass 2, each child: bounds, the incumbent, the queue
-        for a in range(n_antecedents):
-            if in_prefix[a]:
-                continue
-            ints[LB_EVALS] += 1
-            if use_classes:
-                for j in range(n_live):
-                    v[live_words[j]] = u[live_words[j]] & bits[a, live_words[j]]
-                n_min = class_sums(v, live_words, n_live, class_weights, minority_weights, cap_totals)
-                n_cap = 0.0
-                rule_correct = 0.0
-                rest_correct = 0.0
-                for c in range(n_classes):
-                    n_cap += cap_totals[c]
-                    rule_correct = max(rule_correct, cap_totals[c])
-                    rest_correct = max(rest_correct, unc_totals[c] - cap_totals[c])
+            n_cap_i, n_pos_i, n_min_i = counts_of(child_counts, a)
+            n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
+            rule_correct, rest_correct = _two_class_correct(n_cap, n_pos, n_unc, pos_unc)
+        child_covered = covered | requirement_masks[a]
+        # a rule that meets no new requirement can be removed from any list keeping it admissible
+        removable = child_covered == covered
+        if removable and n_cap <= 0.0:
+            continue  # a rule that captures nothing (of weight) only costs lambda
+        if removable and use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
+            continue
+        if removable and use_accurate and not theorem11_minimum_accurate_support(rule_correct, lambda_n):
+            continue
+        # Thm 21 cuts the list before the rule: admissible only if the prefix already is
+        if covered == complete and use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
+            continue
+        child_mistakes = prefix_mistakes + n_cap - rule_correct
+        child_lb = theorem1_hierarchical_lower_bound(child_mistakes, depth + 1, lambda_n)
+        n_rest = n_unc - n_cap
+        child_objective = child_lb + n_rest - rest_correct
+        record = 0
+        if child_covered == complete:
+            if child_objective < best:
+                record = RECORD_INCUMBENT
+        elif child_objective < free:
+            record = RECORD_FREE
+        # may the child's extensions still beat the incumbent? (no admissible extension may be too long)
+        child_needed = rules_needed[child_covered]
+        child_b0 = minor_unc - n_min if use_equivalent else 0.0
+        child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
+        queue = (depth + 1 + max(child_needed, 1) <= max_length
+                 and _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
+                                                    use_lookahead)
+                 and child_key >= handled_below)  # (below: handled, and counted, at an earlier pop)
+        if queue and child_key > defer_above:
+            next_key = min(next_key, child_key)
+            queue = False
+        if queue and use_dominance:
+            dominated = _dominated_by_subconjunction(a, n_cap_i, n_pos_i, within_first, within, child_counts)
+            # a pure sibling of the child's majority class; of either class when its classes tie
+            if not dominated and sibling_checks_left > 0 and 2 * n_pos_i >= n_cap_i:
+                dominated, work = _dominated_by_pure_sibling(a, n_cap_i, n_pos_i, u, bits, live_words, n_live,
+                                                             count_planes, packed_weights, pure_siblings,
+                                                             np.int64(0), n_pure_positive, sibling_checks_left)
+                sibling_checks_left -= work
+            if not dominated and sibling_checks_left > 0 and 2 * n_pos_i <= n_cap_i:
+                dominated, work = _dominated_by_pure_sibling(a, n_cap_i, n_pos_i, u, bits, live_words, n_live,
+                                                             count_planes, packed_weights, pure_siblings,
+                                                             n_antecedents - n_pure_negative,
+                                                             np.int64(n_antecedents), sibling_checks_left)
+                sibling_checks_left -= work
+            if dominated:
+                n_dominated += 1
+                queue = False
+        leaf_objective = np.inf
+        leaf_rule = -1
+        if (queue and resolve_leaves and leaf_words_left > 0
+                and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
+                                            use_lookahead)):
+            # a leaf (see _best_one_rule_extension): its children's lists now, not the queue
+            queue = False
+            if depth + 2 <= theorem4_max_prefix_length(best, lambda_n, n_antecedents):
+                n_leaves += 1  # (with its parent's expansion: not one of max_nodes)
+                leaf_words_left -= n_antecedents * max(n_live, 1)
+                n_bounds += n_antecedents - depth - 1
+                fewest, leaf_rule = _best_one_rule_extension(u, a, bits, leaf_live_words, leaf_u, scratch,
+                                                             count_planes, positive_planes, minority_planes,
+                                                             packed_weights, in_prefix, leaf_counts, n_rest,
+                                                             pos_unc - n_pos)
+                leaf_objective = child_lb + lambda_n + fewest
+                if leaf_objective < best:
+                    record |= RECORD_LEAF
+        h = np.uint64(0)
+        map_slot = -1
+        equivalent = -1
+        if queue and map_type != MAP_NONE:
+            if map_type == MAP_PREFIX:
+                h = node_hash[node] ^ zobrist[a]
+                map_slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash, node_parent,
+                                                       node_last, node_depth)
             else:
-                n_cap_i, n_pos_i, n_min_i = counts_of(child_counts, a)
-                n_cap, n_pos, n_min = float(n_cap_i), float(n_pos_i), float(n_min_i)
-                rule_correct, rest_correct = _two_class_correct(n_cap, n_pos, n_unc, pos_unc)
-            child_covered = covered | requirement_masks[a]
-            # a rule that meets no new requirement can be removed from any list keeping it admissible
-            removable = child_covered == covered
-            if removable and n_cap <= 0.0:
-                continue  # a rule that captures nothing (of weight) only costs lambda
-            if removable and use_min_support and not theorem10_minimum_support(n_cap, lambda_n):
-                continue
-            if removable and use_accurate and not theorem11_minimum_accurate_support(rule_correct, lambda_n):
-                continue
-            # Thm 21 cuts the list before the rule: admissible only if the prefix already is
-            if covered == complete and use_excessive and not theorem21_excessive_support(n_unc, n_cap, lambda_n):
-                continue
-            child_mistakes = prefix_mistakes + n_cap - rule_correct
-            child_lb = theorem1_hierarchical_lower_bound(child_mistakes, depth + 1, lambda_n)
-            n_rest = n_unc - n_cap
-            child_objective = child_lb + n_rest - rest_correct
-            if child_covered == complete:
-                if child_objective < floats[0]:
-                    record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last,
-                                     node_depth)
-            elif child_objective < free_best[0]:
+                h = remaining_set_hash(u, bits, a)
+                map_slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
+                                                     all_ones, scratch)
+            if found:
+                equivalent = map_slots[map_slot]
+                other_lb = theorem1_hierarchical_lower_bound(node_mistakes[equivalent], node_depth[equivalent],
+                                                             lambda_n)
+                queue = corollary16_permutation_dominates(child_lb, other_lb)
+        if queue:
+            record |= RECORD_QUEUE
+        if record == 0:
+            continue
+        integers[n_records, MAP_SLOT] = map_slot
+        integers[n_records, EQUIVALENT] = equivalent
+        slots.hashes[s, n_records] = h
+        integers[n_records, RULE] = a
+        integers[n_records, FLAGS] = record
+        integers[n_records, NEEDED] = child_needed
+        integers[n_records, LEAF_RULE] = leaf_rule
+        values[n_records, MISTAKES] = child_mistakes
+        values[n_records, B0] = child_b0
+        values[n_records, BOUND] = child_lb
+        values[n_records, OBJECTIVE] = child_objective
+        values[n_records, REST] = n_rest
+        values[n_records, LEAF_OBJECTIVE] = leaf_objective
+        n_records += 1
+    slots.counters[s, SLOT_BOUNDS] = n_bounds
+    slots.counters[s, SLOT_DOMINATED] = n_dominated
+    slots.counters[s, SLOT_LEAVES] = n_leaves
+    slots.next_key[s] = next_key
+    slots.sizes[s] = n_records
+
+
+@njit(cache=True, _nrt=False)
+def _merge_slot(s, counting, settings, requirements, zobrist, tree, node_mistakes, node_b0, frontier, progress,
+                workspace, slots):
+    """What slot ``s``'s children change, in their order: the incumbent (and the free best), then
+    each child the incumbent still lets through queued (or dropped when memory is full), the symmetry
+    map keeping the better of two equivalent prefixes (Cor 16); the prefix queued again for the
+    children it deferred."""
+    bits, all_ones = counting[0], counting[5]
+    n_samples, lambda_n, policy, map_type, flags, max_length, defer_window = settings
+    requirement_masks, rules_needed, free_best, free_prefix = requirements
+    node_parent, node_last, node_depth, node_hash, node_dead = tree
+    heap_key, heap_node, map_slots = frontier
+    ints, floats, best_prefix = progress
+    use_lookahead = (flags & USE_LOOKAHEAD) != 0
+    use_equivalent = (flags & USE_EQUIVALENT) != 0
+    size = slots.nodes.shape[0]
+    u, scratch = slot_row(workspace.u, s, size), slot_row(workspace.scratch, s, size)
+    in_prefix = slot_row(workspace.in_prefix, s, size)
+    values, integers = slots.values[s], slots.integers[s]
+    node = slots.nodes[s]
+    depth = node_depth[node]
+    ints[LB_EVALS] += slots.counters[s, SLOT_BOUNDS]
+    ints[DOMINATED] += slots.counters[s, SLOT_DOMINATED]
+    ints[LEAVES_RESOLVED] += slots.counters[s, SLOT_LEAVES]
+    insertions_before = ints[INSERTIONS]
+    for r in range(slots.sizes[s]):
+        a = integers[r, RULE]
+        record = integers[r, FLAGS]
+        child_mistakes, child_b0, child_lb = values[r, MISTAKES], values[r, B0], values[r, BOUND]
+        child_objective = values[r, OBJECTIVE]
+        if record & RECORD_INCUMBENT:
+            if child_objective < floats[0]:
+                record_incumbent(child_objective, node, a, floats, ints, best_prefix, node_parent, node_last,
+                                 node_depth)
+        elif record & RECORD_FREE:
+            if child_objective < free_best[0]:
                 free_best[0] = child_objective
                 length = prefix_of(node, node_parent, node_last, node_depth, free_prefix)
                 free_prefix[length] = a
                 free_best[1] = length + 1
-            best = floats[0]
-            # may the child's extensions still beat the incumbent?
-            child_needed = rules_needed[child_covered]
-            if depth + 1 + max(child_needed, 1) > max_length:  # no admissible extension is short enough
+        if record & RECORD_LEAF and values[r, LEAF_OBJECTIVE] < floats[0]:
+            record_incumbent(values[r, LEAF_OBJECTIVE], node, a, floats, ints, best_prefix, node_parent, node_last,
+                             node_depth)
+            best_prefix[depth + 1] = integers[r, LEAF_RULE]
+            ints[BEST_LEN] = depth + 2
+        if not record & RECORD_QUEUE:
+            continue
+        child_needed = integers[r, NEEDED]
+        if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, floats[0], use_equivalent,
+                                              use_lookahead):
+            continue
+        if ints[MEMORY_FULL]:  # no room to queue it: its bound joins the dropped prefixes'
+            drop_child(ints, floats, child_lb + child_b0)
+            continue
+        h = slots.hashes[s, r]
+        slot = integers[r, MAP_SLOT]
+        equivalent = integers[r, EQUIVALENT]
+        if map_type != MAP_NONE and map_slots[slot] != equivalent:
+            # an earlier child of the batch took the slot the lookup ended at: look again
+            if map_type == MAP_PREFIX:
+                slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash, node_parent,
+                                                   node_last, node_depth)
+            else:
+                slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
+                                                 all_ones, scratch)
+            equivalent = map_slots[slot] if found else -1
+            if found and not corollary16_permutation_dominates(
+                    child_lb, theorem1_hierarchical_lower_bound(node_mistakes[equivalent], node_depth[equivalent],
+                                                                lambda_n)):
                 continue
-            child_b0 = minor_unc - n_min if use_equivalent else 0.0
-            if not _admissible_extensions_may_win(child_lb, child_b0, child_needed, lambda_n, best, use_equivalent,
-                                                  use_lookahead):
-                continue
-            child_key = child_lb + child_b0  # its key in the queue (lower-bound policy, when deferring)
-            if child_key < handled_below:  # handled (and counted) at an earlier pop of this prefix
-                continue
-            if child_key > defer_above:
-                next_key = min(next_key, child_key)
-                continue
-            if use_dominance:
-                dominated = _dominated_by_subconjunction(a, n_cap_i, n_pos_i, within_first, within, child_counts)
-                # a pure sibling of the child's majority class; of either class when its classes tie
-                if not dominated and sibling_checks_left > 0 and 2 * n_pos_i >= n_cap_i:
-                    dominated, work = _dominated_by_pure_sibling(a, n_cap_i, n_pos_i, u, bits, live_words, n_live,
-                                                                 count_planes, packed_weights, pure_siblings,
-                                                                 np.int64(0), n_pure_positive, sibling_checks_left)
-                    sibling_checks_left -= work
-                if not dominated and sibling_checks_left > 0 and 2 * n_pos_i <= n_cap_i:
-                    dominated, work = _dominated_by_pure_sibling(a, n_cap_i, n_pos_i, u, bits, live_words, n_live,
-                                                                 count_planes, packed_weights, pure_siblings,
-                                                                 n_antecedents - n_pure_negative,
-                                                                 np.int64(n_antecedents), sibling_checks_left)
-                    sibling_checks_left -= work
-                if dominated:
-                    ints[DOMINATED] += 1
-                    continue
-            if (resolve_leaves and leaf_words_left > 0
-                    and not _extensions_may_win(child_lb + lambda_n, child_b0, lambda_n, best, use_equivalent,
-                                                use_lookahead)):
-                # a leaf (see _best_one_rule_extension): its children's lists now, not the queue
-                if depth + 2 <= theorem4_max_prefix_length(best, lambda_n, n_antecedents):
-                    ints[LEAVES_RESOLVED] += 1  # (with its parent's expansion: not one of max_nodes)
-                    leaf_words_left -= n_antecedents * max(n_live, 1)
-                    ints[LB_EVALS] += n_antecedents - depth - 1
-                    fewest, b = _best_one_rule_extension(u, a, bits, leaf_live_words, leaf_u, scratch, count_planes,
-                                                         positive_planes, minority_planes, packed_weights, in_prefix,
-                                                         leaf_counts, n_rest, pos_unc - n_pos)
-                    leaf_objective = child_lb + lambda_n + fewest
-                    if leaf_objective < floats[0]:
-                        record_incumbent(leaf_objective, node, a, floats, ints, best_prefix, node_parent, node_last,
-                                         node_depth)
-                        best_prefix[depth + 1] = b
-                        ints[BEST_LEN] = depth + 2
-                continue
-            if ints[MEMORY_FULL]:  # no room to queue it: its bound joins the dropped prefixes'
-                drop_child(ints, floats, child_lb + child_b0)
-                continue
-            h = np.uint64(0)
-            slot = -1
-            if map_type != MAP_NONE:
-                if map_type == MAP_PREFIX:
-                    h = node_hash[node] ^ zobrist[a]
-                    slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash,
-                                                       node_parent, node_last, node_depth)
-                else:
-                    h = remaining_set_hash(u, bits, a)
-                    slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
-                                                     all_ones, scratch)
-                if found:
-                    other = map_slots[slot]
-                    other_lb = theorem1_hierarchical_lower_bound(node_mistakes[other], node_depth[other], lambda_n)
-                    if not corollary16_permutation_dominates(child_lb, other_lb):
-                        continue
-                    node_dead[other] = True
-                else:
-                    ints[MAP_COUNT] += 1
-            # a prefix that still needs rules is as far from a list as their lambdas (requirements only)
-            owed = lambda_n * child_needed
-            key = _priority(policy, child_lb + owed, child_b0, child_objective + owed, n_samples - n_rest, depth + 1,
-                            ints[N_NODES])
-            child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
-                              map_slots, heap_key, heap_node, ints)
-            # the child's mistakes, not its bound: int32 (exact) for unit weights, 4 bytes a prefix fewer
-            node_mistakes[child] = child_mistakes
-            node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
-        if ints[INSERTIONS] > insertions_before:
-            ints[KEPT_A_CHILD] += 1
-        if next_key < np.inf:  # queued again for its deferred children, in the slot its pop freed
-            heap_push(heap_key, heap_node, ints[HEAP_SIZE], next_key, np.int64(node))
-            ints[HEAP_SIZE] += 1
-        mark_prefix(node, node_parent, node_last, in_prefix, False)
-    return POPS_DONE
+        # (the map's slots change in the merge alone, filled or given a better equivalent: a lookup whose
+        # last slot holds what it held then ends there again)
+        if equivalent >= 0:
+            node_dead[equivalent] = True
+        elif map_type != MAP_NONE:
+            ints[MAP_COUNT] += 1
+        # a prefix that still needs rules is as far from a list as their lambdas (requirements only)
+        owed = lambda_n * child_needed
+        n_rest = values[r, REST]
+        key = _priority(policy, child_lb + owed, child_b0, child_objective + owed, n_samples - n_rest, depth + 1,
+                        ints[N_NODES])
+        child = add_child(node, a, h, slot, key, node_parent, node_last, node_depth, node_hash, node_dead,
+                          map_slots, heap_key, heap_node, ints)
+        # the child's mistakes, not its bound: int32 (exact) for unit weights, 4 bytes a prefix fewer
+        node_mistakes[child] = child_mistakes
+        node_b0[child] = child_b0  # int32 for unit weights (exact), float64 for real weights
+    if ints[INSERTIONS] > insertions_before:
+        ints[KEPT_A_CHILD] += 1
+    if slots.next_key[s] < np.inf:  # queued again for its deferred children
+        heap_push(heap_key, heap_node, ints[HEAP_SIZE], slots.next_key[s], np.int64(node))
+        ints[HEAP_SIZE] += 1
+    mark_prefix(node, node_parent, node_last, in_prefix, False)
 
 
 def _renamed(function, name: str):
@@ -927,9 +1155,11 @@ def _renamed(function, name: str):
     return copy
 
 
-# One source, two compilations: the serial one (every search) and the parallel one, compiled only when a
-# search is large enough to use both cores (its parfors compile ~2x slower). The serial one runs without
+# One source, two compilations: the serial one (every search on one thread) and the parallel one, compiled
+# only when a search runs on several threads (its parfors compile ~2x slower). The serial one runs without
 # numba's reference counting (see optrules._numba.Workspace; monks-3 lambda 0.01: 13.3 -> 11.7 s); the
 # parallel one needs it for its threads.
-expand = njit(cache=True, _nrt=False)(_expand)
-expand_parallel = njit(cache=True, parallel=True)(_renamed(_expand, "expand_parallel"))
+# Both release the GIL: the parallel one compiles in a thread while the serial one searches
+# (optrules.bnb.ThreadedKernel), and the web app's fits run in threads.
+expand = njit(cache=True, _nrt=False, nogil=True)(_expand)
+expand_parallel = njit(cache=True, parallel=True, nogil=True)(_renamed(_expand, "expand_parallel"))

@@ -4,7 +4,7 @@ importing the search."""
 
 from __future__ import annotations
 
-from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, Declared, Interval)
+from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, N_JOBS, Declared, Interval)
 
 #: the queue orders of the search (the kernel's codes follow this order)
 POLICY_NAMES = ("lower_bound", "objective", "curiosity", "bfs", "dfs")
@@ -35,4 +35,5 @@ RULE_LIST_PARAMETERS = COMMON_PARAMETERS + (
              "lists that use them all)", None, none=True, kind="names"),
     Declared("refine", "after the certified optimum over the boosted thresholds, search quantile and boosted "
              "thresholds together from it (the certificate covers that larger space)", False, flag=True),
+    N_JOBS,
 )

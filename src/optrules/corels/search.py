@@ -12,11 +12,10 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import get_num_threads
 
 from .._numba import workspace
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, compile_for,
-                   compiled_in_time, drive, parallel_region, proven_status, unsearched_certificate,
+                   compiled_in_time, drive, ThreadedKernel, threads_for, proven_status, unsearched_certificate,
                    unsearched_counters)
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
@@ -215,6 +214,7 @@ def search(
     budget: Budget | None = None,
     max_length: int | None = None,
     required=None,
+    n_jobs: int | None = None,
     _groups=None,
 ) -> SearchResult:
     """Find the rule list minimising mistakes/N + lambda*K over ``problem``'s antecedents, and prove it
@@ -229,6 +229,8 @@ def search(
     with the latest trace point and counters after every slice. ``max_length`` restricts the search (and
     the certificate) to lists of at most that many rules; ``required`` (groups of antecedent indices, or
     :class:`~optrules.corels.requirements.Requirements`) to lists holding an antecedent of every group.
+    ``n_jobs``: the threads the search runs on (:func:`~optrules.bnb.threads_for`); the search, its
+    list and its certificate are the same for every value.
     """
     if policy not in K.POLICIES:
         raise ValueError(f"policy must be one of {sorted(K.POLICIES)}, got {policy!r}")
@@ -243,7 +245,10 @@ def search(
                          "same samples may meet different requirements (use 'prefix')")
     return RuleListSearch(problem, policy, map_type, ablation, max_nodes, as_budget(budget, time_limit, max_memory),
                           warm_start, initial_prefix, trace_interval, progress, counting, max_length, requirements,
-                          _groups).run()
+                          _groups, n_jobs).run()
+
+
+NO_LIMIT = 1 << 62  # expansions a kernel call may make when the search has no node budget
 
 
 class RuleListSearch:
@@ -263,11 +268,11 @@ class RuleListSearch:
 
     def __init__(self, problem: Problem, policy: str, map_type: str, ablation: Ablation, max_nodes, budget: Budget,
                  warm_start: bool, initial_prefix, trace_interval: float, progress, counting: str, max_length,
-                 requirements: Requirements, groups):
+                 requirements: Requirements, groups, n_jobs=None):
         self.problem, self.policy, self.map_type, self.ablation = problem, policy, map_type, ablation
         self.max_nodes, self.budget, self.warm_start, self.initial_prefix = max_nodes, budget, warm_start, initial_prefix
         self.trace_interval, self.progress, self.counting_mode = trace_interval, progress, counting
-        self.max_length, self.requirements, self.groups = max_length, requirements, groups
+        self.max_length, self.requirements, self.groups, self.n_jobs = max_length, requirements, groups, n_jobs
         self.n, self.m, self.lambda_n = problem.total_weight, problem.n_antecedents, problem.lambda_n
         # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
         self.root_b0 = (float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points
@@ -316,7 +321,7 @@ class RuleListSearch:
         if self.requirements.count and self.warm_start:
             self.free = _free_warm_start(problem, budget, self.max_nodes, self.max_length, self.initial_prefix,
                                          policy=self.policy, map_type=self.map_type, ablation=self.ablation,
-                                         _groups=self.groups)
+                                         n_jobs=self.n_jobs, _groups=self.groups)
             if self.free is not None:
                 self.initial_prefix = _prefixes(self.initial_prefix) + [self.free.prefix]
         # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
@@ -333,11 +338,8 @@ class RuleListSearch:
         self.zobrist = (np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64)
                         * np.uint64(2) + np.uint64(1))
         self.policy_id, self.map_id = K.POLICIES[self.policy], K.MAP_TYPES[self.map_type]
-        # both cores when an expansion sweeps enough words to pay for starting threads
-        largest_sweep = K.sweep_words(groups.bits.shape[1], m, groups.count_planes, groups.positive_planes,
-                                      groups.minority_planes, groups.packed_weights)
-        self.kernel = (K.expand_parallel if largest_sweep >= K.PARALLEL_MIN_WORDS and not problem.weighted
-                       else K.expand)
+        self.threads = threads_for(self.n_jobs)
+        self.kernel = ThreadedKernel(K.expand, K.expand_parallel, self.threads, self._arguments)
         self.counting = groups.counting(with_classes=problem.weighted)
         longest = m if self.max_length is None else min(int(self.max_length), m)
         self.settings = K.Settings(float(self.n), float(self.lambda_n), self.policy_id, self.map_id, ablation.flags(),
@@ -351,23 +353,21 @@ class RuleListSearch:
         self.free_best = np.array([np.inf, 0.0])
         self.free_prefix = np.zeros(m + 1, np.int64)
         self.kernel_requirements = (requirements.masks, requirements.rules_needed, self.free_best, self.free_prefix)
-        self.scratch = workspace(self.counting,
-                                 self._chunks(get_num_threads()) if self.kernel is K.expand_parallel else 1)
+        self.batch = K.batch(m)
+        self.state.room = m + 1  # an expansion's children and its prefix queued again (a batch takes what fits)
+        self.scratch = workspace(self.counting, 4 * max(self.threads, 1), slots=self.batch.nodes.shape[0])
         # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
         # without requirements)
         self.subsets = (problem.subconjunctions()
                         if ablation.sibling_dominance and not problem.weighted and not requirements.count
                         else (np.zeros(m + 1, np.int64), np.zeros(0, np.int64)))
 
-    def _chunks(self, threads: int) -> int:
-        """A prefix's children are counted in 4 chunks a thread."""
-        return min(self.m, 4 * threads)
-
     def _arguments(self, max_pops: int, threads: int) -> tuple:
         state = self.state
-        return (max_pops, self.counting, self.settings, self.kernel_requirements, self.zobrist, self.subsets,
+        expansions = NO_LIMIT if self.max_nodes is None else int(self.max_nodes) - int(state.ints[EXPANDED])
+        return (max_pops, expansions, self.counting, self.settings, self.kernel_requirements, self.zobrist, self.subsets,
                 state.tree(), state.node_mistakes, state.node_b0, state.frontier(), state.progress(), self.scratch,
-                self._chunks(threads))
+                self.batch, threads)
 
     # -- phase 4 ------------------------------------------------------------------------------------
     def _expand(self) -> None:
@@ -386,7 +386,7 @@ class RuleListSearch:
             lambda elapsed: _record(self.trace, state, elapsed, lambda_n, self.n, self.m, self.progress,
                                     self.keys_bound),
             budget, self.max_nodes, self.trace_interval, self.trace, drop_when_full=True, set_aside=set_aside,
-            compile_kernel=lambda: compile_for(self.kernel, *self._arguments(0, 1)),
+            compile_kernel=lambda: compile_for(K.expand, *self._arguments(0, 0)),
         )
 
     def _slice(self, max_pops: int) -> int:
@@ -394,9 +394,7 @@ class RuleListSearch:
         a list the requirements forbid is offered completed as the incumbent."""
         if max_pops > 0 and self.dive_at is not None and time.perf_counter() >= self.dive_at:
             self._dive()
-        with parallel_region(self.kernel is K.expand_parallel) as threads:
-            # without threads (another search holds them), the serial compilation: no parallel region at all
-            code = (self.kernel if threads else K.expand)(*self._arguments(max_pops, threads))
+        code = self.kernel(max_pops)
         if self.free_best[1]:
             # a good list the requirements forbid: its admissible completion may be a better incumbent
             _offer_completion(self.problem, self.state, self.requirements, self.free_prefix[:int(self.free_best[1])],
@@ -409,7 +407,7 @@ class RuleListSearch:
         started = time.perf_counter()
         prefix = _curiosity_dive(self.problem, self.budget, CURIOSITY_DIVE_SHARE * self.time_left, self.state.best(),
                                  map_type=self.map_type, ablation=self.ablation, max_length=self.max_length,
-                                 required=self.requirements, _groups=self.groups)
+                                 required=self.requirements, n_jobs=self.n_jobs, _groups=self.groups)
         if prefix is not None:  # (None: not run)
             self.dive_seconds = time.perf_counter() - started
             value = self.problem.cost(prefix)
@@ -442,6 +440,7 @@ class RuleListSearch:
             "compile_time": self.outcome.compile_time,
             "curiosity_dive_seconds": self.dive_seconds,
             "curiosity_dive_improved": self.dive_improved,
+            "threads": self.kernel.used,
             "policy": self.policy,
             "map_type": self.map_type,
         }
@@ -460,7 +459,7 @@ class RuleListSearch:
             again = search(problem, self.policy, self.map_type, self.ablation,
                            None if self.max_nodes is None else int(self.max_nodes) - expanded, warm_start=False,
                            initial_prefix=[prefix], trace_interval=self.trace_interval, progress=self.progress,
-                           budget=self.budget, max_length=self.max_length, _groups=self.groups)
+                           budget=self.budget, max_length=self.max_length, n_jobs=self.n_jobs, _groups=self.groups)
             return _searched_again(result, again)
         return result
 
@@ -470,7 +469,7 @@ class RuleListSearch:
 _ADDED_COUNTERS = ("total_time", "compile_time", "nodes_expanded", "lower_bound_evaluations", "queue_insertions",
                    "expansions_with_children", "prefixes_dropped", "prefixes_set_aside", "leaves_resolved",
                    "reexpansions", "dominated_children", "curiosity_dive_seconds")
-_LARGEST_COUNTERS = ("max_queue_size", "max_prefix_length", "memory_bytes")
+_LARGEST_COUNTERS = ("max_queue_size", "max_prefix_length", "memory_bytes", "threads")
 
 
 def _searched_again(first: SearchResult, again: SearchResult) -> SearchResult:
