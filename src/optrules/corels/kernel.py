@@ -646,10 +646,11 @@ SLOT_BOUNDS, SLOT_DOMINATED, SLOT_LEAVES = range(3)
 PREPARE, COUNT, CHILDREN = 1, 2, 4
 
 #: a batch holds at most this many prefixes, and fewer when its records (a child an antecedent, each
-#: slot) would pass BATCH_RECORDS: large enough for 2 threads to share (a prefix's expansion takes
-#: ~1-20 us, a parallel region's start a few), small enough that a batch seldom expands what the
-#: incumbent found within it would have pruned
-MAX_BATCH = 16
+#: slot) would pass BATCH_RECORDS: enough for two threads to share evenly (a prefix's expansion takes
+#: ~1-20 us, a parallel region's start a few; monks-3 at lambda 0.005 on two threads against one, the
+#: least of two runs each: 1.24x with batches of 16, 1.43x of 32, 1.57x of 64, the one-thread search
+#: within its noise), few enough that a batch seldom expands what a list found within it would prune
+MAX_BATCH = 32
 BATCH_RECORDS = 1 << 17
 
 
@@ -671,14 +672,20 @@ class Batch(NamedTuple):
     hashes: np.ndarray
 
 
-def batch_size(n_antecedents: int) -> int:
-    """Prefixes a batch pops: a function of the problem alone, so that every thread count searches
-    alike."""
-    return max(1, min(MAX_BATCH, BATCH_RECORDS // max(int(n_antecedents), 1)))
+#: bytes a batch's slot holds, an antecedent (its records: values, integers, hash; its scratch: the
+#: in-prefix flags, children's and leaves' counts, pure siblings), and a word of the samples
+SLOT_BYTES_PER_ANTECEDENT, SLOT_BYTES_PER_WORD = 161, 64
 
 
-def batch(n_antecedents: int) -> Batch:
-    slots = batch_size(n_antecedents)
+def batch_size(n_antecedents: int, n_words: int = 1, max_bytes: int | None = None) -> int:
+    """Prefixes a batch pops: a function of the problem and the memory allowed (``max_bytes`` for the
+    batch's records and scratch), never of the threads, so that every thread count searches alike."""
+    per_slot = SLOT_BYTES_PER_ANTECEDENT * int(n_antecedents) + SLOT_BYTES_PER_WORD * int(n_words)
+    fits = MAX_BATCH if max_bytes is None else int(max_bytes) // per_slot
+    return max(1, min(MAX_BATCH, BATCH_RECORDS // max(int(n_antecedents), 1), fits))
+
+
+def batch(n_antecedents: int, slots: int) -> Batch:
     return Batch(np.full(slots, -1, np.int64), np.zeros(slots), np.zeros(slots), np.zeros(slots),
                  np.zeros(slots, np.int64), np.zeros((slots, 3), np.int64), np.zeros((slots, n_antecedents, 6)),
                  np.zeros((slots, n_antecedents, 6), np.int64), np.zeros((slots, n_antecedents), np.uint64))

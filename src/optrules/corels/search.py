@@ -249,6 +249,8 @@ def search(
 
 
 NO_LIMIT = 1 << 62  # expansions a kernel call may make when the search has no node budget
+SCRATCH = "search scratch"  # the budget's name for a batch's records and its slots' scratch
+BATCH_MEMORY_SHARE = 16  # a batch takes at most 1/16 of the memory the search may hold
 
 
 class RuleListSearch:
@@ -353,9 +355,12 @@ class RuleListSearch:
         self.free_best = np.array([np.inf, 0.0])
         self.free_prefix = np.zeros(m + 1, np.int64)
         self.kernel_requirements = (requirements.masks, requirements.rules_needed, self.free_best, self.free_prefix)
-        self.batch = K.batch(m)
+        # a batch's records and scratch take at most a share of what the search may hold
+        slots = K.batch_size(m, self.counting.bits.shape[1], self.budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE)
+        self.batch = K.batch(m, slots)
         self.state.room = m + 1  # an expansion's children and its prefix queued again (a batch takes what fits)
         self.scratch = workspace(self.counting, 4 * max(self.threads, 1), slots=self.batch.nodes.shape[0])
+        self.budget.charge(SCRATCH, sum(a.nbytes for a in (*self.batch, *self.scratch)))
         # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
         # without requirements)
         self.subsets = (problem.subconjunctions()
