@@ -15,7 +15,7 @@ import numpy as np
 
 from .._numba import workspace
 from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, compile_for,
-                   compiled_in_time, drive, ThreadedKernel, threads_for, proven_status, unsearched_certificate,
+                   ThreadedKernel, compiled_in_time, drive, proven_status, threads_for, unsearched_certificate,
                    unsearched_counters)
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
@@ -260,8 +260,9 @@ class RuleListSearch:
        budget) and the ``map_type`` resolved.
     2. :meth:`_start`: the ``incumbent`` (the best of the empty list, the greedy list, the given
        prefixes and, with requirements, a free search's list completed) and the search ``state``.
-    3. :meth:`_load`: the ``kernel`` (both cores when an expansion's sweep pays for the threads), its
-       ``settings``, scratch and the children's sub-conjunctions.
+    3. :meth:`_load`: the ``kernel`` (:class:`~optrules.bnb.ThreadedKernel`: one thread, then ``n_jobs``
+       threads once the search has run 0.2 s), its ``settings``, its ``batch`` (records, a share of the
+       memory at most), scratch and the children's sub-conjunctions.
     4. :meth:`_expand`: the kernel driven in slices to the budget (:func:`~optrules.bnb.drive`), the
        curiosity dive once on the way: ``outcome`` and ``trace``.
     5. :meth:`_certify`: the status, the lower bound (the least bound of what is left queued) and the
