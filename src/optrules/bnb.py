@@ -81,13 +81,11 @@ def parallel_region(threads: int):
     as numba's thread count while the region lasts (0: run serially). numba's default threading layer
     (workqueue) aborts the process when two threads run parallel loops at once, and the web app runs
     fits in threads: one thread at a time gets them, the others run serially meanwhile."""
-    from numba import get_num_threads, set_num_threads
+    from numba import get_num_threads, set_num_threads, set_parallel_chunksize
 
     if threads < 2 or not _PARALLEL.acquire(blocking=False):
         yield 0
         return
-    from numba import set_parallel_chunksize
-
     before = get_num_threads()
     chunks_before = set_parallel_chunksize(1)
     try:
