@@ -1,7 +1,8 @@
-"""One certified rule-list search on one thread and on two: wall time, speedup, the same search.
+"""One certified search on one thread and on two: wall time, speedup, the same search.
 
-The hard problems of ``corels_suite.py`` (the same antecedents, built by its ``write_problem``), each
-searched in fresh processes alternating ``n_jobs=1`` and ``n_jobs=2`` (``--repeat`` of each, the
+Rule lists: the hard problems of ``corels_suite.py`` (the same antecedents, built by its ``write_problem``).
+Falling lists: bank marketing as ``frl_bank.py`` builds it (the paper's setting, C = 1e-6, at w = 5 and
+7; softly falling at w = 5). Each problem is searched in fresh processes alternating ``n_jobs=1`` and ``n_jobs=2`` (``--repeat`` of each, the
 default settings otherwise: a search takes its threads once it has run ``PARALLEL_AFTER`` = 0.2 s).
 Each process first searches the problem with a node budget of one, which loads (or compiles, once) the
 kernels, so that the times are the searches'. Reported per problem: status, objective, the median
@@ -34,13 +35,16 @@ HARD = [("compas_train (paper)", 0.005), ("monks-3", 0.005), ("house_votes", 0.0
         ("car_evaluation (acceptable)", 0.01)]
 #: small problems: the search must not be slower on two threads (it stays on one below PARALLEL_AFTER)
 SMALL = [("compas_train (paper)", 0.01), ("monks-3", 0.01), ("monks-1", 0.005)]
+#: (name, w, soft): falling lists on bank marketing (frl_bank.py's problem); "lambda" in the table is w
+FALLING = [("bank marketing, falling", 7.0, False), ("bank marketing, falling", 5.0, False),
+           ("bank marketing, softly falling", 5.0, True)]
 
 CODE = """
 import json, sys, time
 from optrules.corels.problem import Problem
 from optrules.corels.search import search
 from optrules.data.formats import read_reference
-out, label, minor, regularization, n_jobs, time_limit = sys.argv[1:7]
+out, label, minor, regularization, n_jobs, time_limit = sys.argv[1:7]  # (run's order)
 problem = Problem.from_reference(read_reference(out, label, minor), float(regularization))
 search(problem, max_nodes=1, n_jobs=int(n_jobs))  # the kernels loaded (or compiled) before the clock starts
 started = time.perf_counter()
@@ -52,9 +56,26 @@ print(json.dumps({"wall": wall, "status": c.status, "objective": c.objective, "l
 """
 
 
-def run(files, regularization: float, n_jobs: int, time_limit: float) -> dict:
-    done = subprocess.run([sys.executable, "-c", CODE, *map(str, files), str(regularization), str(n_jobs),
-                           str(time_limit)], capture_output=True, text=True, timeout=time_limit + 900)
+FALLING_CODE = """
+import json, sys, time
+sys.path.insert(0, %r)
+from frl_bank import problem as bank_problem
+from optrules.frl.search import certified_search
+w, soft, n_jobs, time_limit = float(sys.argv[1]), sys.argv[2] == "True", int(sys.argv[3]), float(sys.argv[4])
+problem, _ = bank_problem(w, 1e-6)
+certified_search(problem, soft=soft, max_nodes=1, n_jobs=n_jobs)  # the kernels loaded before the clock starts
+started = time.perf_counter()
+result = certified_search(problem, soft=soft, n_jobs=n_jobs, time_limit=time_limit, max_memory=2 << 30)
+wall = time.perf_counter() - started
+c = result.certificate
+print(json.dumps({"wall": wall, "status": c.status, "objective": c.objective, "lower_bound": c.lower_bound,
+                  "prefix": list(result.prefix), **{k: v for k, v in c.counters.items() if isinstance(v, (int, float))}}))
+""" % str(HERE)
+
+
+def run(arguments, n_jobs: int, time_limit: float, code: str = CODE) -> dict:
+    done = subprocess.run([sys.executable, "-c", code, *map(str, arguments), str(n_jobs), str(time_limit)],
+                          capture_output=True, text=True, timeout=time_limit + 900)
     if done.returncode:
         return {"status": "crashed", "error": done.stderr.strip().splitlines()[-1:]}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -64,12 +85,26 @@ def measure(name: str, regularization: float, repeat: int, time_limit: float, fo
     from corels_suite import write_problem
 
     files = write_problem(name, folder, regularization)
+    runs = alternating(lambda n_jobs: run([*files[:3], regularization], n_jobs, time_limit), repeat, name)
+    return {"problem": name, "lambda": regularization, "antecedents": files[3], "runs": runs}
+
+
+def measure_falling(name: str, w: float, soft: bool, repeat: int, time_limit: float) -> dict:
+    sys.path.insert(0, str(HERE))
+    from frl_bank import problem
+
+    runs = alternating(lambda n_jobs: run([w, soft], n_jobs, time_limit, FALLING_CODE), repeat, name)
+    return {"problem": name, "lambda": w, "antecedents": problem(w, 1e-6)[0].n_antecedents, "runs": runs}
+
+
+def alternating(search, repeat: int, name: str) -> dict:
+    """``repeat`` runs of ``search(n_jobs)`` for 1 and 2 threads, alternating."""
     runs = {1: [], 2: []}
     for _ in range(repeat):
         for n_jobs in (1, 2):
-            runs[n_jobs].append(run(files[:3], regularization, n_jobs, time_limit))
-            print(name, regularization, n_jobs, json.dumps(runs[n_jobs][-1])[:300], flush=True)
-    return {"problem": name, "lambda": regularization, "antecedents": files[3], "runs": runs}
+            runs[n_jobs].append(search(n_jobs))
+            print(name, n_jobs, json.dumps(runs[n_jobs][-1])[:300], flush=True)
+    return runs
 
 
 def summary(row: dict) -> dict:
@@ -88,7 +123,8 @@ def summary(row: dict) -> dict:
 def render(results: dict) -> str:
     lines = ["Fresh processes alternating one and two threads, each search after a one-node search that loads "
              "the kernels; seconds: the search's, median of the runs.", "",
-             "| problem | lambda | antecedents | status | objective | expanded | 1 thread s | 2 threads s | speedup "
+             "Rule lists: lambda; falling lists on bank marketing (C = 1e-6): w.", "",
+             "| problem | lambda (w) | antecedents | status | objective | expanded | 1 thread s | 2 threads s | speedup "
              "(least-most) | same search |",
              "|---|---:|---:|---|---:|---:|---:|---:|---:|---|"]
     for key, row in results.items():
@@ -108,17 +144,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each thread count (default 3)")
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds per search (default 300)")
-    parser.add_argument("--only", nargs="+", help="problems of corels_suite.py (with every lambda listed here)")
+    parser.add_argument("--only", nargs="+", help="problems of corels_suite.py (with every lambda listed here), or "
+                        "the falling lists' names")
     args = parser.parse_args()
-    cases = [c for c in HARD + SMALL if not args.only or c[0] in args.only]
+    cases = [c for c in HARD + SMALL + FALLING if not args.only or c[0] in args.only]
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     command = f"python benchmarks/parallel.py --repeat {args.repeat} --time-limit {args.time_limit:g}"
     with tempfile.TemporaryDirectory() as folder:
-        for name, regularization in cases:
-            row = measure(name, regularization, args.repeat, args.time_limit, Path(folder))
-            results[f"{name} | {regularization}"] = json.loads(json.dumps(row))  # (run counts as string keys)
-            publish(RESULTS, results, "parallel", command, render(results),
-                    "One search on two threads: rule lists")
+        for case in cases:
+            if len(case) == 3:
+                row = measure_falling(*case, args.repeat, args.time_limit)
+            else:
+                row = measure(*case, args.repeat, args.time_limit, Path(folder))
+            results[f"{case[0]} | {case[1]}"] = json.loads(json.dumps(row))  # (run counts as string keys)
+            publish(RESULTS, results, "parallel", command, render(results), "One search on two threads")
 
 
 if __name__ == "__main__":

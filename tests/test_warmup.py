@@ -67,9 +67,11 @@ def test_compile_command_reports_every_part(capsys):
 
 
 @pytest.mark.slow
-def test_several_cores_part_compiles_the_parallel_kernel():
-    script = ("from optrules.warmup import PARTS; from optrules.corels.kernel import expand_parallel; "
-              "PARTS['rule lists on several cores'](); print(len(expand_parallel.signatures))")
+@pytest.mark.parametrize("part, kernel", [("rule lists on several cores", "corels"),
+                                          ("falling lists on several cores", "frl")])
+def test_several_cores_parts_compile_the_parallel_kernels(part, kernel):
+    script = (f"from optrules.warmup import PARTS; from optrules.{kernel}.kernel import expand_parallel; "
+              f"PARTS[{part!r}](); print(len(expand_parallel.signatures))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout.split()[-1]) >= 1

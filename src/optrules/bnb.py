@@ -97,6 +97,16 @@ def parallel_region(threads: int):
         _PARALLEL.release()
 
 
+NO_LIMIT = 1 << 62  # expansions a kernel call may make when the search has no node budget
+SCRATCH = "search scratch"  # the budget's name for a batch's records and its slots' scratch
+BATCH_MEMORY_SHARE = 16  # a batch takes at most 1/16 of the memory the search may hold
+
+
+def expansions_left(max_nodes, state: "SearchState") -> int:
+    """The expansions a kernel call may make: the node budget's rest, or :data:`NO_LIMIT`."""
+    return NO_LIMIT if max_nodes is None else int(max_nodes) - int(state.ints[EXPANDED])
+
+
 #: seconds a search runs on one thread before it takes the others: loading the parallel compilation (or
 #: compiling it) and starting threads cost more than a shorter search could save (0: threads from the
 #: first slice, the parallel compilation made ready first)

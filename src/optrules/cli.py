@@ -807,7 +807,7 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                               + "; ".join(f"--model {name}: {option_of(other.cv_parameter)}"
                                           for name, other in known.items() if other.cv_parameter))
     fit.add_argument("--n-jobs", type=_n_jobs, default=None, metavar="N",
-                     help="cores the fit uses: the certified search's threads (--model rulelist; the same "
+                     help="cores the fit uses: the certified search's threads (--model rulelist, frl; the same "
                           "list and certificate on any number), and with --cv the folds side by side "
                           "(-1: every core, -2: all but one; default: every core for a search that runs "
                           "longer than 0.2 s, folds one at a time)")

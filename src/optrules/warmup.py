@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -26,6 +27,22 @@ def random_table(n_samples: int, n_features: int, n_classes: int = 2, seed: int 
     score = X[:, 0].astype(int) + (X[:, 1] & X[:, 2]) + (rng.random(n_samples) < 0.2)
     y = np.minimum(score, n_classes - 1)
     return X.astype(np.int8), y
+
+
+@contextmanager
+def threads_from_the_first_slice():
+    """Searches in it take their threads at once (not after ``optrules.bnb.PARALLEL_AFTER``), so that a
+    part compiles a search kernel's parallel compilation; yields False on one core (never used there)."""
+    from . import bnb
+
+    if bnb.threads_for(None) < 2:
+        yield False
+        return
+    after, bnb.PARALLEL_AFTER = bnb.PARALLEL_AFTER, 0.0
+    try:
+        yield True
+    finally:
+        bnb.PARALLEL_AFTER = after
 
 
 def _parts() -> dict:

@@ -4,7 +4,6 @@ same list, the same certificate), certified optima equal to brute force, budgets
 import itertools
 import time
 
-import numba
 import numpy as np
 import pytest
 
@@ -18,29 +17,9 @@ from optrules.corels.search import Ablation, search
 
 from test_corels_search import ABLATIONS, MAPS, POLICIES, check_result, planted_instance, random_instance
 
-#: what must be the same on every number of threads
-SAME = ("nodes_expanded", "queue_insertions", "lower_bound_evaluations", "expansions_with_children",
-        "max_queue_size", "leaves_resolved", "reexpansions", "dominated_children")
-THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
+from searches_alike import SAME, THREADS, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
 
-
-@pytest.fixture(autouse=True)
-def threads_from_the_first_slice(monkeypatch):
-    """Searches take their threads at once (not after PARALLEL_AFTER seconds): small problems run the
-    parallel kernel too."""
-    monkeypatch.setattr(bnb, "PARALLEL_AFTER", 0.0)
-
-
-def same_search(runs: dict) -> None:
-    """Every run found the same list with the same certificate, by the same work."""
-    first = runs[1]
-    for n_jobs, result in runs.items():
-        assert result.prefix == first.prefix, n_jobs
-        assert result.objective == first.objective, n_jobs
-        assert result.certificate.status == first.certificate.status, n_jobs
-        assert result.certificate.lower_bound == first.certificate.lower_bound, n_jobs
-        assert {k: result.certificate.counters[k] for k in SAME} == {k: first.certificate.counters[k] for k in SAME}
-        assert result.certificate.counters["threads"] == min(n_jobs, bnb.threads_for(n_jobs))
+pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
 
 
 def random_case(seed: int):

@@ -41,6 +41,7 @@ from .._numba import (
     HEAP_SIZE,
     LB_EVALS,
     MAP_COUNT,
+    MAX_BATCH,
     MAX_LENGTH,
     N_NODES,
     NEED_ROOM,
@@ -65,6 +66,8 @@ from .._numba import (
     remaining_set_hash,
     slot_row,
     trailing_zeros,
+    two_compilations,
+    batch_slots,
     unpack_counts,
     counts_of,
     weighted_count,
@@ -645,15 +648,6 @@ SLOT_BOUNDS, SLOT_DOMINATED, SLOT_LEAVES = range(3)
 # what _expand_slot does
 PREPARE, COUNT, CHILDREN = 1, 2, 4
 
-#: a batch holds at most this many prefixes, and fewer when its records (a child an antecedent, each
-#: slot) would pass BATCH_RECORDS: enough for two threads to share evenly (a prefix's expansion takes
-#: ~1-20 us, a parallel region's start a few; monks-3 at lambda 0.005 on two threads against one, the
-#: least of two runs each: 1.24x with batches of 16, 1.43x of 32, 1.57x of 64, the one-thread search
-#: within its noise), few enough that a batch seldom expands what a list found within it would prune
-MAX_BATCH = 32
-BATCH_RECORDS = 1 << 17
-
-
 class Batch(NamedTuple):
     """A batch's slots: what the pops leave each (``nodes``: the prefix, or -1; the keys below which
     its children were handled before and above which they wait, ``handled_below``/``defer_above``), and
@@ -680,9 +674,8 @@ SLOT_BYTES_PER_ANTECEDENT, SLOT_BYTES_PER_WORD = 161, 64
 def batch_size(n_antecedents: int, n_words: int = 1, max_bytes: int | None = None) -> int:
     """Prefixes a batch pops: a function of the problem and the memory allowed (``max_bytes`` for the
     batch's records and scratch), never of the threads, so that every thread count searches alike."""
-    per_slot = SLOT_BYTES_PER_ANTECEDENT * int(n_antecedents) + SLOT_BYTES_PER_WORD * int(n_words)
-    fits = MAX_BATCH if max_bytes is None else int(max_bytes) // per_slot
-    return max(1, min(MAX_BATCH, BATCH_RECORDS // max(int(n_antecedents), 1), fits))
+    slot_bytes = SLOT_BYTES_PER_ANTECEDENT * int(n_antecedents) + SLOT_BYTES_PER_WORD * int(n_words)
+    return batch_slots(n_antecedents, slot_bytes, max_bytes, MAX_BATCH)
 
 
 def batch(n_antecedents: int, slots: int) -> Batch:
@@ -1159,20 +1152,6 @@ def _merge_slot(s, counting, settings, requirements, zobrist, tree, node_mistake
     mark_prefix(node, node_parent, node_last, in_prefix, False)
 
 
-def _renamed(function, name: str):
-    """A copy of ``function`` named ``name``: numba's disk cache keys a function's machine code on its
-    name and signature, not on ``parallel``, so the two compilations of one source need two names."""
-    code = function.__code__.replace(co_name=name, co_qualname=name)
-    copy = type(function)(code, function.__globals__, name, function.__defaults__, function.__closure__)
-    copy.__qualname__ = name
-    return copy
-
-
-# One source, two compilations: the serial one (every search on one thread) and the parallel one, compiled
-# only when a search runs on several threads (its parfors compile ~2x slower). The serial one runs without
-# numba's reference counting (see optrules._numba.Workspace; monks-3 lambda 0.01: 13.3 -> 11.7 s); the
-# parallel one needs it for its threads.
-# Both release the GIL: the parallel one compiles in a thread while the serial one searches
-# (optrules.bnb.ThreadedKernel), and the web app's fits run in threads.
-expand = njit(cache=True, _nrt=False, nogil=True)(_expand)
-expand_parallel = njit(cache=True, parallel=True, nogil=True)(_renamed(_expand, "expand_parallel"))
+# One source, two compilations (optrules._numba.two_compilations): the serial one, every search on one
+# thread, and the parallel one, compiled only when a search runs on several threads.
+expand, expand_parallel = two_compilations(_expand, "expand_parallel")

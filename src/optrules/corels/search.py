@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, compile_for,
-                   ThreadedKernel, compiled_in_time, drive, proven_status, threads_for, unsearched_certificate,
-                   unsearched_counters)
+from ..bnb import (BATCH_MEMORY_SHARE, DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SCRATCH, SET_ASIDE,
+                   SearchState, ThreadedKernel, compile_for, compiled_in_time, drive, expansions_left, proven_status,
+                   threads_for, unsearched_certificate, unsearched_counters)
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
@@ -248,11 +248,6 @@ def search(
                           _groups, n_jobs).run()
 
 
-NO_LIMIT = 1 << 62  # expansions a kernel call may make when the search has no node budget
-SCRATCH = "search scratch"  # the budget's name for a batch's records and its slots' scratch
-BATCH_MEMORY_SHARE = 16  # a batch takes at most 1/16 of the memory the search may hold
-
-
 class RuleListSearch:
     """One search of :func:`search` (its arguments checked there), in phases that each say what they set:
 
@@ -370,8 +365,7 @@ class RuleListSearch:
 
     def _arguments(self, max_pops: int, threads: int) -> tuple:
         state = self.state
-        expansions = NO_LIMIT if self.max_nodes is None else int(self.max_nodes) - int(state.ints[EXPANDED])
-        return (max_pops, expansions, self.counting, self.settings, self.kernel_requirements, self.zobrist, self.subsets,
+        return (max_pops, expansions_left(self.max_nodes, state), self.counting, self.settings, self.kernel_requirements, self.zobrist, self.subsets,
                 state.tree(), state.node_mistakes, state.node_b0, state.frontier(), state.progress(), self.scratch,
                 self.batch, threads)
 

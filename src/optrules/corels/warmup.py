@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..warmup import random_table
+from ..warmup import random_table, threads_from_the_first_slice
 
 
 def rule_lists() -> None:
@@ -39,20 +39,15 @@ def rule_lists_on_threads() -> None:
     """The parallel compilation of the search kernel, which a search takes once it has run 0.2 s on a
     machine with several cores (``optrules.bnb.PARALLEL_AFTER``): plain and weighted, and on a table whose
     expansions count their children on every core (>= 2^16 words a sweep)."""
-    from .. import bnb
     from .estimator import RuleListClassifier
 
-    if bnb.threads_for(None) < 2:  # (one core: never used)
-        return
-    after, bnb.PARALLEL_AFTER = bnb.PARALLEL_AFTER, 0.0  # threads from the first slice
-    try:
-        X, y = random_table(400, 8)
-        RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y)
-        RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y, sample_weight=np.linspace(0.5, 2.0, len(y)))
-        X, y = random_table(60_000, 22, seed=2)
-        RuleListClassifier(regularization=0.02, max_nodes=50).fit(X, y)
-    finally:
-        bnb.PARALLEL_AFTER = after
+    with threads_from_the_first_slice() as several:
+        if several:
+            X, y = random_table(400, 8)
+            RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y)
+            RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y, sample_weight=np.linspace(0.5, 2.0, len(y)))
+            X, y = random_table(60_000, 22, seed=2)
+            RuleListClassifier(regularization=0.02, max_nodes=50).fit(X, y)
 
 
 def many_antecedents() -> None:

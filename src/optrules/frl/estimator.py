@@ -33,6 +33,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
         ``curiosity_weight``, ``random_state``). ``certified`` starts from a short Monte-Carlo run.
     max_nodes, time_limit, max_memory, verbose : budgets (the time limit, 120 s by default, covers the
         whole fit, the Monte-Carlo warm start included) and progress, as for rule lists.
+    n_jobs : threads the certified search runs on, as for rule lists (None, the default: every core once
+        the search has run 0.2 s); the search, its list and its certificate are the same for every value.
     min_class_support : antecedents must hold for at least this share of the positives or of the
         negatives (the paper: 10%); ``max_card``: items per antecedent (``"auto"``, the default: the best
         list of single literals certified first, then pairs from it when their search certifies within
@@ -82,6 +84,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         identifiers: str = "drop",
         max_antecedents="auto",
         pos_label=None,
+        n_jobs: int | None = None,
         C=DEPRECATED,
     ):
         self.w = w
@@ -109,6 +112,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         self.identifiers = identifiers
         self.max_antecedents = max_antecedents
         self.pos_label = pos_label
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
         """Learn the list from ``X`` and ``y``; ``sample_weight`` (one non-negative number a row) makes
@@ -164,7 +168,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
                 ).prefix
             if self.method == "certified":
                 result = certified_search(problem, self.soft, max_nodes=self.max_nodes if max_nodes is None else max_nodes,
-                                          initial_prefix=prefix, progress=progress, budget=budget)
+                                          initial_prefix=prefix, progress=progress, budget=budget, n_jobs=self.n_jobs)
                 prefix, self.certificate_ = result.prefix, result.certificate
         self.antecedent_indices_ = [int(a) for a in prefix]
         captures = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(y01))

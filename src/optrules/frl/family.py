@@ -12,6 +12,7 @@ def _from_cli(args, common: dict, pos_label):
 
     return FallingRuleListClassifier(**FAMILY.cli_values(args), max_nodes=args.max_nodes,
                                      max_antecedents=args.max_antecedents, pos_label=pos_label,
+                                     n_jobs=args.n_jobs,
                                      **FAMILY.accepted(common))
 
 
@@ -45,6 +46,7 @@ FAMILY = Family(
     settings_text=_settings_text,
     warm_up=(
         WarmUp("falling rule lists", "optrules.frl.warmup:falling_rule_lists"),
+        WarmUp("falling lists on several cores", "optrules.frl.warmup:falling_lists_on_threads", large=True),
         WarmUp("falling lists with 65,535+ antecedents", "optrules.frl.warmup:many_antecedents", large=True),
     ),
 )

@@ -4,7 +4,7 @@ without importing the search."""
 
 from __future__ import annotations
 
-from ..parameters import (COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, POS_LABEL, RANDOM_STATE, Declared, Interval,
+from ..parameters import (COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, N_JOBS, POS_LABEL, RANDOM_STATE, Declared, Interval,
                           old_name, with_defaults)
 from . import DEFAULT_C, DEFAULT_W
 
@@ -27,5 +27,6 @@ FALLING_LIST_PARAMETERS = with_defaults(COMMON_PARAMETERS, negations=False) + (
     MAX_CARD,
     MAX_ANTECEDENTS,
     POS_LABEL,
+    N_JOBS,
     old_name(REGULARIZATION, "C"),
 )

@@ -13,7 +13,8 @@ from dataclasses import InitVar, dataclass
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import EXPANDED, HEAP_SIZE, SearchState, compile_for, drive, proven_status, unsearched_certificate
+from ..bnb import (BATCH_MEMORY_SHARE, EXPANDED, HEAP_SIZE, SCRATCH, SearchState, ThreadedKernel, compile_for, drive,
+                   expansions_left, proven_status, threads_for, unsearched_certificate)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, OPTIMAL, Certificate, Trace
 from ..decision_lists import class_weight_matrix
@@ -121,12 +122,15 @@ def certified_search(
     progress=None,
     counting: str = "auto",
     budget: Budget | None = None,
+    n_jobs: int | None = None,
 ) -> FRLResult:
     """The falling (or, with ``soft``, softly falling) compatible rule list of least objective, certified.
 
     ``initial_prefix`` (e.g. from the Monte-Carlo search) seeds the incumbent; it must be falling for
     the falling problem. Budgets as for :func:`optrules.corels.search`: ``max_nodes``, ``time_limit``,
-    ``max_memory`` (bytes of search state), or a fit's ``budget``.
+    ``max_memory`` (bytes of search state), or a fit's ``budget``. ``n_jobs``: the threads the search
+    runs on (:func:`~optrules.bnb.threads_for`); the search, its list and its certificate are the same
+    for every ``n_jobs``.
     """
     check_budget_values(time_limit, max_memory, max_nodes)
     budget = as_budget(budget, time_limit, max_memory)
@@ -160,17 +164,21 @@ def certified_search(
     counting = groups.counting(with_classes=class_weights is not None)
     settings = K.Settings(float(w), float(c_n), float(c1_n), bool(soft), bool(use_map))
 
-    scratch = workspace(counting)
+    # a batch's records and scratch take at most a share of what the search may hold
+    slots = K.batch(m, K.batch_size(m, counting.bits.shape[1], budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE))
+    scratch = workspace(counting, slots=slots.nodes.shape[0])
+    budget.charge(SCRATCH, sum(a.nbytes for a in (*slots, *scratch)))
 
-    def arguments(max_pops: int) -> tuple:
-        return (max_pops, counting, settings, state.tree(), state.node_value, state.node_ref_p,
-                state.node_ref_count, state.frontier(), state.progress(), scratch)
+    def arguments(max_pops: int, threads: int) -> tuple:
+        return (max_pops, expansions_left(max_nodes, state), counting, settings, state.tree(), state.node_value,
+                state.node_ref_p, state.node_ref_count, state.frontier(), state.progress(), scratch, slots)
 
+    kernel = ThreadedKernel(K.expand, K.expand_parallel, threads_for(n_jobs), arguments)
     trace = Trace()
     _queue_bound(state)  # its kernel compiled (or loaded) before the search's takes numba's lock
-    outcome = drive(lambda max_pops: K.expand(*arguments(max_pops)), state,
-                    lambda elapsed: _record(trace, state, elapsed, n, progress), budget, max_nodes, trace_interval,
-                    trace, drop_when_full=True, compile_kernel=lambda: compile_for(K.expand, *arguments(0)))
+    outcome = drive(kernel, state, lambda elapsed: _record(trace, state, elapsed, n, progress), budget, max_nodes,
+                    trace_interval, trace, drop_when_full=True,
+                    compile_kernel=lambda: compile_for(K.expand, *arguments(0, 0)))
     prefix = state.best()
     best = problem.objective(prefix, soft)
     status = outcome.status
@@ -185,6 +193,7 @@ def certified_search(
         "optimal_prefix_length": len(prefix),
         "compile_time": outcome.compile_time,
         "groups": groups.n_groups,
+        "threads": kernel.used,
     }
     return FRLResult(prefix, best, Certificate(status, best, lower_bound, counters, trace, BRANCH_AND_BOUND))
 
