@@ -808,7 +808,8 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                                           for name, other in known.items() if other.cv_parameter))
     fit.add_argument("--n-jobs", type=_n_jobs, default=None, metavar="N",
                      help="cores the fit uses: the certified search's threads (--model rulelist, frl; the same "
-                          "list and certificate on any number), and with --cv the folds side by side "
+                          "list and certificate on any number; the Rashomon set's enumeration too), and with --cv "
+                          "the folds side by side "
                           "(-1: every core, -2: all but one; default: every core for a search that runs "
                           "longer than 0.2 s, folds one at a time)")
     if not cross_validation:

@@ -73,7 +73,8 @@ class RuleListClassifier(RuleModelEstimator):
         the search never returns a worse list and proves what the budget allows over the larger space.
         ``certificate_`` then covers the larger space, and ``certificate_.counters["guided_space"]``
         says what the first search certified. (Default False: the boosted space alone.)
-    n_jobs : threads the search runs on, as scikit-learn counts them (-1: every core, -2: all but one);
+    n_jobs : threads the search (and :meth:`rashomon_set`'s enumeration) runs on, as scikit-learn counts them
+        (-1: every core, -2: all but one);
         None (default): every core once the search has run 0.2 s (a shorter one stays on one thread, and
         so does one beside another fit holding the threads). The search is the same for every value:
         the same prefixes expanded, list and certificate; only a time budget ends it elsewhere.
@@ -315,7 +316,8 @@ class RuleListClassifier(RuleModelEstimator):
         budget = self._budget(self.verbose if callable(self.verbose) else None, (time_limit, max_memory))
         with budget.catch_interrupt():
             enumeration = enumerate_rashomon(problem, epsilon, upper_bound, max_length=self.max_rules,
-                                             max_nodes=max_nodes, budget=budget, requirements=self._requirements())
+                                             max_nodes=max_nodes, budget=budget, requirements=self._requirements(),
+                                             n_jobs=self.n_jobs)
         n = len(codes)
 
         def rule_list(prefix):

@@ -59,14 +59,15 @@ from typing import Iterator
 import numpy as np
 
 from .._numba import EXPANDED, HEAP_SIZE, N_NODES
-from ..bnb import STATE, drive
+from ..bnb import BATCH_MEMORY_SHARE, SCRATCH, STATE, ThreadedKernel, drive, expansions_left, threads_for
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET
 from ..data.groups import GROUPING, PACK_LIMIT, group_samples, grouping_bytes, pack_weights
 from ..escape import plain as _plain
+from . import rashomon_kernel as K
 from .problem import Problem
 from .requirements import Requirements
-from .rashomon_kernel import COUNT_LIMIT, EDGE_FIELDS, NODE_FIELDS, TABLE_FIELDS, RashomonState, count_tables, expand
+from .rashomon_kernel import COUNT_LIMIT, EDGE_FIELDS, NODE_FIELDS, TABLE_FIELDS, RashomonState, count_tables
 
 #: share of the memory allowance the graph may fill; the rest is kept for the tables counted after it
 GRAPH_SHARE = 0.7
@@ -320,14 +321,17 @@ class Enumeration:
 
 def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max_length: int | None = None,
                        max_nodes: int | None = None, time_limit: float | None = None, max_memory: int | None = None,
-                       budget: Budget | None = None, requirements: Requirements | None = None) -> Enumeration:
+                       budget: Budget | None = None, requirements: Requirements | None = None,
+                       n_jobs: int | None = None) -> Enumeration:
     """Every list of ``problem`` with objective <= R* + ``epsilon``, as an :class:`Enumeration`.
 
     ``upper_bound`` is the objective of any list (e.g. the certified optimum of a fit): the smaller, the
     less is explored; R* is found by the enumeration itself. ``max_length`` restricts the set to lists
     of at most that many rules, ``requirements`` to lists holding an antecedent of each required group
     (R* is then the best such list's objective). Budgets as for :func:`optrules.corels.search.search`; when one stops the
-    enumeration, ``complete_below`` says below which objective the set is certified complete.
+    enumeration, ``complete_below`` says below which objective the set is certified complete. ``n_jobs``:
+    the threads the enumeration runs on (:func:`~optrules.bnb.threads_for`); the graph, the set and its
+    counts are the same for every ``n_jobs``.
     """
     epsilon = check_epsilon(epsilon)
     upper_bound = float(upper_bound)
@@ -361,21 +365,24 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     state.push_root(float(minority_weights.sum()), float(totals.sum() - totals[majority]), majority, groups.n_groups)
     # the support bounds (Theorems 11 and 21 for the set) prune only when epsilon < lambda
     limits = np.array([lambda_n, epsilon * n, allowance, tolerance, 1.0 if epsilon < problem.regularization else 0.0])
-    words = bits.shape[1]
-    scratch = (np.empty(words, np.uint64), np.empty(words, np.uint64), np.empty(n_classes),
-               np.empty((n_antecedents, n_classes)), np.empty(n_antecedents), np.empty(n_antecedents, np.int64),
-               np.empty(words, np.int64))
+    # a batch's records and scratch take at most a share of what the enumeration may hold
+    slots = K.batch_size(n_antecedents, bits.shape[1], n_classes, budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE)
+    batch, scratch = K.batch(n_antecedents, bits.shape[1], n_classes, slots)
+    budget.charge(SCRATCH, sum(a.nbytes for a in (*batch, *scratch)))
+    counting = (bits, groups.all_ones, class_weights, minority_weights, packed)
 
-    def run(max_pops: int) -> int:
+    def arguments(max_pops: int, threads: int) -> tuple:
         nodes = tuple(getattr(state, name) for name in NODE_FIELDS)
         edges = tuple(getattr(state, name) for name in EDGE_FIELDS)
-        return expand(max_pops, (bits, groups.all_ones, class_weights, minority_weights, packed), limits, longest,
-                      required, state.tree(), state.frontier(), state.ints, (nodes, edges, state.n_edges), scratch)
+        return (max_pops, expansions_left(max_nodes, state), counting, limits, longest, required, state.tree(),
+                state.frontier(), state.ints, (nodes, edges, state.n_edges), batch, scratch)
+
+    kernel = ThreadedKernel(K.expand, K.expand_parallel, threads_for(n_jobs), arguments)
 
     # what the graph may fill leaves room for the tables; and time for counting them
     budget.charge("rashomon tables", int((1 - GRAPH_SHARE) * budget.allowance("rashomon tables")))
     with budget.holding_back(TABLE_TIME_SHARE):
-        outcome = drive(run, state, lambda elapsed: None, budget, max_nodes)
+        outcome = drive(kernel, state, lambda elapsed: None, budget, max_nodes)
     budget.release("rashomon tables")
     # every list not in the graph extends a node left unexpanded by the budget (the node's own list, its
     # default next, is in the graph): it costs at least the node's reach + b0 (its key in the queue), plus
@@ -404,9 +411,10 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
         optimum=best / n, complete_below=unexplored / n, status=status,
         counters={"nodes": graph.n_nodes, "expansions": int(state.ints[EXPANDED]), "edges": graph.n_edges,
                   "table_entries": tables.n_entries, "graph_bytes": int(state.nbytes),
-                  "compile_time": outcome.compile_time, "time": time.perf_counter() - started},
+                  "compile_time": outcome.compile_time, "time": time.perf_counter() - started,
+                  "threads": kernel.used},
     )
-    for name in ("rashomon problem", STATE, "rashomon tables"):
+    for name in ("rashomon problem", STATE, "rashomon tables", SCRATCH):
         budget.release(name)
     return enumeration
 

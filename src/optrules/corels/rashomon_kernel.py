@@ -22,18 +22,23 @@ first), into flat arrays too.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .._numba import (
     EXPANDED,
     HEAP_SIZE,
     MAP_COUNT,
+    MAX_BATCH,
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
+    batch_slots,
     drop_stale_cache,
     class_sums,
+    free_room,
     heap_pop,
     live_word_list,
     needs_room,
@@ -44,6 +49,7 @@ from .._numba import (
     remaining_set_hash,
     same_remaining_set,
     trailing_zeros,
+    two_compilations,
     unpack_counts,
 )
 from ..bnb import SearchState
@@ -179,119 +185,260 @@ def _majority(totals):
     return best, totals[best]
 
 
-@njit(cache=True)
-def expand(max_pops, counting, limits, longest, requirements, tree, frontier, ints, graph, scratch):
-    """Expand at most ``max_pops`` nodes best first (see :func:`optrules.corels.rashomon.enumerate_rashomon`
-    for the bounds). ``counting`` = (capture bits, all ones, class weights, minority weights, packed
-    weights): ``packed_weights`` are the groups' weights packed (two classes, whole weights; else
-    empty: ``class_weights`` and ``minority_weights`` are summed). ``limits`` = (lambda N, epsilon N,
-    allowance N (UB + epsilon), tolerance, 1 if the support bounds apply); ``requirements`` = (the
-    requirements each antecedent covers, the fewest rules that complete each coverage: see
-    :class:`~optrules.corels.requirements.Requirements`); ``graph`` = (nodes, edges, edges used):
-    ``nodes`` = (reach, b0, fewest rules, default, default class, edge start, edge count, expansion
-    order, groups left, coverage), ``edges`` = (antecedent, mistakes, class, child), ``n_edges[0]`` used;
-    ``scratch`` = (u, child u, node totals, captured totals, captured minority, captured groups, live
-    words)."""
-    bits, all_ones, class_weights, minority_weights, packed_weights = counting
+# -- the expansion loop -----------------------------------------------------------------------------
+# Nodes are popped in batches (optrules._numba's "batches"): what each batch node's rules capture and its
+# children's costs are computed side by side (_expand_slot, on as many threads as the enumeration has),
+# then what they change (the graph's nodes, the map, the queue, the edges) on one thread in the batch's
+# order (_merge_slot). A batch holds only nodes keyed below its first node's key + lambda N: an edge
+# raises a key by lambda N at least (the order is consistent), so nothing a batch node adds or makes
+# cheaper is keyed below another batch node's key, and no batch node's reach changes within its batch:
+# every node is expanded as at its turn in the one-at-a-time order, on any number of threads.
+
+# the fields of a child's record: its values and its integers
+REACH, B0, DEFAULT, MISTAKES = range(4)
+RULE, RULE_CLASS, CHILD_CLASS, GROUPS, COVERAGE, EXTENSIBLE, MAP_SLOT, FOUND = range(8)
+
+
+class Batch(NamedTuple):
+    """A batch's slots: the node each expands (``nodes``) and what its expansion leaves the merge: its
+    records (``sizes``; each record's ``values``, ``integers`` and map key in ``hashes``)."""
+
+    nodes: np.ndarray
+    sizes: np.ndarray
+    values: np.ndarray
+    integers: np.ndarray
+    hashes: np.ndarray
+
+
+class SlotScratch(NamedTuple):
+    """A slot's scratch, a row a slot: what its node leaves (``u``, ``live`` words), a child's set
+    (``child_u``, for the map's word-by-word checks), the node's class totals and each antecedent's
+    captured totals, minority weight and groups."""
+
+    u: np.ndarray
+    child_u: np.ndarray
+    node_totals: np.ndarray
+    totals: np.ndarray
+    minority: np.ndarray
+    n_groups: np.ndarray
+    live: np.ndarray
+    child_totals: np.ndarray
+
+
+#: bytes a slot holds, an antecedent (records and captured totals besides the classes'), a word, a class
+SLOT_BYTES_PER_ANTECEDENT, SLOT_BYTES_PER_WORD = 120, 32
+
+
+def batch_size(n_antecedents: int, n_words: int, n_classes: int, max_bytes: int | None = None) -> int:
+    """Nodes a batch pops (:func:`~optrules._numba.batch_slots`)."""
+    slot_bytes = ((SLOT_BYTES_PER_ANTECEDENT + 8 * n_classes) * int(n_antecedents) + SLOT_BYTES_PER_WORD * int(n_words))
+    return batch_slots(n_antecedents, slot_bytes, max_bytes, MAX_BATCH)
+
+
+def batch(n_antecedents: int, n_words: int, n_classes: int, slots: int) -> tuple[Batch, SlotScratch]:
+    m = n_antecedents
+    return (Batch(np.full(slots, -1, np.int64), np.zeros(slots, np.int64), np.zeros((slots, m, 4)),
+                  np.zeros((slots, m, 8), np.int64), np.zeros((slots, m), np.uint64)),
+            SlotScratch(np.zeros((slots, n_words), np.uint64), np.zeros((slots, n_words), np.uint64),
+                        np.zeros((slots, n_classes)), np.zeros((slots, m, n_classes)), np.zeros((slots, m)),
+                        np.zeros((slots, m), np.int64), np.zeros((slots, n_words), np.int64),
+                        np.zeros((slots, n_classes))))
+
+
+def _expand(max_pops, max_expansions, counting, limits, longest, requirements, tree, frontier, ints, graph, slots,
+            scratch):
+    """Expand nodes best first in batches (see above and :func:`optrules.corels.rashomon.enumerate_rashomon`
+    for the bounds) until ``max_pops`` are expanded or ``max_expansions`` (the node budget's rest); a batch
+    once begun is filled, whatever the pops. ``counting`` = (capture bits, all ones, class weights,
+    minority weights, packed weights): ``packed_weights`` are the groups' weights packed (two classes,
+    whole weights; else empty: ``class_weights`` and ``minority_weights`` are summed). ``limits`` =
+    (lambda N, epsilon N, allowance N (UB + epsilon), tolerance, 1 if the support bounds apply);
+    ``requirements`` = (the requirements each antecedent covers, the fewest rules that complete each
+    coverage: see :class:`~optrules.corels.requirements.Requirements`); ``graph`` = (nodes, edges, edges
+    used): ``nodes`` = (reach, b0, fewest rules, default, default class, edge start, edge count,
+    expansion order, groups left, coverage), ``edges`` = (antecedent, mistakes, class, child),
+    ``n_edges[0]`` used; ``slots``: a :class:`Batch`; ``scratch``: a :class:`SlotScratch`. In
+    :data:`expand_parallel` a batch's slots are expanded on numba's threads (its caller holds them:
+    :func:`optrules.bnb.parallel_region`)."""
+    bits = counting[0]
     nodes, edges, n_edges = graph
     parent, last, depth, node_hash, expanded = tree
     heap_key, heap_node, map_slots = frontier
     reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left, node_coverage = nodes
-    requirement_masks, rules_needed = requirements
-    complete = rules_needed.shape[0] - 1
-    edge_antecedent, edge_mistakes, edge_class, edge_child = edges
-    u, child_u, node_totals, totals, minority, n_groups, live = scratch
-    lambda_n, epsilon_n, allowance, tolerance, use_support = limits[0], limits[1], limits[2], limits[3], limits[4] > 0
+    lambda_n, tolerance = limits[0], limits[3]
     m = bits.shape[0]
-    n_classes = class_weights.shape[1]
-    child_totals = np.empty(n_classes)
+    size = slots.nodes.shape[0]
+    edge_child = edges[3]
     pops = 0
     while ints[HEAP_SIZE] > 0:
-        if pops >= max_pops:
+        if pops >= max_pops or pops >= max_expansions:
             return POPS_DONE
         if needs_room(ints, m, parent, heap_key, map_slots) or n_edges[0] + m > edge_child.shape[0]:
             return NEED_ROOM
-        key = heap_key[0]
-        node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
-        ints[HEAP_SIZE] -= 1
-        if expanded[node] or key > reach[node] + b0[node] + tolerance or fewest[node] >= longest:
-            continue  # stale entry, or a node no list may extend
-        pops += 1
-        expanded[node] = True
-        order[ints[EXPANDED]] = node
-        ints[EXPANDED] += 1
-        rebuild_uncaptured(node, parent, last, bits, all_ones, u)
-        class_sums(u, live, live_word_list(u, live), class_weights, minority_weights, node_totals)
-        if packed_weights.shape[0] > 0:
-            captured_packed(u, bits, packed_weights, totals, minority, n_groups)
-        else:
-            captured_totals(u, bits, class_weights, minority_weights, totals, minority, n_groups)
-        edge_start[node] = n_edges[0]
-        rules = fewest[node] + 1
-        covered = node_coverage[node]
-        for a in range(m):
-            if n_groups[a] == 0:
-                continue  # a rule must capture something new
-            rule_class, correct = _majority(totals[a])
-            captured = 0.0
-            for c in range(n_classes):
-                captured += totals[a, c]
-                child_totals[c] = node_totals[c] - totals[a, c]
-            child_class, child_correct = _majority(child_totals)
-            child_weight = 0.0
-            for c in range(n_classes):
-                child_weight += child_totals[c]
-            rule_mistakes = captured - correct
-            child_reach = reach[node] + lambda_n + rule_mistakes
-            child_b0 = b0[node] - minority[a]
-            child_default = child_weight - child_correct
-            child_covered = covered | requirement_masks[a]
-            # Lemma 2 with Theorem 20 (extensions: at least one rule, and those the requirements still
-            # need), or the child's own list (the default next, if it meets the requirements)
-            extensible = child_reach + lambda_n * max(1, rules_needed[child_covered]) + child_b0 <= allowance
-            if not extensible and (child_covered != complete or child_reach + child_default > allowance):
-                continue
-            if use_support:  # Theorems 11 and 21 for the set (rashomon_accurate/excessive_support_bound)
-                # (removing the rule keeps a list admissible only if it covers no new requirement; the
-                # cut before it only if what precedes is complete)
-                if child_covered == covered and correct + tolerance < lambda_n - epsilon_n:
-                    continue
-                if covered == complete and child_weight - child_b0 + tolerance < lambda_n - epsilon_n:
-                    continue
-            h = remaining_set_hash(u, bits, a) ^ (np.uint64(child_covered) * _COVERAGE_MIX)
-            slot, found = _find_node(h, child_covered, u, a, map_slots, node_hash, node_coverage, parent, last, bits,
-                                     all_ones, child_u)
-            if found:
-                child = map_slots[slot]
-                if child_reach < reach[child] or (rules < fewest[child] and not expanded[child]):
-                    # a cheaper (or shorter) way in, before the node's expansion (the order is consistent)
-                    reach[child] = min(reach[child], child_reach)
-                    fewest[child] = min(fewest[child], rules)
-                    if extensible:
-                        queue_node(heap_key, heap_node, ints, reach[child] + b0[child], child)
-                else:
-                    fewest[child] = min(fewest[child], rules)
-            else:
-                child = new_node(node, a, h, slot, parent, last, depth, node_hash, expanded, map_slots, ints)
-                ints[MAP_COUNT] += 1
-                reach[child] = child_reach
-                b0[child] = child_b0
-                fewest[child] = rules
-                default[child] = child_default
-                default_class[child] = child_class
-                groups_left[child] = groups_left[node] - n_groups[a]
-                node_coverage[child] = child_covered
-                edge_count[child] = 0
-                if extensible:
-                    queue_node(heap_key, heap_node, ints, child_reach + child_b0, child)
-            e = n_edges[0]
-            edge_antecedent[e] = a
-            edge_mistakes[e] = rule_mistakes
-            edge_class[e] = rule_class
-            edge_child[e] = child
-            n_edges[0] = e + 1
-        edge_count[node] = np.int32(n_edges[0] - edge_start[node])
+        # as many nodes as the arrays have room for the children and edges of, keyed below the first's
+        # key + lambda N (see above)
+        fits = min(size, free_room(ints, parent, heap_key, map_slots) // m, (edge_child.shape[0] - n_edges[0]) // m)
+        n_slots = 0
+        first_key = np.inf
+        while n_slots < fits and pops < max_expansions and ints[HEAP_SIZE] > 0:
+            key = heap_key[0]
+            if n_slots > 0 and key >= first_key + lambda_n - tolerance:
+                break
+            node = heap_pop(heap_key, heap_node, ints[HEAP_SIZE])
+            ints[HEAP_SIZE] -= 1
+            if expanded[node] or key > reach[node] + b0[node] + tolerance or fewest[node] >= longest:
+                continue  # stale entry, or a node no list may extend
+            if n_slots == 0:
+                first_key = key
+            pops += 1
+            expanded[node] = True
+            order[ints[EXPANDED]] = node
+            ints[EXPANDED] += 1
+            slots.nodes[n_slots] = node
+            n_slots += 1
+        for s in prange(n_slots):  # (the node fields it reads as arrays: numba's parallel loops take no nested tuples)
+            _expand_slot(s, counting, limits, requirements, tree, frontier, reach, b0, node_coverage, slots, scratch)
+        for s in range(n_slots):
+            _merge_slot(s, counting, requirements, tree, frontier, ints, graph, slots, scratch)
     return QUEUE_EMPTY
+
+
+@njit(cache=True, _nrt=False)  # (allocates nothing: see optrules._numba.Workspace)
+def _expand_slot(s, counting, limits, requirements, tree, frontier, reach, b0, node_coverage, slots, scratch):
+    """Slot ``s``'s node: what each antecedent's rule captures of what it leaves, and each child worth a
+    place in the graph (Lemma 2 with Theorem 20, the support bounds) into the slot's records, looked up in
+    the map as the batch found it. Writes only the slot's rows: the graph changes in the merge alone."""
+    bits, all_ones, class_weights, minority_weights, packed_weights = counting
+    parent, last, depth, node_hash, expanded = tree
+    map_slots = frontier[2]
+    requirement_masks, rules_needed = requirements
+    complete = rules_needed.shape[0] - 1
+    lambda_n, epsilon_n, allowance, tolerance, use_support = limits[0], limits[1], limits[2], limits[3], limits[4] > 0
+    n_classes = class_weights.shape[1]
+    u, child_u, node_totals, totals = scratch.u[s], scratch.child_u[s], scratch.node_totals[s], scratch.totals[s]
+    minority, n_groups, live, child_totals = scratch.minority[s], scratch.n_groups[s], scratch.live[s], scratch.child_totals[s]
+    values, integers, hashes = slots.values[s], slots.integers[s], slots.hashes[s]
+    node = slots.nodes[s]
+    rebuild_uncaptured(node, parent, last, bits, all_ones, u)
+    class_sums(u, live, live_word_list(u, live), class_weights, minority_weights, node_totals)
+    if packed_weights.shape[0] > 0:
+        captured_packed(u, bits, packed_weights, totals, minority, n_groups)
+    else:
+        captured_totals(u, bits, class_weights, minority_weights, totals, minority, n_groups)
+    covered = node_coverage[node]
+    n_records = 0
+    for a in range(bits.shape[0]):
+        if n_groups[a] == 0:
+            continue  # a rule must capture something new
+        rule_class, correct = _majority(totals[a])
+        captured = 0.0
+        for c in range(n_classes):
+            captured += totals[a, c]
+            child_totals[c] = node_totals[c] - totals[a, c]
+        child_class, child_correct = _majority(child_totals)
+        child_weight = 0.0
+        for c in range(n_classes):
+            child_weight += child_totals[c]
+        rule_mistakes = captured - correct
+        child_reach = reach[node] + lambda_n + rule_mistakes
+        child_b0 = b0[node] - minority[a]
+        child_default = child_weight - child_correct
+        child_covered = covered | requirement_masks[a]
+        # Lemma 2 with Theorem 20 (extensions: at least one rule, and those the requirements still
+        # need), or the child's own list (the default next, if it meets the requirements)
+        extensible = child_reach + lambda_n * max(1, rules_needed[child_covered]) + child_b0 <= allowance
+        if not extensible and (child_covered != complete or child_reach + child_default > allowance):
+            continue
+        if use_support:  # Theorems 11 and 21 for the set (rashomon_accurate/excessive_support_bound)
+            # (removing the rule keeps a list admissible only if it covers no new requirement; the
+            # cut before it only if what precedes is complete)
+            if child_covered == covered and correct + tolerance < lambda_n - epsilon_n:
+                continue
+            if covered == complete and child_weight - child_b0 + tolerance < lambda_n - epsilon_n:
+                continue
+        h = remaining_set_hash(u, bits, a) ^ (np.uint64(child_covered) * _COVERAGE_MIX)
+        slot, found = _find_node(h, child_covered, u, a, map_slots, node_hash, node_coverage, parent, last, bits,
+                                 all_ones, child_u)
+        values[n_records, REACH] = child_reach
+        values[n_records, B0] = child_b0
+        values[n_records, DEFAULT] = child_default
+        values[n_records, MISTAKES] = rule_mistakes
+        integers[n_records, RULE] = a
+        integers[n_records, RULE_CLASS] = rule_class
+        integers[n_records, CHILD_CLASS] = child_class
+        integers[n_records, GROUPS] = n_groups[a]
+        integers[n_records, COVERAGE] = child_covered
+        integers[n_records, EXTENSIBLE] = extensible
+        integers[n_records, MAP_SLOT] = slot
+        integers[n_records, FOUND] = map_slots[slot] if found else -1
+        hashes[n_records] = h
+        n_records += 1
+    slots.sizes[s] = n_records
+
+
+@njit(cache=True, _nrt=False)
+def _merge_slot(s, counting, requirements, tree, frontier, ints, graph, slots, scratch):
+    """What slot ``s``'s children change, in their order: a node found again gets the cheaper (or
+    shorter) way in, a new one its place in the graph and the map; each extensible one is queued; the
+    node's edges are written."""
+    bits, all_ones = counting[0], counting[1]
+    nodes, edges, n_edges = graph
+    parent, last, depth, node_hash, expanded = tree
+    heap_key, heap_node, map_slots = frontier
+    reach, b0, fewest, default, default_class, edge_start, edge_count, order, groups_left, node_coverage = nodes
+    edge_antecedent, edge_mistakes, edge_class, edge_child = edges
+    u, child_u = scratch.u[s], scratch.child_u[s]
+    values, integers, hashes = slots.values[s], slots.integers[s], slots.hashes[s]
+    node = slots.nodes[s]
+    edge_start[node] = n_edges[0]
+    rules = fewest[node] + 1  # (an earlier node of the batch may have found a shorter way in)
+    for r in range(slots.sizes[s]):
+        a = integers[r, RULE]
+        child_reach = values[r, REACH]
+        extensible = integers[r, EXTENSIBLE] != 0
+        slot = integers[r, MAP_SLOT]
+        child = integers[r, FOUND]
+        if child < 0 and map_slots[slot] >= 0:
+            # an earlier child of the batch took the free slot the lookup ended at: look again (the map's
+            # slots are only ever filled, so a lookup that found its node still holds)
+            slot, found = _find_node(hashes[r], integers[r, COVERAGE], u, a, map_slots, node_hash, node_coverage,
+                                     parent, last, bits, all_ones, child_u)
+            child = map_slots[slot] if found else -1
+        if child >= 0:
+            if child_reach < reach[child] or (rules < fewest[child] and not expanded[child]):
+                # a cheaper (or shorter) way in, before the node's expansion (the order is consistent)
+                reach[child] = min(reach[child], child_reach)
+                fewest[child] = min(fewest[child], rules)
+                if extensible:
+                    queue_node(heap_key, heap_node, ints, reach[child] + b0[child], child)
+            else:
+                fewest[child] = min(fewest[child], rules)
+        else:
+            child = new_node(node, a, hashes[r], slot, parent, last, depth, node_hash, expanded, map_slots, ints)
+            ints[MAP_COUNT] += 1
+            reach[child] = child_reach
+            b0[child] = values[r, B0]
+            fewest[child] = rules
+            default[child] = values[r, DEFAULT]
+            default_class[child] = integers[r, CHILD_CLASS]
+            groups_left[child] = groups_left[node] - integers[r, GROUPS]
+            node_coverage[child] = integers[r, COVERAGE]
+            edge_count[child] = 0
+            if extensible:
+                queue_node(heap_key, heap_node, ints, child_reach + values[r, B0], child)
+        e = n_edges[0]
+        edge_antecedent[e] = a
+        edge_mistakes[e] = values[r, MISTAKES]
+        edge_class[e] = integers[r, RULE_CLASS]
+        edge_child[e] = child
+        n_edges[0] = e + 1
+    edge_count[node] = np.int32(n_edges[0] - edge_start[node])
+
+
+# One source, two compilations (optrules._numba.two_compilations): the serial one, every enumeration on one
+# thread, and the parallel one, compiled only when an enumeration runs on several threads. (The serial
+# one allocates nothing, as the searches' kernels.)
+expand, expand_parallel = two_compilations(_expand, "expand_parallel")
 
 
 @njit(cache=True)

@@ -36,15 +36,15 @@ def rule_lists() -> None:
 
 
 def rule_lists_on_threads() -> None:
-    """The parallel compilation of the search kernel, which a search takes once it has run 0.2 s on a
-    machine with several cores (``optrules.bnb.PARALLEL_AFTER``): plain and weighted, and on a table whose
-    expansions count their children on every core (>= 2^16 words a sweep)."""
+    """The parallel compilations of the search kernel and of the Rashomon set's, which a search takes once
+    it has run 0.2 s on a machine with several cores (``optrules.bnb.PARALLEL_AFTER``): plain and weighted,
+    and on a table whose expansions count their children on every core (>= 2^16 words a sweep)."""
     from .estimator import RuleListClassifier
 
     with threads_from_the_first_slice() as several:
         if several:
             X, y = random_table(400, 8)
-            RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y)
+            RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y).rashomon_set(0.01, max_nodes=50)
             RuleListClassifier(regularization=0.01, max_nodes=50).fit(X, y, sample_weight=np.linspace(0.5, 2.0, len(y)))
             X, y = random_table(60_000, 22, seed=2)
             RuleListClassifier(regularization=0.02, max_nodes=50).fit(X, y)
