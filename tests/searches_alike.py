@@ -30,3 +30,19 @@ def same_search(runs: dict) -> None:
         assert result.certificate.lower_bound == first.certificate.lower_bound, n_jobs
         assert {k: result.certificate.counters[k] for k in SAME} == {k: first.certificate.counters[k] for k in SAME}
         assert result.certificate.counters["threads"] == min(n_jobs, bnb.threads_for(n_jobs))
+
+
+def default_and_slow(check, default: int = 50, slow: int = 500):
+    """Two tests of ``check(seed)``: ``default`` seeds in the default suite, ``slow`` more in the slow one
+    (assign them to names starting with ``test_`` for pytest to collect)."""
+
+    @pytest.mark.parametrize("seed", range(default))
+    def in_the_default_suite(seed):
+        check(seed)
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("seed", range(default, default + slow))
+    def in_the_slow_suite(seed):
+        check(seed)
+
+    return in_the_default_suite, in_the_slow_suite

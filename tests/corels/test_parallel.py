@@ -17,7 +17,7 @@ from optrules.corels.search import Ablation, search
 
 from test_corels_search import ABLATIONS, MAPS, POLICIES, check_result, planted_instance, random_instance
 
-from searches_alike import SAME, THREADS, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
+from searches_alike import SAME, THREADS, default_and_slow, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
 
@@ -41,15 +41,9 @@ def check_against_brute_force_and_serial(seed: int) -> None:
     same_search(runs)
 
 
-@pytest.mark.parametrize("seed", range(50))
-def test_parallel_search_matches_brute_force_and_serial(seed):
-    check_against_brute_force_and_serial(seed)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(50, 550))
-def test_parallel_search_matches_brute_force_and_serial_many(seed):
-    check_against_brute_force_and_serial(seed)
+# certified objective = brute force, and the same search on every number of threads
+test_parallel_search_matches_brute_force_and_serial, test_parallel_search_matches_brute_force_and_serial_many = (
+    default_and_slow(check_against_brute_force_and_serial))
 
 
 def larger_problem(seed: int, m: int = 40, n: int = 600, noise: float = 0.15):

@@ -13,7 +13,7 @@ from optrules.corels.problem import Problem
 from optrules.corels.rashomon import enumerate_rashomon
 from optrules.corels.search import search
 
-from searches_alike import THREADS, threads_from_the_first_slice  # noqa: F401 (a fixture)
+from searches_alike import THREADS, default_and_slow, threads_from_the_first_slice  # noqa: F401 (a fixture)
 from test_rashomon import _every_list_objective, _random_problem
 
 pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
@@ -53,15 +53,9 @@ def check_against_brute_force_and_serial(seed: int) -> None:
     same_enumeration(runs)
 
 
-@pytest.mark.parametrize("seed", range(50))
-def test_parallel_enumeration_matches_brute_force_and_serial(seed):
-    check_against_brute_force_and_serial(seed)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(50, 550))
-def test_parallel_enumeration_matches_brute_force_and_serial_many(seed):
-    check_against_brute_force_and_serial(seed)
+# certified objective = brute force, and the same search on every number of threads
+test_parallel_enumeration_matches_brute_force_and_serial, test_parallel_enumeration_matches_brute_force_and_serial_many = (
+    default_and_slow(check_against_brute_force_and_serial))
 
 
 def larger_problem(seed: int, m: int = 30, n: int = 600) -> Problem:

@@ -14,7 +14,7 @@ from optrules.frl import kernel as K
 from optrules.frl.bruteforce import brute_force
 from optrules.frl.search import FRLProblem, certified_search
 
-from searches_alike import THREADS, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
+from searches_alike import THREADS, default_and_slow, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
 from test_frl_search import planted_instance, random_instance
 
 pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
@@ -36,15 +36,9 @@ def check_against_brute_force_and_serial(seed: int) -> None:
     same_search(runs)
 
 
-@pytest.mark.parametrize("seed", range(50))
-def test_parallel_search_matches_brute_force_and_serial(seed):
-    check_against_brute_force_and_serial(seed)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(50, 550))
-def test_parallel_search_matches_brute_force_and_serial_many(seed):
-    check_against_brute_force_and_serial(seed)
+# certified objective = brute force, and the same search on every number of threads
+test_parallel_search_matches_brute_force_and_serial, test_parallel_search_matches_brute_force_and_serial_many = (
+    default_and_slow(check_against_brute_force_and_serial))
 
 
 def larger_problem(seed: int, m: int = 40, n: int = 800, C: float = 0.005, w: float = 3.0, C1: float = 0.2,
