@@ -187,15 +187,26 @@ class SearchState:
         self.best_prefix = np.zeros(n_antecedents + 1, np.int64)
         self.n_antecedents = n_antecedents
         #: the nodes (and queue entries) a kernel's call may add before it asks for room again: an
-        #: expansion's children, or a batch's
+        #: expansion's children
         self.room = n_antecedents
+        #: the room a kernel asks for while memory is not tight (MEMORY_TIGHT): a whole batch's, so that
+        #: batches are not cut short where the arrays are near full (a kernel then asks for what it uses)
+        self.batch_room = n_antecedents
 
     def make_room(self, allowance: int | None = None) -> bool:
         """Grow what the next expansion could overflow: by ``GROWTH``, or by less when that would pass
         ``allowance`` (the bytes the whole state may take, the old copy of the array being grown
         included), so that a memory budget is used to its end rather than stopping a growth step early.
-        False when even room for one expansion does not fit."""
-        m = self.room
+        False when even room for one expansion does not fit. Room for a batch (``batch_room``) while memory
+        is not tight; when that does not fit, memory is tight from then on (MEMORY_TIGHT), and the room of
+        one expansion is made."""
+        if not self.ints[MEMORY_TIGHT] and self.batch_room > self.room:
+            if self._make_room(self.batch_room, allowance):
+                return True
+            self.ints[MEMORY_TIGHT] = 1
+        return self._make_room(self.room, allowance)
+
+    def _make_room(self, m: int, allowance: int | None) -> bool:
         ints = self.ints
         # (a node's share of the room kept for compact's scratch counts as its own)
         node_bytes = sum(np.dtype(d).itemsize for d in self.node_fields.values()) + self.scratch_per_node

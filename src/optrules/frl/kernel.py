@@ -28,6 +28,7 @@ from .._numba import (
     INSERTIONS,
     KEPT_A_CHILD,
     MEMORY_FULL,
+    MEMORY_TIGHT,
     HEAP_SIZE,
     LB_EVALS,
     MAP_COUNT,
@@ -163,7 +164,9 @@ def _expand(max_pops, max_expansions, counting, settings, tree, node_value, node
     while pops < max_pops and expansions < max_expansions:
         if ints[HEAP_SIZE] == 0:
             return QUEUE_EMPTY
-        if not ints[MEMORY_FULL] and needs_room(ints, n_antecedents, node_parent, heap_key, map_slots):
+        # room for a whole batch, or for one expansion once memory is tight (SearchState.batch_room)
+        need = n_antecedents if ints[MEMORY_TIGHT] else n_antecedents * size
+        if not ints[MEMORY_FULL] and needs_room(ints, need, node_parent, heap_key, map_slots):
             return NEED_ROOM
         # as many prefixes as the arrays have room for the children of (the driver grows them when one
         # expansion no longer fits: a batch is then smaller, at the same places on any number of threads)

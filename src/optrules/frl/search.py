@@ -167,6 +167,7 @@ def certified_search(
     # a batch's records and scratch take at most a share of what the search may hold
     slots = K.batch(m, K.batch_size(m, counting.bits.shape[1], budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE))
     scratch = workspace(counting, slots=slots.nodes.shape[0])
+    state.batch_room = m * slots.nodes.shape[0]  # room for a batch's children while memory is not tight
     budget.charge(SCRATCH, sum(a.nbytes for a in (*slots, *scratch)))
 
     def arguments(max_pops: int, threads: int) -> tuple:
