@@ -149,6 +149,30 @@ def test_growth_fills_the_allowance_and_counts_the_copy(allowance):
     assert state.nbytes + max(a.nbytes for a in arrays()) >= 0.9 * allowance
 
 
+def test_room_for_a_batch_while_memory_allows_it_then_for_one_expansion():
+    """Arrays near full grow for a whole batch's children (batch_room) while the allowance holds them;
+    when it does not, memory is tight from then on and they grow for one expansion's (room)."""
+    from optrules.bnb import MEMORY_TIGHT, N_NODES, SearchState
+
+    def nearly_full():
+        state = SearchState(50, {"node_value": np.float64})
+        state.batch_room = 50 * 32
+        state.ints[N_NODES] = state.node_parent.shape[0] - 60  # room for one expansion, not for a batch
+        return state
+
+    roomy = nearly_full()
+    assert roomy.make_room(None)
+    assert roomy.node_parent.shape[0] >= roomy.ints[N_NODES] + roomy.batch_room and not roomy.ints[MEMORY_TIGHT]
+    tight = nearly_full()
+    # enough for one expansion's growth (by MIN_GROWTH), not for a batch's
+    node_bytes = sum(np.dtype(d).itemsize for d in tight.node_fields.values())
+    allowance = tight.nbytes + 2 * tight.node_parent.shape[0] * node_bytes // 16 + max(
+        getattr(tight, name).nbytes for name in tight.node_fields)
+    assert tight.make_room(allowance)
+    assert tight.ints[MEMORY_TIGHT] == 1
+    assert tight.ints[N_NODES] + tight.room <= tight.node_parent.shape[0] < tight.ints[N_NODES] + tight.batch_room
+
+
 # -- a full memory budget: the search drains its queue --------------------------------------------------
 def _weakly_bounded(seed, lambdas, leaf_resolution=False, deferred_children=False):
     """8 antecedents, 60 samples: brute force is exact; with the support and equivalent-points bounds
