@@ -1,7 +1,6 @@
 """The rule-list search on several threads: the same search as on one (the same prefixes expanded, the
 same list, the same certificate), certified optima equal to brute force, budgets and stops heard."""
 
-import itertools
 import time
 
 import numpy as np

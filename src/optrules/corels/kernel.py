@@ -19,7 +19,6 @@ order: the search is the same on any number of threads (see "the search loop" be
 
 from __future__ import annotations
 
-import itertools
 from typing import NamedTuple
 
 import numpy as np
