@@ -102,6 +102,17 @@ SCRATCH = "search scratch"  # the budget's name for a batch's records and its sl
 BATCH_MEMORY_SHARE = 16  # a batch takes at most 1/16 of the memory the search may hold
 
 
+def batch_memory(budget: Budget) -> int:
+    """The bytes a search's batch (its records and its slots' scratch) may take: a share of what the
+    search may hold."""
+    return budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE
+
+
+def charge_batch(budget: Budget, *parts) -> None:
+    """Charge a batch's arrays (``parts``: tuples of arrays) to the budget, as :data:`SCRATCH`."""
+    budget.charge(SCRATCH, sum(array.nbytes for part in parts for array in part))
+
+
 def expansions_left(max_nodes, state: "SearchState") -> int:
     """The expansions a kernel call may make: the node budget's rest, or :data:`NO_LIMIT`."""
     return NO_LIMIT if max_nodes is None else int(max_nodes) - int(state.ints[EXPANDED])

@@ -59,7 +59,7 @@ from typing import Iterator
 import numpy as np
 
 from .._numba import EXPANDED, HEAP_SIZE, N_NODES
-from ..bnb import BATCH_MEMORY_SHARE, SCRATCH, STATE, ThreadedKernel, drive, expansions_left, threads_for
+from ..bnb import SCRATCH, STATE, ThreadedKernel, batch_memory, charge_batch, drive, expansions_left, threads_for
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET
 from ..data.groups import GROUPING, PACK_LIMIT, group_samples, grouping_bytes, pack_weights
@@ -366,9 +366,9 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     # the support bounds (Theorems 11 and 21 for the set) prune only when epsilon < lambda
     limits = np.array([lambda_n, epsilon * n, allowance, tolerance, 1.0 if epsilon < problem.regularization else 0.0])
     # a batch's records and scratch take at most a share of what the enumeration may hold
-    slots = K.batch_size(n_antecedents, bits.shape[1], n_classes, budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE)
+    slots = K.batch_size(n_antecedents, bits.shape[1], n_classes, batch_memory(budget))
     batch, scratch = K.batch(n_antecedents, bits.shape[1], n_classes, slots)
-    budget.charge(SCRATCH, sum(a.nbytes for a in (*batch, *scratch)))
+    charge_batch(budget, batch, scratch)
     counting = (bits, groups.all_ones, class_weights, minority_weights, packed)
 
     def arguments(max_pops: int, threads: int) -> tuple:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import (BATCH_MEMORY_SHARE, DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SCRATCH, SET_ASIDE,
-                   SearchState, ThreadedKernel, compile_for, compiled_in_time, drive, expansions_left, proven_status,
+from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, ThreadedKernel,
+                   batch_memory, charge_batch, compile_for, compiled_in_time, drive, expansions_left, proven_status,
                    threads_for, unsearched_certificate, unsearched_counters)
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
@@ -352,11 +352,11 @@ class RuleListSearch:
         self.free_prefix = np.zeros(m + 1, np.int64)
         self.kernel_requirements = (requirements.masks, requirements.rules_needed, self.free_best, self.free_prefix)
         # a batch's records and scratch take at most a share of what the search may hold
-        slots = K.batch_size(m, self.counting.bits.shape[1], self.budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE)
+        slots = K.batch_size(m, self.counting.bits.shape[1], batch_memory(self.budget))
         self.batch = K.batch(m, slots)
         self.state.room = m + 1  # an expansion's children and its prefix queued again (a batch takes what fits)
         self.scratch = workspace(self.counting, 4 * max(self.threads, 1), slots=self.batch.nodes.shape[0])
-        self.budget.charge(SCRATCH, sum(a.nbytes for a in (*self.batch, *self.scratch)))
+        charge_batch(self.budget, self.batch, self.scratch)
         # a child's sub-conjunctions, for the sibling dominance (the kernel uses it on two-class counts
         # without requirements)
         self.subsets = (problem.subconjunctions()

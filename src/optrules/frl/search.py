@@ -13,7 +13,7 @@ from dataclasses import InitVar, dataclass
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import (BATCH_MEMORY_SHARE, EXPANDED, HEAP_SIZE, SCRATCH, SearchState, ThreadedKernel, compile_for, drive,
+from ..bnb import (EXPANDED, HEAP_SIZE, SearchState, ThreadedKernel, batch_memory, charge_batch, compile_for, drive,
                    expansions_left, proven_status, threads_for, unsearched_certificate)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, OPTIMAL, Certificate, Trace
@@ -165,10 +165,10 @@ def certified_search(
     settings = K.Settings(float(w), float(c_n), float(c1_n), bool(soft), bool(use_map))
 
     # a batch's records and scratch take at most a share of what the search may hold
-    slots = K.batch(m, K.batch_size(m, counting.bits.shape[1], budget.allowance(SCRATCH) // BATCH_MEMORY_SHARE))
+    slots = K.batch(m, K.batch_size(m, counting.bits.shape[1], batch_memory(budget)))
     scratch = workspace(counting, slots=slots.nodes.shape[0])
     state.batch_room = m * slots.nodes.shape[0]  # room for a batch's children while memory is not tight
-    budget.charge(SCRATCH, sum(a.nbytes for a in (*slots, *scratch)))
+    charge_batch(budget, slots, scratch)
 
     def arguments(max_pops: int, threads: int) -> tuple:
         return (max_pops, expansions_left(max_nodes, state), counting, settings, state.tree(), state.node_value,
