@@ -154,6 +154,25 @@ def _find_antecedent_set(h, depth, in_prefix, a, map_slots, node_hash, node_pare
 
 
 @njit(inline="always", cache=True)
+def _equivalent_in_map(map_type, h, child_lb, depth, a, u, in_prefix, map_slots, node_hash, node_parent, node_last,
+                       node_depth, node_mistakes, lambda_n, bits, all_ones, scratch):
+    """The symmetry map's slot for the child (prefix + ``a``), the prefix held there for the same antecedent set
+    (MAP_PREFIX) or the same samples left (MAP_CAPTURED), -1 if none, and whether the child beats it (Cor 16 with
+    the other's Thm 1 bound)."""
+    if map_type == MAP_PREFIX:
+        slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash, node_parent, node_last,
+                                           node_depth)
+    else:
+        slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits, all_ones,
+                                         scratch)
+    if not found:
+        return slot, -1, True
+    equivalent = map_slots[slot]
+    other_lb = theorem1_hierarchical_lower_bound(node_mistakes[equivalent], node_depth[equivalent], lambda_n)
+    return slot, equivalent, corollary16_permutation_dominates(child_lb, other_lb)
+
+
+@njit(inline="always", cache=True)
 def _extensions_may_win(lower_bound, b0, lambda_n, best, use_equivalent, use_lookahead):
     """May some extension of this prefix beat the incumbent? (Thm 20 with Lemma 2, or each alone, or Thm 1.)"""
     if use_equivalent:
@@ -1019,19 +1038,10 @@ def _expand_slot(s, stages, best, free, tight, counting, settings, requirements,
         map_slot = -1
         equivalent = -1
         if queue and map_type != MAP_NONE:
-            if map_type == MAP_PREFIX:
-                h = node_hash[node] ^ zobrist[a]
-                map_slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash, node_parent,
-                                                       node_last, node_depth)
-            else:
-                h = remaining_set_hash(u, bits, a)
-                map_slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
-                                                     all_ones, scratch)
-            if found:
-                equivalent = map_slots[map_slot]
-                other_lb = theorem1_hierarchical_lower_bound(node_mistakes[equivalent], node_depth[equivalent],
-                                                             lambda_n)
-                queue = corollary16_permutation_dominates(child_lb, other_lb)
+            h = node_hash[node] ^ zobrist[a] if map_type == MAP_PREFIX else remaining_set_hash(u, bits, a)
+            map_slot, equivalent, queue = _equivalent_in_map(map_type, h, child_lb, depth, a, u, in_prefix, map_slots,
+                                                             node_hash, node_parent, node_last, node_depth,
+                                                             node_mistakes, lambda_n, bits, all_ones, scratch)
         if queue:
             record |= RECORD_QUEUE
         if record == 0:
@@ -1116,16 +1126,10 @@ def _merge_slot(s, counting, settings, requirements, zobrist, tree, node_mistake
         equivalent = integers[r, EQUIVALENT]
         if map_type != MAP_NONE and map_slots[slot] != equivalent:
             # an earlier child of the batch took the slot the lookup ended at: look again
-            if map_type == MAP_PREFIX:
-                slot, found = _find_antecedent_set(h, depth + 1, in_prefix, a, map_slots, node_hash, node_parent,
-                                                   node_last, node_depth)
-            else:
-                slot, found = find_remaining_set(h, u, a, map_slots, node_hash, node_parent, node_last, bits,
-                                                 all_ones, scratch)
-            equivalent = map_slots[slot] if found else -1
-            if found and not corollary16_permutation_dominates(
-                    child_lb, theorem1_hierarchical_lower_bound(node_mistakes[equivalent], node_depth[equivalent],
-                                                                lambda_n)):
+            slot, equivalent, beats = _equivalent_in_map(map_type, h, child_lb, depth, a, u, in_prefix, map_slots,
+                                                         node_hash, node_parent, node_last, node_depth, node_mistakes,
+                                                         lambda_n, bits, all_ones, scratch)
+            if not beats:
                 continue
         # (the map's slots change in the merge alone, filled or given a better equivalent: a lookup whose
         # last slot holds what it held then ends there again)
