@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -51,6 +52,8 @@ Run 'optrules COMMAND --help' for the options of one command.
 
 #: seconds a fit may take unless --time-limit says otherwise (the whole fit: reading the file included)
 DEFAULT_TIME_LIMIT = 60.0
+#: seconds --scheduler waits to reach its scheduler
+SCHEDULER_TIMEOUT = 10
 _UNSET = object()  # --time-limit not given (argparse converts string defaults, not this)
 
 
@@ -273,6 +276,9 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
                                 if family.cv_parameter else ""))
     if args.time_limit is not None and not args.time_limit > 0:
         raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
+    if getattr(args, "scheduler", None) is not None:
+        if family.name != "rulelist" or args.cv or getattr(args, "reference_out", None):
+            raise SystemExit("error: --scheduler: only for --model rulelist, without --cv or --reference-out")
     if args.max_memory is not None and not args.max_memory > 0:
         raise SystemExit(f"error: --max-memory must be positive MB, got {args.max_memory}")
     _check_output(getattr(args, "output", None))
@@ -338,10 +344,31 @@ def _fit_model(args, console: Console):
         _print_cv_table(console, args.cv, search, family.cv_parameter, family.cv_label, *family.cv_size)
         model = search.best_estimator_
     else:
-        model = estimator.fit(X, y, **fit_weights)
+        with _on_scheduler(getattr(args, "scheduler", None)):
+            model = estimator.fit(X, y, **fit_weights)
     summary = (f"{source}: {len(X)} samples, {family.settings_text(model)}; {_budget_text(args)}"
                + (" per fit" if args.cv else ""))
     return model, X, y, weights, source, summary
+
+
+@contextlib.contextmanager
+def _on_scheduler(address):
+    """The rule-list search on the Dask cluster at ``address`` (None: on this machine)."""
+    if address is None:
+        yield
+        return
+    from .corels.cluster import on_cluster
+
+    try:
+        from distributed import Client
+
+        client = Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+    except ImportError:
+        raise SystemExit("error: --scheduler needs Dask's distributed (pip install distributed)") from None
+    except (OSError, TimeoutError, ValueError) as error:
+        raise SystemExit(f"error: --scheduler: cannot reach {printable(address)!r}: {printable(str(error))}") from None
+    with client, on_cluster(client):
+        yield
 
 
 def _print_cv_table(console: Console, n_folds, search, parameter: str, label: str, size: str, size_title: str) -> None:
@@ -900,6 +927,9 @@ def _add_fit_command(commands) -> None:
     fit.add_argument("--reference-out", help="the C++ reference's .out file (instead of a CSV)")
     fit.add_argument("--reference-label", help="the matching .label file")
     fit.add_argument("--reference-minor", help="the matching .minor file (optional)")
+    fit.add_argument("--scheduler", metavar="ADDRESS",
+                     help="search on this Dask cluster's workers (--model rulelist; e.g. tcp://10.0.0.5:8786): the "
+                          "same objective and certificate, the search space split among them")
     fit.set_defaults(handler=cmd_fit)
 
 

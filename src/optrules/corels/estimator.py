@@ -17,6 +17,7 @@ from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
 from .requirements import Requirements
 from ..parameters import check_parameters
 from .parameters import RULE_LIST_PARAMETERS
+from .cluster import check_cluster_options, cluster_search, current_client
 from .search import Ablation, search, unmined_result
 
 
@@ -263,10 +264,8 @@ class RuleListClassifier(RuleModelEstimator):
                     result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
                                             budget)
                 else:
-                    result = search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
-                                    max_nodes=self.max_nodes if max_nodes is None else max_nodes, warm_start=self.greedy_start, initial_prefix=initial_prefix,
-                                    progress=progress, budget=budget, max_length=self.max_rules,
-                                    required=self._requirements(), n_jobs=self.n_jobs)
+                    result = self._search_on(problem, self.max_nodes if max_nodes is None else max_nodes, budget,
+                                             progress, initial_prefix)
         finally:
             if own_progress:
                 self._close(progress)
@@ -277,6 +276,18 @@ class RuleListClassifier(RuleModelEstimator):
         self.certificate_.counters["antecedents"] = len(self.antecedents_)
         self.certificate_.counters["fit_time"] = budget.elapsed()
         return self
+
+    def _search_on(self, problem: Problem, max_nodes, budget: Budget, progress, initial_prefix):
+        """The search on this machine, or on the cluster of an :func:`~optrules.corels.cluster.on_cluster`
+        block."""
+        options = dict(warm_start=self.greedy_start, initial_prefix=initial_prefix, progress=progress, budget=budget,
+                       max_length=self.max_rules)
+        client = current_client()
+        if client is None:
+            return search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
+                          max_nodes=max_nodes, required=self._requirements(), n_jobs=self.n_jobs, **options)
+        check_cluster_options(self.policy, self.map_type, self._ablation(), max_nodes, self._requirements())
+        return cluster_search(problem, client, **options)
 
     def rashomon_set(self, epsilon: float, relative: bool = False, max_nodes: int | None = None,
                      time_limit: float | None = DEFAULT_TIME_LIMIT, max_memory: int | None = None) -> RashomonSet:
