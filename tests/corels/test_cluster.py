@@ -30,6 +30,13 @@ def client():
         yield connected
 
 
+@pytest.fixture(autouse=True)
+def on_the_workers_at_once(monkeypatch):
+    """The coordinator hands the whole search to the workers, unsearched, so that small problems test
+    them (the local first stage is tested on its own)."""
+    monkeypatch.setattr(cluster, "LOCAL_SECONDS", 0.0)
+
+
 def split_at_every_slice(patch) -> None:
     """Every subtree gives half its frontier away at every slice of its kernel, as if a worker were
     always idle: tiny problems split into many subtrees."""
@@ -208,3 +215,28 @@ def test_the_command_line_searches_on_a_scheduler(client, capsys, monkeypatch):
         main(["fit", "--dataset", "compas", "--model", "frl", "--scheduler", client.scheduler.address])
     with pytest.raises(SystemExit, match="cannot reach"):
         main(["fit", "--dataset", "compas", "--scheduler", "tcp://127.0.0.1:1"])
+
+
+def test_a_search_certified_in_its_local_stage_never_waits_for_the_workers(client, monkeypatch):
+    monkeypatch.setattr(cluster, "LOCAL_SECONDS", 60.0)
+    captures, y = larger_problem(4, m=30, n=600)
+    problem = Problem.from_captures(captures, y, 0.01)
+    serial = search(problem, n_jobs=1)
+    result = cluster.cluster_search(problem, client)
+    counters = result.certificate.counters
+    assert result.certificate.status == OPTIMAL and counters["subtrees"] == 0 and counters["workers"] == 0
+    assert result.prefix == serial.prefix and result.objective == pytest.approx(serial.objective, abs=1e-12)
+    assert counters["local_expanded"] == counters["nodes_expanded"] > 0
+
+
+def test_the_local_stage_hands_its_frontier_to_the_workers(client, monkeypatch):
+    monkeypatch.setattr(cluster, "LOCAL_SECONDS", 0.05)
+    monkeypatch.setattr(cluster, "MIN_SPLIT_SECONDS", 0.0)
+    captures, y = larger_problem(9, m=60, n=2000)  # ~0.7 s on one core: well beyond the local stage
+    problem = Problem.from_captures(captures, y, 0.003)
+    serial = search(problem, n_jobs=1)
+    result = cluster.cluster_search(problem, client)
+    counters = result.certificate.counters
+    assert result.certificate.status == OPTIMAL
+    assert result.objective == pytest.approx(serial.objective, abs=1e-12)
+    assert counters["local_expanded"] > 0 and counters["subtrees"] > 1 and counters["workers"] >= 1

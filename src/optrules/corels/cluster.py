@@ -13,9 +13,9 @@ best list any worker has found. The caller's process coordinates (:class:`Cluste
 - a subtree comes back finished (searched to its end) or open: its time ran out, or the coordinator asked
   it to split because a worker ran dry. An open subtree returns its live frontier grouped into at most
   :data:`SPLIT_ROOTS` subtrees under it (:func:`_grouped_frontier`), each bounded by the least bound of the
-  frontier it holds (Lemma 2, Thm 20), which join the queue. The first subtree is the whole search, and
-  the first split is asked of it once it has run :data:`MIN_SPLIT_SECONDS`: smaller problems use one
-  worker;
+  frontier it holds (Lemma 2, Thm 20), which join the queue. The first subtree is the whole search, which
+  the coordinator searches itself for up to :data:`LOCAL_SECONDS` (a search certified by then never
+  waits for the cluster); its frontier, grouped the same way, is the workers' first queue;
 - a worker lost mid-subtree costs that subtree's work, not its lists: Dask runs its task again elsewhere,
   and a task lost too often (``KilledWorker``) is queued again by the coordinator.
 
@@ -57,6 +57,9 @@ SPLIT_ROOTS = 64
 POLL_SECONDS = 0.05
 #: a subtree running at least this long may be asked to split when a worker has nothing to do
 MIN_SPLIT_SECONDS = 0.25
+#: seconds the coordinator searches the whole problem itself before the workers get its frontier: a
+#: search certified by then never waits for the cluster (small problems take what they take serially)
+LOCAL_SECONDS = 1.0
 #: relative slack on the bound a subtree prunes with: a list that ties the incumbent after the change of
 #: units (floating point) is kept, never a better one pruned
 BOUND_SLACK = 1e-12
@@ -202,6 +205,26 @@ class _SharedIncumbent:
         self.answered.add(self.asked)
         self.split = False
         self.queue.put(("open", self.task, self.asked, subtrees))
+
+
+class _LocalIncumbent:
+    """The coordinator's incumbent as its own search of the first subtree sees it: read and offered at
+    once, never a split or stop request (its budget ends it)."""
+
+    split = stop = False
+
+    def __init__(self, coordinator: "ClusterSearch"):
+        self.coordinator = coordinator
+
+    @property
+    def bound(self) -> float:
+        return self.coordinator.best_cost
+
+    def read(self) -> float:
+        return self.coordinator.best_cost
+
+    def offer(self, prefix: tuple[int, ...], cost: float) -> None:
+        self.coordinator._offer(prefix)
 
 
 class SubtreeSearch(RuleListSearch):
@@ -406,13 +429,15 @@ class ClusterSearch:
 
     1. :meth:`_start`: the incumbent (the serial search's start: the greedy list, given prefixes), the
        channel (a Variable the coordinator writes, a Queue the workers write), the problem scattered
-       to every worker, and the whole search queued as the first subtree.
-    2. :meth:`_coordinate`: subtrees handed out least bound first, one a worker thread, while any is
+       to every worker.
+    2. :meth:`_search_here`: the whole search on this process for up to :data:`LOCAL_SECONDS`; what it
+       leaves open, grouped into subtrees, is queued.
+    3. :meth:`_coordinate`: subtrees handed out least bound first, one a worker thread, while any is
        left and the budget lasts; better lists and given-away subtrees read from the Queue; a worker
        with nothing to do makes the oldest running subtree give half its frontier away.
-    3. :meth:`_wind_down`: on the budget's end or Ctrl-C, the running subtrees are asked to stop and their
+    4. :meth:`_wind_down`: on the budget's end or Ctrl-C, the running subtrees are asked to stop and their
        frontiers collected.
-    4. :meth:`_certify`: the list and its certificate: optimal when no subtree is left open, else
+    5. :meth:`_certify`: the list and its certificate: optimal when no subtree is left open, else
        bounded by the least bound of the open ones.
     """
 
@@ -428,13 +453,16 @@ class ClusterSearch:
         self.order = itertools.count()
         self.trace = Trace()
         self.counters = {"subtrees": 0, "subtrees_given_away": 0, "split_requests": 0, "subtrees_again": 0,
-                         "subtrees_pruned": 0, "nodes_expanded": 0, "worker_seconds": 0.0, "incumbent_updates": 0}
+                         "subtrees_pruned": 0, "nodes_expanded": 0, "worker_seconds": 0.0, "incumbent_updates": 0,
+                         "local_seconds": 0.0, "local_expanded": 0}
         self.latencies: list[float] = []  # seconds from a worker's better list to the coordinator
         self.by_worker: dict[str, list] = {}  # worker -> [prefixes expanded, seconds searching]
 
     def run(self) -> SearchResult:
         self._start()
         try:
+            self._search_here()
+            self._publish(stop=False)
             self._coordinate()
         except KeyboardInterrupt:
             self.budget.interrupt()
@@ -461,8 +489,21 @@ class ClusterSearch:
         self._publish(stop=False)
         problem.subconjunctions()  # found once, here, and shipped with the problem
         self.problem_future = self.client.scatter(problem, broadcast=True, hash=False)
-        root_b0 = float(problem.class_weights().sum(axis=1) @ problem.minor)
-        self._queue_subtree(root_b0, ())
+
+    # -- phase 2 ------------------------------------------------------------------------------------
+    def _search_here(self) -> None:
+        """The whole search on this process for up to LOCAL_SECONDS (or the budget's end); what it leaves
+        open, as subtrees, is the workers' first queue."""
+        subtree = subtree_problem(self.problem, ())
+        if subtree.problem is None or self.max_length == 0:  # no rule can pay for itself, or none allowed
+            self._offer(())
+            return
+        started = time.perf_counter()
+        with self.budget.capped(LOCAL_SECONDS):
+            outcome = SubtreeSearch(subtree, _LocalIncumbent(self), self.budget, self.max_length).run()
+        self._take(outcome)
+        self.counters["local_seconds"] = time.perf_counter() - started
+        self.counters["local_expanded"] = outcome.expanded
 
     def _publish(self, stop: bool) -> None:
         self.variable.set({"bound": self.best_cost, "split": dict(self.split), "stop": stop})
@@ -470,7 +511,7 @@ class ClusterSearch:
     def _queue_subtree(self, bound: float, prefix) -> None:
         heapq.heappush(self.pending, (bound, next(self.order), tuple(prefix)))
 
-    # -- phase 2 ------------------------------------------------------------------------------------
+    # -- phase 3 ------------------------------------------------------------------------------------
     def _coordinate(self) -> None:
         last_record = last_count = -np.inf
         while self.pending or self.running:
@@ -550,14 +591,19 @@ class ClusterSearch:
             self._queue_subtree(bound, prefix)
             self.counters["subtrees_again"] += 1
             return True
-        changed = self._offer(outcome.best)
-        for open_bound, open_prefix in outcome.open:
-            self._queue_subtree(open_bound, open_prefix)
-        self.counters["nodes_expanded"] += outcome.expanded
+        changed = self._take(outcome)
         self.counters["worker_seconds"] += outcome.seconds
         work = self.by_worker.setdefault(outcome.worker, [0, 0.0])
         work[0] += outcome.expanded
         work[1] += outcome.seconds
+        return changed
+
+    def _take(self, outcome: SubtreeOutcome) -> bool:
+        """A subtree's outcome: its list offered, what it left open queued, its expansions counted."""
+        changed = self._offer(outcome.best)
+        for open_bound, open_prefix in outcome.open:
+            self._queue_subtree(open_bound, open_prefix)
+        self.counters["nodes_expanded"] += outcome.expanded
         return changed
 
     def _ask_for_a_split(self) -> bool:
@@ -590,7 +636,7 @@ class ClusterSearch:
         bounds = [b for b, _, _ in self.pending] + [b for b, _, _, _ in self.running.values()]
         return min([self.best_cost, *bounds])
 
-    # -- phase 3 ------------------------------------------------------------------------------------
+    # -- phase 4 ------------------------------------------------------------------------------------
     def _wind_down(self) -> None:
         if not self.running:
             return
@@ -606,7 +652,7 @@ class ClusterSearch:
             self._queue_subtree(bound, prefix)
         self.running.clear()
 
-    # -- phase 4 ------------------------------------------------------------------------------------
+    # -- phase 5 ------------------------------------------------------------------------------------
     def _certify(self) -> SearchResult:
         problem, n = self.problem, self.n
         self.pending = [entry for entry in self.pending if entry[0] < self.best_cost - BOUND_SLACK * n]
