@@ -104,6 +104,8 @@ def summary(row: dict) -> dict:
             "subtrees": statistics.median(r["subtrees"] for r in cluster),
             "given_away": statistics.median(r["subtrees_given_away"] for r in cluster),
             "idle": statistics.median(r["idle_share"] for r in cluster),
+            "local_seconds": statistics.median(r["local_seconds"] for r in cluster),
+            "local_expanded": statistics.median(r["local_expanded"] for r in cluster),
             "latency_mean": statistics.median(r["incumbent_latency_mean"] for r in cluster),
             "latency_max": max(r["incumbent_latency_max"] for r in cluster),
             "top_share": statistics.median(shares),
@@ -118,23 +120,25 @@ def _status(status: str, gap: float) -> str:
 def render(results: dict) -> str:
     lines = ["Fresh processes alternating the serial search (one thread) and a 2-worker `LocalCluster` (processes, "
              "one thread each, started and its kernels loaded before the clock); seconds: the search's, median "
-             "of the runs. Expanded: prefixes, the cluster's over both workers; subtrees: searched (given away "
-             "by splits); busiest: the busiest worker's share of the expansions; latency: a worker's better list "
+             "of the runs. Expanded: prefixes, the cluster's over its first stage and both workers; subtrees: searched (given away "
+             "by splits); local: the coordinator's first stage on its own (seconds, prefixes), the workers idle "
+             "meanwhile; busiest: the busiest worker's share of the expansions; latency: a worker's better list "
              "to its publishing, mean / max.", "",
              "| problem | lambda | antecedents | serial | cluster | objective | serial s | cluster s | speedup "
-             "(least-most) | efficiency | expanded serial | expanded cluster | subtrees | idle | busiest | "
+             "(least-most) | efficiency | expanded serial | expanded cluster | local | subtrees | idle | busiest | "
              "latency ms | same objective / list |",
-             "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in results.values():
         s = summary(row)
         if s["status"] == "crashed":
-            lines.append(f"| {row['problem']} | {row['lambda']} | {row['antecedents']:,} | crashed |" + " |" * 13)
+            lines.append(f"| {row['problem']} | {row['lambda']} | {row['antecedents']:,} | crashed |" + " |" * 14)
             continue
         lines.append(
             f"| {row['problem']} | {row['lambda']} | {row['antecedents']:,} | {_status(s['status'], s['gap'])} | "
             f"{_status(s['cluster_status'], s['cluster_gap'])} | {s['objective']:.6f} | {s['t1']:.2f} | "
             f"{s['t2']:.2f} | {s['speedup']:.2f}x ({s['least']:.2f}-{s['most']:.2f}) | {s['speedup'] / 2:.2f} | "
             f"{s['expanded']:,.0f} | {s['expanded_cluster']:,.0f} ({s['expanded_cluster'] / max(s['expanded'], 1):.2f}x) | "
+            f"{s['local_seconds']:.2f} s, {s['local_expanded']:,.0f} | "
             f"{s['subtrees']:.0f} ({s['given_away']:.0f}) | {s['idle']:.0%} | {s['top_share']:.0%} | "
             f"{1000 * s['latency_mean']:.0f} / {1000 * s['latency_max']:.0f} | "
             f"{'yes' if s['same_objective'] else 'NO'} / {'yes' if s['same_list'] else 'no'} |")
