@@ -94,7 +94,8 @@ def summary(row: dict) -> dict:
     shares = []
     for r in cluster:
         counts = sorted((v[0] for v in r["by_worker"].values()), reverse=True)
-        shares.append(counts[0] / max(sum(counts), 1))
+        if counts:  # (none when the first stage certified alone)
+            shares.append(counts[0] / max(sum(counts), 1))
     reference = serial[0]
     return {"status": reference["status"], "cluster_status": cluster[0]["status"], "objective": reference["objective"],
             "gap": reference["objective"] - reference["lower_bound"],
@@ -108,7 +109,7 @@ def summary(row: dict) -> dict:
             "local_expanded": statistics.median(r["local_expanded"] for r in cluster),
             "latency_mean": statistics.median(r["incumbent_latency_mean"] for r in cluster),
             "latency_max": max(r["incumbent_latency_max"] for r in cluster),
-            "top_share": statistics.median(shares),
+            "top_share": statistics.median(shares) if shares else 0.0,
             "same_objective": all(abs(r["objective"] - reference["objective"]) <= 1e-9 for r in serial + cluster),
             "same_list": all(r["prefix"] == reference["prefix"] for r in serial + cluster)}
 
