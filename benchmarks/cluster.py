@@ -59,6 +59,7 @@ if mode == "cluster":
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     client = Client(cluster)
     client.run(load_kernels, problem)  # the kernels loaded on each worker before the clock starts
+    load_kernels(problem)  # and here, where the first stage runs
     result = cluster_search(problem, client, time_limit=float(time_limit), max_memory=2 << 30)
 else:
     load_kernels(problem)

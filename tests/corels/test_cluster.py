@@ -229,7 +229,7 @@ def test_a_search_certified_in_its_local_stage_never_waits_for_the_workers(clien
     assert counters["local_expanded"] == counters["nodes_expanded"] > 0
 
 
-def test_the_local_stage_hands_its_frontier_to_the_workers(client, monkeypatch):
+def test_a_search_the_local_stage_leaves_open_goes_on_on_the_workers(client, monkeypatch):
     monkeypatch.setattr(cluster, "LOCAL_SECONDS", 0.05)
     monkeypatch.setattr(cluster, "MIN_SPLIT_SECONDS", 0.0)
     captures, y = larger_problem(9, m=60, n=2000)  # ~0.7 s on one core: well beyond the local stage

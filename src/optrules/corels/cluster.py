@@ -13,9 +13,9 @@ best list any worker has found. The caller's process coordinates (:class:`Cluste
 - a subtree comes back finished (searched to its end) or open: its time ran out, or the coordinator asked
   it to split because a worker ran dry. An open subtree returns its live frontier grouped into at most
   :data:`SPLIT_ROOTS` subtrees under it (:func:`_grouped_frontier`), each bounded by the least bound of the
-  frontier it holds (Lemma 2, Thm 20), which join the queue. The first subtree is the whole search, which
-  the coordinator searches itself for up to :data:`LOCAL_SECONDS` (a search certified by then never
-  waits for the cluster); its frontier, grouped the same way, is the workers' first queue;
+  frontier it holds (Lemma 2, Thm 20), which join the queue. The coordinator first searches the whole problem
+  itself for up to :data:`LOCAL_SECONDS` (a search certified by then never waits for the cluster); if
+  not certified, the first subtree is the whole search, pruned by the incumbent that stage found;
 - a worker lost mid-subtree costs that subtree's work, not its lists: Dask runs its task again elsewhere,
   and a task lost too often (``KilledWorker``) is queued again by the coordinator.
 
@@ -430,8 +430,8 @@ class ClusterSearch:
     1. :meth:`_start`: the incumbent (the serial search's start: the greedy list, given prefixes), the
        channel (a Variable the coordinator writes, a Queue the workers write), the problem scattered
        to every worker.
-    2. :meth:`_search_here`: the whole search on this process for up to :data:`LOCAL_SECONDS`; what it
-       leaves open, grouped into subtrees, is queued.
+    2. :meth:`_search_here`: the whole search on this process for up to :data:`LOCAL_SECONDS`; if it is
+       not certified by then, the whole search (the root) is queued, pruned by the incumbent it found.
     3. :meth:`_coordinate`: subtrees handed out least bound first, one a worker thread, while any is
        left and the budget lasts; better lists and given-away subtrees read from the Queue; a worker
        with nothing to do makes the oldest running subtree give half its frontier away.
@@ -492,8 +492,8 @@ class ClusterSearch:
 
     # -- phase 2 ------------------------------------------------------------------------------------
     def _search_here(self) -> None:
-        """The whole search on this process for up to LOCAL_SECONDS (or the budget's end); what it leaves
-        open, as subtrees, is the workers' first queue."""
+        """The whole search on this process for up to LOCAL_SECONDS: certified by then (or stopped by the
+        budget, its frontier open), the workers get nothing; else they get the whole search."""
         subtree = subtree_problem(self.problem, ())
         if subtree.problem is None or self.max_length == 0:  # no rule can pay for itself, or none allowed
             self._offer(())
@@ -501,7 +501,14 @@ class ClusterSearch:
         started = time.perf_counter()
         with self.budget.capped(LOCAL_SECONDS):
             outcome = SubtreeSearch(subtree, _LocalIncumbent(self), self.budget, self.max_length).run()
-        self._take(outcome)
+        if outcome.finished or self.budget.stopped():
+            self._take(outcome)
+        else:  # the workers start again from the root with this stage's incumbent: its frontier, cut into
+            # many subtrees with a symmetry map each, measured 1.7x more expansions on COMPAS 0.005 than
+            # the root given to one worker and split as the others run dry
+            self._offer(outcome.best)
+            self.counters["nodes_expanded"] += outcome.expanded
+            self._queue_subtree(float(self.problem.class_weights().sum(axis=1) @ self.problem.minor), ())
         self.counters["local_seconds"] = time.perf_counter() - started
         self.counters["local_expanded"] = outcome.expanded
 
