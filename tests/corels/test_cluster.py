@@ -11,7 +11,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from optrules.certificate import OPTIMAL, TIME_BUDGET  # noqa: E402
+from optrules.certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET  # noqa: E402
 from optrules.corels import cluster  # noqa: E402
 from optrules.corels.bruteforce import brute_force  # noqa: E402
 from optrules.corels.problem import Problem  # noqa: E402
@@ -227,6 +227,22 @@ def test_a_search_certified_in_its_local_stage_never_waits_for_the_workers(clien
     assert result.certificate.status == OPTIMAL and counters["subtrees"] == 0 and counters["workers"] == 0
     assert result.prefix == serial.prefix and result.objective == pytest.approx(serial.objective, abs=1e-12)
     assert counters["local_expanded"] == counters["nodes_expanded"] > 0
+
+
+def test_ctrl_c_in_the_local_stage_leaves_the_whole_search_open(client, monkeypatch):
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster, "LOCAL_SECONDS", 60.0)
+    monkeypatch.setattr(cluster.SubtreeSearch, "run", interrupted)
+    captures, y = larger_problem(4, m=30, n=600)
+    problem = Problem.from_captures(captures, y, 0.01)
+    serial = search(problem, n_jobs=1)
+    result = cluster.cluster_search(problem, client)
+    certificate = result.certificate
+    assert certificate.status == INTERRUPTED and certificate.counters["subtrees"] == 0
+    assert certificate.lower_bound <= serial.objective + 1e-12 and serial.objective <= result.objective + 1e-12
+    assert certificate.lower_bound < result.objective  # the gap the unsearched root leaves
 
 
 def test_a_search_the_local_stage_leaves_open_goes_on_on_the_workers(client, monkeypatch):
