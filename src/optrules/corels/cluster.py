@@ -57,8 +57,8 @@ SPLIT_ROOTS = 64
 POLL_SECONDS = 0.05
 #: a subtree running at least this long may be asked to split when a worker has nothing to do
 MIN_SPLIT_SECONDS = 0.25
-#: seconds the coordinator searches the whole problem itself before the workers get its frontier: a
-#: search certified by then never waits for the cluster (small problems take what they take serially)
+#: seconds the coordinator searches the whole problem itself before the workers get it: a search
+#: certified by then never waits for the cluster (small problems take what they take serially)
 LOCAL_SECONDS = 1.0
 #: relative slack on the bound a subtree prunes with: a list that ties the incumbent after the change of
 #: units (floating point) is kept, never a better one pruned
