@@ -256,3 +256,24 @@ def test_a_search_the_local_stage_leaves_open_goes_on_on_the_workers(client, mon
     assert result.certificate.status == OPTIMAL
     assert result.objective == pytest.approx(serial.objective, abs=1e-12)
     assert counters["local_expanded"] > 0 and counters["subtrees"] > 1 and counters["workers"] >= 1
+
+
+def test_idle_workers_each_ask_a_subtree_to_split_in_one_poll():
+    """Three worker threads idle, nothing queued: the three subtrees that have run longest are asked at
+    once, a request open for each idle thread; none more until one answers."""
+    captures, y, lam = random_problem(0)
+    coordinator = cluster.ClusterSearch(Problem.from_captures(captures, y, lam), None, cluster.Budget(), None, None,
+                                        False, None, None)
+    coordinator.threads, coordinator.requests = 8, itertools.count(1)
+    now = time.perf_counter()
+    ages = [5.0, 4.0, 3.0, 2.0, 0.0]
+    coordinator.running = {object(): (0.0, (i,), now - age, f"t{i}") for i, age in enumerate(ages)}
+    assert coordinator._ask_for_a_split()
+    assert set(coordinator.split) == {"t0", "t1", "t2"}
+    assert coordinator.counters["split_requests"] == 3
+    assert not coordinator._ask_for_a_split()  # (three requests open for three idle threads)
+    del coordinator.split["t0"]  # answered with nothing to give: asked again, oldest first
+    assert coordinator._ask_for_a_split() and set(coordinator.split) == {"t0", "t1", "t2"}
+    coordinator.pending = [(0.0, 0, (9,))]  # a subtree queued: no request
+    del coordinator.split["t1"]
+    assert not coordinator._ask_for_a_split()
