@@ -618,8 +618,8 @@ class ClusterSearch:
     def _ask_for_a_split(self) -> bool:
         """Worker threads with nothing to do and nothing queued: as many running subtrees as threads wait
         (less the requests not answered yet), those that have run longest (at least MIN_SPLIT_SECONDS, not
-        asked already), are each asked to give half their frontier away. (One request a poll left 46% of
-        16 workers idle in the model, benchmarks/cluster_model.py: the cluster filled one worker a poll.)"""
+        asked already), are each asked to give half their frontier away: one request a poll would fill one
+        idle worker a poll, and many workers would wait on that pace."""
         idle = self.threads - len(self.running)
         if self.pending or idle <= 0:
             return False
