@@ -188,7 +188,7 @@ class ClusterModel:
         """The coordinator's search of the whole problem for up to local_seconds (as ClusterSearch's)."""
         from optrules.corels.cluster import SubtreeSearch, _LocalIncumbent, subtree_problem
 
-        root_b0 = float(self.problem.class_weights().sum(axis=1) @ self.problem.minor)
+        root_b0 = self.problem.root_b0()
         if self.local_seconds <= 0:
             self.queue(root_b0, (), 0.0)
             return 0.0
@@ -344,9 +344,11 @@ class SharedSets:
 
 
 def _search(problem, prefix, channel: VirtualChannel, worker: VirtualWorker, shared_sets: SharedSets | None):
-    """cluster.search_subtree on a virtual worker: each kernel slice ends the worker's turn."""
+    """cluster.search_subtree on a virtual worker: its turn ends at each of its budget's reads."""
     from optrules.budget import Budget
-    from optrules.corels.cluster import SubtreeOutcome, SubtreeSearch, subtree_problem
+    from optrules.corels.cluster import SubtreeSearch, searched_subtree
+
+    searches = []  # (the search, once made: the shared map scans it)
 
     class VirtualSubtreeSearch(SubtreeSearch):
         """Its turn ends where the real one reads its budget (between kernel slices, out of the slices'
@@ -355,6 +357,11 @@ def _search(problem, prefix, channel: VirtualChannel, worker: VirtualWorker, sha
 
         scanned = epoch = 0
         running = True
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.trace_interval = np.inf
+            searches.append(self)
 
         def _slice(self, max_pops: int) -> int:
             started = time.perf_counter()
@@ -367,17 +374,9 @@ def _search(problem, prefix, channel: VirtualChannel, worker: VirtualWorker, sha
             return super()._certify()
 
     def end_turn():
-        worker.pause(None if shared_sets is None or search is None else lambda: shared_sets.scan(search))
+        worker.pause(None if shared_sets is None or not searches else lambda: shared_sets.scan(searches[0]))
 
-    search = None
-    subtree = subtree_problem(problem, prefix)
-    if subtree.problem is None:
-        cost = problem.cost(subtree.prefix)
-        found = (subtree.prefix, cost) if cost < channel.read() else (None, np.inf)
-        return SubtreeOutcome(subtree.prefix, *found, True, [], 0, 0.0)
-    search = VirtualSubtreeSearch(subtree, channel, Budget(None, None, end_turn), None)
-    search.trace_interval = np.inf
-    return search.run()
+    return searched_subtree(problem, prefix, channel, Budget(None, None, end_turn), None, VirtualSubtreeSearch)
 
 
 def measure(name: str, regularization: float, workers, poll: float, local_seconds: float, shared_sets: str | None,

@@ -377,18 +377,24 @@ def search_subtree(problem: Problem, prefix, seconds, names: tuple[str, str], ta
     from distributed import get_worker
 
     shared = _SharedIncumbent(names, task)
+    budget = Budget(seconds, max_memory, lambda: STOP if shared.stop else None)
+    outcome = searched_subtree(problem, prefix, shared, budget, max_length)
+    outcome.worker = get_worker().address
+    return outcome
+
+
+def searched_subtree(problem: Problem, prefix, shared, budget: Budget, max_length=None,
+                     search_class=SubtreeSearch) -> SubtreeOutcome:
+    """The lists beginning with ``prefix`` searched by ``search_class`` against ``shared`` (the channel
+    to the coordinator) within ``budget``."""
     subtree = subtree_problem(problem, prefix)
     started = time.perf_counter()
     if subtree.problem is None or (max_length is not None and len(subtree.prefix) >= max_length):
         cost = problem.cost(subtree.prefix)  # only the prefix itself, with its default rule, is in it
         found = (subtree.prefix, cost) if cost < shared.read() else (None, np.inf)
-        outcome = SubtreeOutcome(subtree.prefix, *found, True, [], 0, time.perf_counter() - started)
-    else:
-        budget = Budget(seconds, max_memory, lambda: STOP if shared.stop else None)
-        rest = None if max_length is None else max_length - len(subtree.prefix)
-        outcome = SubtreeSearch(subtree, shared, budget, rest).run()
-    outcome.worker = get_worker().address
-    return outcome
+        return SubtreeOutcome(subtree.prefix, *found, True, [], 0, time.perf_counter() - started)
+    rest = None if max_length is None else max_length - len(subtree.prefix)
+    return search_class(subtree, shared, budget, rest).run()
 
 
 
@@ -433,8 +439,8 @@ class ClusterSearch:
     2. :meth:`_search_here`: the whole search on this process for up to :data:`LOCAL_SECONDS`; if it is
        not certified by then, the whole search (the root) is queued, pruned by the incumbent it found.
     3. :meth:`_coordinate`: subtrees handed out least bound first, one a worker thread, while any is
-       left and the budget lasts; better lists and given-away subtrees read from the Queue; a worker
-       with nothing to do makes the oldest running subtree give half its frontier away.
+       left and the budget lasts; better lists and given-away subtrees read from the Queue; worker
+       threads with nothing to do make as many of the oldest running subtrees give half their frontier away.
     4. :meth:`_wind_down`: on the budget's end or Ctrl-C, the running subtrees are asked to stop and their
        frontiers collected.
     5. :meth:`_certify`: the list and its certificate: optimal when no subtree is left open, else
@@ -499,16 +505,15 @@ class ClusterSearch:
             self._offer(())
             return
         started = time.perf_counter()
-        root_b0 = float(self.problem.class_weights().sum(axis=1) @ self.problem.minor)
-        self._queue_subtree(root_b0, ())  # open until the stage says otherwise (an exception leaves it so)
+        self._queue_subtree(self.problem.root_b0(), ())  # open until the stage says otherwise (an exception leaves it so)
         with self.budget.capped(LOCAL_SECONDS):
             outcome = SubtreeSearch(subtree, _LocalIncumbent(self), self.budget, self.max_length).run()
         if outcome.finished or self.budget.stopped():
             self.pending.clear()
             self._take(outcome)
         else:  # the workers start again from the root with this stage's incumbent: its frontier, cut into
-            # many subtrees with a symmetry map each, measured 1.7x more expansions on COMPAS 0.005 than
-            # the root given to one worker and split as the others run dry
+            # many subtrees with a symmetry map each, would search more permutations again than the root
+            # given to one worker and split only as the others run dry
             self._offer(outcome.best)
             self.counters["nodes_expanded"] += outcome.expanded
         self.counters["local_seconds"] = time.perf_counter() - started

@@ -122,6 +122,10 @@ class Problem:
         """``(N, C)``: each sample's weight in the column of its class."""
         return class_weight_matrix(self.y, self.n_classes, self.sample_weight)
 
+    def root_b0(self) -> float:
+        """b0 of the empty prefix: every list misclassifies at least these (Thm 20)."""
+        return float(self.class_weights().sum(axis=1) @ self.minor)
+
     def mistakes(self, prefix) -> float:
         """Training mistakes (weighted) of the list a prefix defines."""
         rows = bitset.unpack(self.bits[np.asarray(prefix, dtype=np.int64)], self.n_samples)

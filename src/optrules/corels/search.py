@@ -273,7 +273,7 @@ class RuleListSearch:
         self.max_length, self.requirements, self.groups, self.n_jobs = max_length, requirements, groups, n_jobs
         self.n, self.m, self.lambda_n = problem.total_weight, problem.n_antecedents, problem.lambda_n
         # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
-        self.root_b0 = (float(problem.class_weights().sum(axis=1) @ problem.minor) if ablation.equivalent_points
+        self.root_b0 = (problem.root_b0() if ablation.equivalent_points
                         else 0.0)
         self.free = None  # with requirements, the free search that warm-started this one
         self.trace = Trace()
