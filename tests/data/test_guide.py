@@ -43,9 +43,9 @@ def _design_column(X, column):
     return np.where(values.isna(), np.nan if column.kind == "binary" else 0.0, held.to_numpy(dtype=float))
 
 
-def _reference_splits(design, y, min_leaf):
-    """The splits of an ensemble fitted as the binarizer's reference is, by hand."""
-    model = HistGradientBoostingClassifier(learning_rate=guide.REFERENCE_LEARNING_RATE, max_iter=guide.REFERENCE_TREES,
+def _reference_splits(design, y, min_leaf, trees=guide.REFERENCE_TREES):
+    """The splits of an ensemble fitted as the binarizer's reference is, by hand, in one fit."""
+    model = HistGradientBoostingClassifier(learning_rate=guide.REFERENCE_LEARNING_RATE, max_iter=trees,
                                            max_depth=guide.REFERENCE_DEPTH, min_samples_leaf=min_leaf,
                                            l2_regularization=0.0, early_stopping=False,
                                            random_state=guide.REFERENCE_SEED).fit(design, y)
@@ -122,6 +122,19 @@ def test_the_reference_is_deterministic_and_weighted():
     repeated = X.loc[X.index.repeat(weights.astype(int))].reset_index(drop=True)
     assert (Binarizer(thresholds="boosted").fit(X, y, sample_weight=weights).feature_names_
             == Binarizer(thresholds="boosted").fit(repeated, np.repeat(y, weights.astype(int))).feature_names_)
+
+
+def test_a_stop_after_the_first_fit_keeps_its_splits_and_no_stop_gives_one_fit_s():
+    rng = np.random.default_rng(3)
+    X, y = _table(rng)
+    design = np.column_stack([X.age, X.income])
+    asked = []
+    _, whole = guide.fit_reference(design, y, None, 5, should_stop=lambda: asked.append(1) and False)
+    assert len(asked) == 1 and not whole.stopped and whole.trees == guide.REFERENCE_TREES
+    assert whole.splits == _reference_splits(design, y, 5)
+    _, first = guide.fit_reference(design, y, None, 5, should_stop=lambda: True)
+    assert first.stopped and first.trees == guide.FIRST_ROUNDS
+    assert first.splits == _reference_splits(design, y, 5, guide.FIRST_ROUNDS) != whole.splits
 
 
 def test_pairs_are_not_searched_after_a_long_singles_search(monkeypatch):
