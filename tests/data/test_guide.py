@@ -124,7 +124,7 @@ def test_the_reference_is_deterministic_and_weighted():
             == Binarizer(thresholds="boosted").fit(repeated, np.repeat(y, weights.astype(int))).feature_names_)
 
 
-def test_a_stop_after_the_first_fit_keeps_its_splits_and_no_stop_gives_one_fit_s():
+def test_a_stop_after_the_first_fit_keeps_its_splits_and_none_gives_the_splits_of_one_fit():
     rng = np.random.default_rng(3)
     X, y = _table(rng)
     design = np.column_stack([X.age, X.income])

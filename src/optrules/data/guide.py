@@ -96,7 +96,7 @@ def fit_reference(design: np.ndarray, y: np.ndarray, weights: np.ndarray | None,
     rounds = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (warm start's notes)
-        for rounds_after in sorted({min(FIRST_ROUNDS, REFERENCE_TREES), REFERENCE_TREES}):
+        for rounds_after in (FIRST_ROUNDS, REFERENCE_TREES):
             if rounds and should_stop is not None and should_stop():
                 stopped = True
                 break
