@@ -13,6 +13,7 @@ import os
 import platform
 import time
 from pathlib import Path
+from optrules.files import write_text
 
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 HISTORY = Path(__file__).resolve().parent / "history"
@@ -34,7 +35,7 @@ def _replace_block(path: Path, name: str, body: str, heading: str | None) -> Non
         text = text.rstrip("\n") + f"\n\n{begin}\n{end}\n"
     before, _, rest = text.partition(begin)
     _, _, after = rest.partition(end)
-    path.write_text(f"{before}{begin}\n{body}\n{end}{after}")
+    write_text(path, f"{before}{begin}\n{body}\n{end}{after}")
 
 
 def write_block(name: str, body: str, heading: str, summary: str | None = None) -> None:
@@ -48,5 +49,5 @@ def write_block(name: str, body: str, heading: str, summary: str | None = None) 
 def publish(results_path: Path, results, name: str, command: str, table: str, heading: str) -> None:
     """Save a script's results (JSON) and put its table, stamped with ``command``, in its blocks."""
     results_path.parent.mkdir(exist_ok=True)
-    results_path.write_text(json.dumps(results, indent=2))
+    write_text(results_path, json.dumps(results, indent=2))
     write_block(name, f"{stamp(command)}\n\n{table}", heading)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -109,7 +110,7 @@ def main() -> None:
               f"{result['total_time']:.2f} s search, {result['peak_mb']:.0f} MB peak", flush=True)
         results.append(result)
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    write_text(RESULTS, json.dumps(results, indent=2))
     write_benchmarks_md(results)
 
 

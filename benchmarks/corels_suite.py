@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks_md import stamp, write_block
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 SHARED = Path(os.environ.get("OPTRULES_SHARED", HERE.parent.parent / "shared"))
@@ -219,7 +220,7 @@ def main() -> None:
 def save(results: dict) -> None:
     """After every search: a cut-short run still leaves its table."""
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    write_text(RESULTS, json.dumps(results, indent=2))
     write_block("corels-suite", render(results), "CORELS beyond COMPAS: large N, many antecedents, the C++ reference")
 
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -88,7 +89,7 @@ def main():
               f"Monte-Carlo {r['mc_objective']:.7f} in {r['mc_s']:.1f} s", flush=True)
         results.append(r)
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    write_text(RESULTS, json.dumps(results, indent=2))
     note = f"{stamp('python benchmarks/frl_bank.py')} {results[0]['antecedents']} antecedents."
     write_block("frl_bank", f"{note}\n\n{table(results)}", "Falling rule lists on bank marketing (45,211 rows, C = 1e-6)")
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from benchmarks_md import stamp, write_block
 from raw_data import TABLES, read
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "peers_raw.json"
@@ -229,7 +230,7 @@ def main() -> None:
     results = [row for name in args.tables
                for row in run_table(name, args.splits, not args.no_peers, args.quantile_rule_set_splits)]
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=1))
+    write_text(RESULTS, json.dumps(results, indent=1))
     text = table(results) + "\n\n" + families_table(results)
     write_block("peers_raw", stamp(f"python benchmarks/peers_raw.py --splits {args.splits}") + "\n\n" + text,
                 "Raw tables side by side with the peers: every family's defaults, and the quantile space")

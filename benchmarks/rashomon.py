@@ -17,6 +17,7 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
+from optrules.files import write_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_md import stamp, write_block  # noqa: E402
@@ -61,7 +62,7 @@ def main() -> None:
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(rows, indent=1))
+    write_text(RESULTS, json.dumps(rows, indent=1))
     lines = ["| lambda | epsilon | rules | R* | members | complete | uncaptured sets | seconds | peak MB |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

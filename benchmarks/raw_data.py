@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 SHARED = Path(os.environ.get("OPTRULES_SHARED", HERE.parent.parent / "shared"))
@@ -292,7 +293,7 @@ def measure_cancel(tables, families) -> None:
     rows = [r for r in earlier if (r["table"], r["family"], r["after_s"]) not in done] + rows
     order = {name: i for i, name in enumerate(TABLES)}
     rows.sort(key=lambda r: (order.get(r["table"], 99), FAMILIES.index(r["family"]), r["after_s"]))
-    path.write_text(json.dumps(rows, indent=2))
+    write_text(path, json.dumps(rows, indent=2))
     publish_cancel(rows)
 
 
@@ -348,7 +349,7 @@ def main() -> None:
     results = [r for r in earlier if (r["table"], r["family"], r["budget_s"]) not in done] + results
     order = {name: i for i, name in enumerate(TABLES)}
     results.sort(key=lambda r: (order.get(r["table"], 99), FAMILIES.index(r["family"]), r["budget_s"] is not None))
-    RESULTS.write_text(json.dumps(results, indent=2))
+    write_text(RESULTS, json.dumps(results, indent=2))
     publish(results)
 
 

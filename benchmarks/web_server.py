@@ -34,6 +34,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 SHARED = Path(os.environ.get("OPTRULES_SHARED", HERE.parent.parent / "shared"))
@@ -205,7 +206,7 @@ def main() -> None:
         finally:
             server.stop()
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    write_text(RESULTS, json.dumps(results, indent=2))
     write_block("web-server", render(results), "The web app as a server: uploads and Cancel")
 
 

@@ -67,11 +67,29 @@ def _read_table(path: str, sep: str | None = None, encoding: str = "utf-8", head
         raise SystemExit(f"error: {error}") from None
 
 
+def _written(path: str, write) -> None:
+    """Call ``write(temporary path)`` and put the file in place of ``path`` (:func:`optrules.files.replacing`:
+    a write that fails leaves the previous file as it was), or a one-line error."""
+    from .files import replacing
+
+    try:
+        with replacing(path) as temporary:
+            write(temporary)
+    except OSError as error:
+        raise SystemExit(f"error: cannot write {printable(path)}: {error.strerror or printable(error)}") from None
+
+
+def _write_text(path: str, text: str) -> None:
+    def write(temporary):
+        Path(temporary).write_text(text, encoding="utf-8")
+    _written(path, write)
+
+
 def _write_table(frame: pd.DataFrame, path: str) -> None:
     if path.endswith(".parquet"):
-        frame.to_parquet(path, index=False)
+        _written(path, lambda temporary: frame.to_parquet(temporary, index=False))
     else:
-        frame.to_csv(path, index=False)
+        _written(path, lambda temporary: frame.to_csv(temporary, index=False))
 
 
 def _check_output(path: str | None) -> None:
@@ -535,10 +553,7 @@ def _save(args, model, certificate, console: Console) -> int:
         data = model.to_dict()
         if certificate is not None:
             data["certificate"] = certificate.to_dict()
-        try:
-            Path(args.output).write_text(json.dumps(data, indent=2, default=float))
-        except OSError as error:
-            raise SystemExit(f"error: cannot write {args.output}: {error.strerror}") from None
+        _write_text(args.output, json.dumps(data, indent=2, default=float))
         console.print(f"model written to {args.output}")
     return 0
 
@@ -548,10 +563,7 @@ def cmd_export(args, console: Console) -> int:
     model = _load_saved(args.model_file)
     text = model.to_sql(args.table, args.dialect) if args.to == "sql" else model.to_python()
     if args.output:
-        try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
-        except OSError as error:
-            raise SystemExit(f"error: cannot write {args.output}: {error.strerror}") from None
+        _write_text(args.output, text + "\n")
         console.print(f"{args.to} written to {args.output}")
     else:
         print(text)  # as is: rich would wrap the lines
@@ -634,10 +646,7 @@ def _write_report(path: str, model, certificate, X, y, groups, weights, source, 
     from .report import html_report
 
     html = html_report(model, certificate, X, y, groups, weights, title=f"optrules: {Path(source).name}", source=source)
-    try:
-        Path(path).write_text(html, encoding="utf-8")
-    except OSError as error:
-        raise SystemExit(f"error: cannot write {path}: {error.strerror}") from None
+    _write_text(path, html)
     console.print(f"report written to {path}")
 
 
@@ -707,7 +716,7 @@ def _save_figure(name: str, path: str, console: Console, *arguments, **options) 
     from . import plots
 
     figure = getattr(plots, name)(*arguments, **options)
-    figure.savefig(path, dpi=120)
+    _written(path, lambda temporary: figure.savefig(temporary, dpi=120, format=Path(path).suffix.lstrip(".") or None))
     console.print(f"figure written to {path}")
 
 
@@ -739,7 +748,7 @@ def cmd_bench(args, console: Console) -> int:
     console.print(table)
     console.print("[dim]peak RSS is the whole process's so far (Python, numpy, numba included)[/]")
     if args.output:
-        Path(args.output).write_text(json.dumps(rows, indent=2, default=float))
+        _write_text(args.output, json.dumps(rows, indent=2, default=float))
         console.print(f"results written to {args.output}")
     return 0
 

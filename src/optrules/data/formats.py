@@ -60,7 +60,9 @@ def write_bit_lines(path, names, bits) -> None:
     bits = np.asarray(bits, dtype=bool)
     if bits.ndim != 2 or len(names) != bits.shape[0]:
         raise ValueError(f"need one name per row: {len(names)} names, bits of shape {bits.shape}")
-    with Path(path).open("w") as handle:
+    from ..files import replacing
+
+    with replacing(path) as temporary, open(temporary, "w") as handle:
         for name, row in zip(names, bits):
             handle.write("{" + name + "} " + " ".join("1" if b else "0" for b in row) + "\n")
 
