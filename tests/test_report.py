@@ -55,6 +55,31 @@ def test_a_report_per_family(estimator):
         assert f"{accuracy:.4f}" in html, value
 
 
+def test_a_report_escapes_like_the_terminal():
+    """A value holding a right-to-left override (U+202E shows "evil" as "live") or a terminal escape reaches
+    neither the page nor its text raw, in the data, rules and accuracy tables: each is written as its
+    escape, as the terminal shows it."""
+    rng = np.random.default_rng(1)
+    n = 300
+    trick, ansi = "\u202elive", "\x1b[31mred"
+    X = pd.DataFrame({"name\u202e": rng.choice([trick, "plain"], n), "colour": rng.choice([ansi, "blue"], n)})
+    y = np.where((X["name\u202e"] == trick) ^ (rng.random(n) < 0.1), "yes", "no")
+    fitted = RuleListClassifier(regularization=0.01).fit(X, y)
+    assert any("\u202e" in name for name in fitted.rule_list_.used_features())  # the rule uses the tricky column
+    html = html_report(fitted.rule_list_, fitted.certificate_, X, y,
+                       groups={"colour": X["colour"], "name\u202e": X["name\u202e"]})
+    assert "\u202e" not in html and "\x1b" not in html
+    text = "".join(_parsed(html).text)
+    assert "\\u202elive" in text and "\\x1b[31mred" in text and "name\\u202e" in text
+    assert "\u202e" not in fitted._repr_html_() and "\u202e" not in fitted.certificate_._repr_html_()
+
+
+def _parsed(html):
+    parsed = Tags()
+    parsed.feed(html)
+    return parsed
+
+
 def test_group_rates_against_a_direct_count():
     X, y = table(1)
     model = RuleListClassifier(regularization=0.01).fit(X, y)

@@ -111,14 +111,14 @@ class Certificate:
 
     def _repr_html_(self) -> str:
         """The certificate in a notebook: status, objective, lower bound, gap, then the statistics."""
-        from html import escape
+        from .escape import html_text
 
         head, *rest = str(self).split("\n")
         rows = [("status", self.status), ("objective", f"{self.objective:.9f}"),
                 ("lower bound", f"{self.lower_bound:.9f}"), ("gap", f"{self.gap:.9f}")]
-        cells = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
-        return (f"<div><strong>{escape(head)}</strong><table>{cells}</table>"
-                + "".join(f"<p>{escape(line)}</p>" for line in rest) + "</div>")
+        cells = "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>" for k, v in rows)
+        return (f"<div><strong>{html_text(head)}</strong><table>{cells}</table>"
+                + "".join(f"<p>{html_text(line)}</p>" for line in rest) + "</div>")
 
     def to_dict(self) -> dict:
         data = asdict(self)

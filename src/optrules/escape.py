@@ -12,12 +12,14 @@ such text enters one place, and what must hold is stated with it:
   bidirectional overrides, surrogates, ...) is written as its Python escape (``\\r``, ``\\x1b``,
   ``\\u2028``), so the text stays readable and can hide nothing.
 
-HTML is escaped with :func:`html.escape` where pages are built (``report.py``, the models' notebook
-views); the web page sets text through ``textContent``.
+* *HTML* text (the report page, the notebook views) shows what a terminal shows: :func:`html_text` is
+  :func:`printable_lines` then :func:`html.escape`, so a bidirectional override cannot show "evil" as
+  "live" and an escape character cannot reach the page raw. The web page sets text through ``textContent``.
 """
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -62,6 +64,12 @@ def shown(value: Any, most: int = 60) -> str:
 def printable_lines(text: Any) -> str:
     """:func:`printable` line by line: the line breaks of our own output stay, nothing else does."""
     return "\n".join(printable(line) for line in str(text).split("\n"))
+
+
+def html_text(text: Any) -> str:
+    """``text`` for an HTML page: every unprintable character escaped as on a terminal
+    (:func:`printable_lines`), then ``&``, ``<``, ``>`` and both quotes as entities."""
+    return html.escape(printable_lines(text))
 
 
 # -- Python ---------------------------------------------------------------------------------------

@@ -201,16 +201,16 @@ class Model:
         return out
 
     def _repr_html_(self) -> str:
-        from html import escape
+        from .escape import html_text
 
         table = self.get_rules()
         shown = ["rule", "prediction", "probability", "support", "accuracy"]
-        head = "".join(f"<th>{escape(c)}</th>" for c in ["#"] + shown)
+        head = "".join(f"<th>{html_text(c)}</th>" for c in ["#"] + shown)
         body = []
         for k, row in table[shown].iterrows():
             cells = [str(k)] + [_html_cell(row[c]) for c in shown]
-            body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
-        return (f"<div><strong>{escape(repr(self))}</strong><table><thead><tr>{head}</tr></thead>"
+            body.append("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in cells) + "</tr>")
+        return (f"<div><strong>{html_text(repr(self))}</strong><table><thead><tr>{head}</tr></thead>"
                 f"<tbody>{''.join(body)}</tbody></table></div>")
 
     def plot(self, ax=None):

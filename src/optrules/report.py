@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime
 import math
-from html import escape
 
 import numpy as np
 import pandas as pd
+
+from .escape import html_text
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; padding: 0 1em; }
@@ -33,9 +34,9 @@ def html_report(model, certificate=None, X=None, y=None, groups=None, sample_wei
     ``groups``: a DataFrame (or dict of arrays) of columns to break accuracy down by, one row per row of
     ``X`` (they need not be features of the model: ``race`` left out of the features, say).
     """
-    parts = [f"<h1>{escape(title)}</h1>",
-             f"<p class='muted'>{escape(_family(model))}; written {datetime.datetime.now():%Y-%m-%d %H:%M} "
-             f"by optrules {_version()}" + (f"; data: {escape(source)}" if source else "") + "</p>"]
+    parts = [f"<h1>{html_text(title)}</h1>",
+             f"<p class='muted'>{html_text(_family(model))}; written {datetime.datetime.now():%Y-%m-%d %H:%M} "
+             f"by optrules {_version()}" + (f"; data: {html_text(source)}" if source else "") + "</p>"]
     if X is not None:
         parts.append(_data_section(X, y, sample_weight))
     parts.append(_model_section(model))
@@ -44,7 +45,7 @@ def html_report(model, certificate=None, X=None, y=None, groups=None, sample_wei
     if X is not None and y is not None:
         parts.append(_accuracy_section(model, X, y, groups, sample_weight))
     body = "\n".join(parts)
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html_text(title)}</title>"
             f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
 
 
@@ -78,7 +79,7 @@ def _data_section(X, y, sample_weight) -> str:
     text += ".</p>"
     if y is not None:
         counts = pd.Series(np.asarray(y)).value_counts().sort_index()
-        text += "<p>Target: " + ", ".join(f"{escape(str(label))} {count:,} ({count / len(y):.1%})"
+        text += "<p>Target: " + ", ".join(f"{html_text(str(label))} {count:,} ({count / len(y):.1%})"
                                           for label, count in counts.items()) + ".</p>"
     return "<h2>Data</h2>" + text + _table(["column", "type", "distinct values", "missing"], rows, numeric=(2, 3))
 
@@ -88,7 +89,7 @@ def _model_section(model) -> str:
     table = model.get_rules()
     columns = [c for c in ("rule", "prediction", "probability", "support", "accuracy") if c in table.columns]
     rows = [[str(k)] + [_cell(row[c]) for c in columns] for k, row in table[columns].iterrows()]
-    return (f"<h2>Model</h2><pre>{escape(str(model))}</pre>"
+    return (f"<h2>Model</h2><pre>{html_text(str(model))}</pre>"
             + _table(["#"] + columns, rows, numeric=tuple(range(3, len(columns) + 1)))
             + "<p class='muted'>probability: of the predicted class among the training rows the rule decided; "
               "support: those rows; accuracy: the share of them it got right.</p>")
@@ -100,13 +101,13 @@ def _certificate_section(certificate) -> str:
         verdict = ("<p class='ok'>Certified optimal: no model of this family has a lower objective on the "
                    "training data.</p>")
     else:
-        verdict = (f"<p class='gap'>Not proven optimal ({escape(certificate.status)}): the best model found has "
+        verdict = (f"<p class='gap'>Not proven optimal ({html_text(certificate.status)}): the best model found has "
                    f"objective {certificate.objective:.9f}, and no model can go below {certificate.lower_bound:.9f} "
                    f"(gap {certificate.gap:.9f}).</p>")
-    counters = [[escape(str(k)), escape(_cell(v))] for k, v in certificate.counters.items()
+    counters = [[html_text(str(k)), html_text(_cell(v))] for k, v in certificate.counters.items()
                 if isinstance(v, (int, float, str, bool, np.integer, np.floating))]
     text = "<h2>Certificate</h2>" + verdict + _table(
-        ["", ""], [["status", escape(certificate.status)], ["objective", f"{certificate.objective:.9f}"],
+        ["", ""], [["status", html_text(certificate.status)], ["objective", f"{certificate.objective:.9f}"],
                    ["lower bound", f"{certificate.lower_bound:.9f}"], ["gap", f"{certificate.gap:.9f}"]],
         escaped=True)
     if len(certificate.trace):
@@ -201,7 +202,7 @@ def _share(weights, hits) -> float:
 def _accuracy_section(model, X, y, groups, sample_weight) -> str:
     table = group_table(model, X, y, groups, sample_weight)
     rows = [[_cell(v) for v in row] for row in table.itertuples(index=False)]
-    note = (f"positive: {escape(str(model.classes[1]))}; " if len(model.classes) == 2 else "")
+    note = (f"positive: {html_text(str(model.classes[1]))}; " if len(model.classes) == 2 else "")
     return ("<h2>Accuracy</h2>" + _table(list(table.columns), rows, numeric=tuple(range(2, table.shape[1])))
             + f"<p class='muted'>{note}rates are shares of the group's rows"
             + (" (weighted)" if sample_weight is not None else "") + ".</p>")
@@ -221,7 +222,7 @@ def _cell(value) -> str:
 def _table(head, rows, numeric=(), escaped: bool = False) -> str:
     def cell(tag, k, text):
         css = " class='n'" if k in numeric else ""
-        return f"<{tag}{css}>{text if escaped else escape(str(text))}</{tag}>"
+        return f"<{tag}{css}>{text if escaped else html_text(str(text))}</{tag}>"
 
     header = "".join(cell("th", k, h) for k, h in enumerate(head)) if any(head) else ""
     body = "".join("<tr>" + "".join(cell("td", k, v) for k, v in enumerate(row)) + "</tr>" for row in rows)
