@@ -59,6 +59,48 @@ def test_cross_validated_lambda(compas):
         RuleListCV([2.0]).fit(X, y)
 
 
+def test_folds_side_by_side_are_capped_by_the_cores(compas, monkeypatch):
+    """--n-jobs 100 on a small machine starts at most cores-many fold processes, and each fold's search
+    takes its share of the cores (folds x threads <= cores); under a cluster's backend the workers count."""
+    import joblib
+
+    import optrules.model_selection as model_selection
+    from optrules.bnb import threads_for
+    from optrules.budget import available_cores
+
+    started = []
+
+    class Recording(joblib.Parallel):
+        def __init__(self, n_jobs=None, **options):
+            started.append(n_jobs)
+            super().__init__(n_jobs=n_jobs, **options)
+
+    threads = []
+    original = model_selection._sharing_cores
+
+    def recording_share(base, side_by_side):
+        each = original(base, side_by_side)
+        threads.append(threads_for(each.get_params()["n_jobs"]))
+        return each
+
+    monkeypatch.setattr(model_selection, "Parallel", Recording)
+    monkeypatch.setattr(model_selection, "_sharing_cores", recording_share)
+    X, y = compas
+    cores = available_cores()
+    with joblib.parallel_config(backend="threading"):  # (threads: the test sees each fold's estimator)
+        RuleListCV([0.02], RuleListClassifier(max_card=1), cv=4, n_jobs=100).fit(X, y)
+    assert started == [min(4, cores)]
+    assert len(threads) == 1 and threads[0] * min(4, cores) <= cores
+    assert model_selection.folds_side_by_side(100, 8) == min(8, cores)
+    assert model_selection.folds_side_by_side(None, 8) == 1 and model_selection.folds_side_by_side(-1, 3) == min(3, cores)
+
+    class ClusterBackend(joblib.parallel.ThreadingBackend):  # a backend that is not this machine's
+        pass
+    joblib.register_parallel_backend("a-cluster", ClusterBackend)
+    with joblib.parallel_config(backend="a-cluster"):
+        assert model_selection.folds_side_by_side(100, 8) == 8
+
+
 def test_cross_validation_on_a_dask_cluster(compas):
     """The folds run as tasks on a real dask.distributed LocalCluster (worker processes on loopback)."""
     distributed = pytest.importorskip("distributed")

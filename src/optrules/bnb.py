@@ -10,7 +10,6 @@ dominance map an open-addressing table of node ids (-1 empty).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from contextlib import contextmanager
@@ -54,7 +53,7 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     move_kept,
     renumber_kept,
 )
-from .budget import Budget, check_budget_values
+from .budget import Budget, available_cores, check_budget_values
 from .certificate import BRANCH_AND_BOUND, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 
 
@@ -67,8 +66,7 @@ def threads_for(n_jobs) -> int:
     searches give the same result on any number of threads, so None takes them all."""
     from numba import config
 
-    available = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
-                    config.NUMBA_NUM_THREADS)
+    available = min(available_cores(), config.NUMBA_NUM_THREADS)
     if n_jobs is None:
         return available
     n_jobs = int(n_jobs)

@@ -46,6 +46,13 @@ def physical_memory() -> int:
         return 16 << 30
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 def default_memory_budget() -> int:
     """1 GiB, or half of the machine's memory if that is less."""
     return min(DEFAULT_MAX_MEMORY, physical_memory() // 2)

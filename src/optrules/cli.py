@@ -847,7 +847,8 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                           "list and certificate on any number; the Rashomon set's enumeration too), and with --cv "
                           "the folds side by side "
                           "(-1: every core, -2: all but one; default: every core for a search that runs "
-                          "longer than 0.2 s, folds one at a time)")
+                          "longer than 0.2 s, folds one at a time); never more than this machine's cores: "
+                          "folds x threads <= cores")
     if not cross_validation:
         fit.set_defaults(cv=None)
     def only(capability: str) -> str:  # "--model a, b": the families that take an option, in its help

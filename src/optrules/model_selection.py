@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._lazy import lazy_exports
 from .base import ModelViews
+from .budget import available_cores
 from .certificate import Certificate
 from .data.validation import as_frame, check_target
 
@@ -37,6 +38,23 @@ def test_weights(sample_weight, test) -> dict:
 
 def take(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
+#: joblib's backends that run on this machine (processes or threads); others (Dask, Ray) run on a cluster
+LOCAL_BACKENDS = ("LokyBackend", "MultiprocessingBackend", "ThreadingBackend", "SequentialBackend")
+
+
+def folds_side_by_side(n_jobs, n_folds: int) -> int:
+    """How many folds run at once for ``n_jobs`` (joblib's count: -1 every core, ...): at most the folds,
+    and under joblib's own backends at most this machine's cores (each fold's search takes its share of
+    them, :func:`_sharing_cores`; more processes than cores only wait on each other and hold memory: 100
+    asked on 2 cores made 104 processes and 4.4 GB). Under a cluster's backend its workers count."""
+    from joblib.parallel import get_active_backend
+
+    side_by_side = min(effective_n_jobs(n_jobs), max(1, n_folds))
+    if type(get_active_backend()[0]).__name__ in LOCAL_BACKENDS:
+        side_by_side = min(side_by_side, available_cores())
+    return max(1, side_by_side)
 
 
 def _sharing_cores(base, side_by_side: int):
@@ -80,8 +98,9 @@ class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
         splitter = check_cv(self.cv, y, classifier=True)
         scorer = check_scoring(base, scoring=self.scoring)
         splits = list(splitter.split(frame, y))
-        each = _sharing_cores(base, min(effective_n_jobs(self.n_jobs), len(splits)))
-        folds = Parallel(n_jobs=self.n_jobs)(
+        side_by_side = folds_side_by_side(self.n_jobs, len(splits))
+        each = _sharing_cores(base, side_by_side)
+        folds = Parallel(n_jobs=side_by_side)(
             delayed(self._fold)(each, frame, y, weights, train, test, candidates, scorer) for train, test in splits
         )
         scores = np.array([f[0] for f in folds])  # (folds, candidates)

@@ -104,7 +104,8 @@ class RuleListCV(CrossValidated):
     cv : folds (int: stratified k-fold), or any scikit-learn splitter or iterable of splits.
     scoring : a scikit-learn scorer name or callable (default: accuracy).
     n_jobs : folds run in parallel through joblib (``-1``: every core; under
-        ``joblib.parallel_config(backend="dask")`` on a Dask cluster).
+        ``joblib.parallel_config(backend="dask")`` on a Dask cluster); on this machine at most its cores
+        at once, each fold's search on its share of them (folds x threads <= cores).
     one_standard_error : pick the largest lambda (the shortest list) whose mean score is within one
         standard error of the best, rather than the best mean itself.
 
