@@ -46,6 +46,16 @@ def physical_memory() -> int:
         return 16 << 30
 
 
+#: Ctrl-Cs (SIGINT) that a fit's budget turned into a stop request in this process (:func:`interrupts_heard`)
+_interrupts_heard = 0
+
+
+def interrupts_heard() -> int:
+    """How many Ctrl-Cs fits of this process have heard so far: a command that returns a fit's best model
+    after one still ends as an interrupted command (status 130), once the model is written."""
+    return _interrupts_heard
+
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity where the system has one)."""
     if hasattr(os, "sched_getaffinity"):
@@ -154,6 +164,8 @@ class Budget:
         previous = signal.getsignal(signal.SIGINT)
 
         def handler(signum, frame):
+            global _interrupts_heard
+            _interrupts_heard += 1
             if self.interrupted:
                 raise KeyboardInterrupt
             self.interrupted = True

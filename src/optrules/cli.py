@@ -24,6 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from .budget import interrupts_heard
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
 from .parameters import MAX_ANTECEDENTS, MAX_NODES, add_option, option_of
@@ -52,8 +53,6 @@ Run 'optrules COMMAND --help' for the options of one command.
 
 #: seconds a fit may take unless --time-limit says otherwise (the whole fit: reading the file included)
 DEFAULT_TIME_LIMIT = 60.0
-#: seconds --scheduler waits to reach its scheduler
-SCHEDULER_TIMEOUT = 10
 _UNSET = object()  # --time-limit not given (argparse converts string defaults, not this)
 
 
@@ -362,7 +361,7 @@ def _fit_model(args, console: Console):
         _print_cv_table(console, args.cv, search, family.cv_parameter, family.cv_label, *family.cv_size)
         model = search.best_estimator_
     else:
-        with _on_scheduler(getattr(args, "scheduler", None)):
+        with _on_scheduler(getattr(args, "scheduler", None), _time_left(args, started)):
             model = estimator.fit(X, y, **fit_weights)
     summary = (f"{source}: {len(X)} samples, {family.settings_text(model)}; {_budget_text(args)}"
                + (" per fit" if args.cv else ""))
@@ -370,21 +369,20 @@ def _fit_model(args, console: Console):
 
 
 @contextlib.contextmanager
-def _on_scheduler(address):
-    """The rule-list search on the Dask cluster at ``address`` (None: on this machine)."""
+def _on_scheduler(address, seconds: float | None = None):
+    """The rule-list search on the Dask cluster at ``address`` (None: on this machine), reached within
+    ``seconds`` (what is left of the budget) and :data:`SCHEDULER_TIMEOUT` at most."""
     if address is None:
         yield
         return
-    from .corels.cluster import on_cluster
+    from .corels.cluster import SCHEDULER_TIMEOUT, connect_scheduler, on_cluster
 
     try:
-        from distributed import Client
-
-        client = Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+        client = connect_scheduler(address, timeout=min(SCHEDULER_TIMEOUT, seconds or SCHEDULER_TIMEOUT))
     except ImportError:
         raise SystemExit("error: --scheduler needs Dask's distributed (pip install distributed)") from None
-    except (OSError, TimeoutError, ValueError) as error:
-        raise SystemExit(f"error: --scheduler: cannot reach {printable(address)!r}: {printable(str(error))}") from None
+    except ValueError as error:
+        raise SystemExit(f"error: --scheduler: {error}") from None
     with client, on_cluster(client):
         yield
 
@@ -939,7 +937,9 @@ def _add_fit_command(commands) -> None:
     fit.add_argument("--reference-minor", help="the matching .minor file (optional)")
     fit.add_argument("--scheduler", metavar="ADDRESS",
                      help="search on this Dask cluster's workers (--model rulelist; e.g. tcp://10.0.0.5:8786): the "
-                          "same objective and certificate, the search space split among them")
+                          "same objective and certificate, the search space split among them; the scheduler is "
+                          "trusted code (Dask lets it run code here): only your own, over tls:// across machines "
+                          "(docs/corels.md)")
     fit.set_defaults(handler=cmd_fit)
 
 
@@ -1100,11 +1100,17 @@ def main(argv=None, started: float | None = None) -> int:
     def show_warning(message, category, filename, lineno, file=None, line=None):
         errors.print(f"[bold yellow]warning:[/] {escape(printable_lines(message))}", highlight=False)
 
+    heard = interrupts_heard()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
             warnings.showwarning = show_warning
-            return args.handler(args, console)
+            status = args.handler(args, console)
+        if status == 0 and interrupts_heard() > heard:  # the fit returned its best on Ctrl-C: written, and
+            errors.print("interrupted: the best model found before Ctrl-C is shown"  # still an interrupt
+                         + (" and written" if getattr(args, "output", None) else ""))
+            return 130
+        return status
     except (ValueError, MemoryError) as error:
         console.print(f"[bold red]error:[/] {escape(printable_lines(error))}", highlight=False)
         return 2

@@ -1,6 +1,7 @@
 """The rule-list search on a Dask cluster: subtrees searched by workers, the incumbent shared, frontiers
 given away, lost workers' subtrees searched again; the certificate always the serial search's."""
 
+import contextlib
 import itertools
 import os
 import signal
@@ -209,14 +210,66 @@ def test_the_command_line_searches_on_a_scheduler(client, capsys, monkeypatch):
     from optrules import cli
     from optrules.cli import main
 
-    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", 1)
+    monkeypatch.setattr(cluster, "SCHEDULER_TIMEOUT", 1)
     assert main(["fit", "--dataset", "compas", "-r", "0.02", "--max-card", "1",
                  "--scheduler", client.scheduler.address]) == 0
     assert "certified optimal" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="only for --model rulelist"):
         main(["fit", "--dataset", "compas", "--model", "frl", "--scheduler", client.scheduler.address])
-    with pytest.raises(SystemExit, match="cannot reach"):
+    with pytest.raises(SystemExit, match="--scheduler: (cannot reach|no Dask scheduler answered)"):
         main(["fit", "--dataset", "compas", "--scheduler", "tcp://127.0.0.1:1"])
+
+
+@pytest.fixture
+def not_a_scheduler():
+    """Two services on loopback that are not Dask: one answers as a web server does, one never answers."""
+    import socket
+    import threading
+
+    listeners, accepted = [], []
+
+    def serve(listener, answer):
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(connection)
+            if answer:
+                with contextlib.suppress(OSError):
+                    connection.recv(65536)
+                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 20)
+
+    addresses = {}
+    for name, answer in (("web server", True), ("silent", False)):
+        listener = socket.create_server(("127.0.0.1", 0))
+        listeners.append(listener)
+        threading.Thread(target=serve, args=(listener, answer), daemon=True).start()
+        addresses[name] = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    yield addresses
+    for socket_ in listeners + accepted:
+        socket_.close()
+
+
+@pytest.mark.parametrize("case", ["web server", "silent", "no port", "a web address", "port out of range"])
+def test_a_bad_scheduler_is_one_clear_line_within_its_timeout(case, not_a_scheduler, monkeypatch):
+    """--scheduler pointed at a service that is not Dask (a web server's reply read as Dask frames asked for
+    3 EiB), at one that never answers (a 20 s hang), or at a malformed address: one line, no traceback, within
+    the scheduler's timeout (a generous margin: the hang was 20-60 s)."""
+    import time
+
+    from optrules.cli import main
+
+    monkeypatch.setattr(cluster, "SCHEDULER_TIMEOUT", 1)
+    address = {"no port": "127.0.0.1", "a web address": "http://127.0.0.1:8080",
+               "port out of range": "tcp://127.0.0.1:99999"}.get(case) or not_a_scheduler[case]
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as stopped:
+        main(["fit", "--dataset", "compas", "-r", "0.02", "--max-card", "1", "--scheduler", address])
+    message = str(stopped.value)
+    assert message.startswith("error: --scheduler: ") and "\n" not in message, message
+    assert ("not a scheduler's address" in message) == (case in ("no port", "a web address", "port out of range"))
+    assert time.monotonic() - started < 10
 
 
 def test_a_search_certified_in_its_local_stage_never_waits_for_the_workers(client, monkeypatch):

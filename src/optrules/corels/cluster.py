@@ -46,6 +46,7 @@ from ..bnb import HEAP_SIZE, IMPROVED
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data import bitset
+from ..escape import printable
 from .prefix import objective
 from .problem import Problem
 from .requirements import Requirements
@@ -84,11 +85,66 @@ def current_client():
     return _CLIENT.get()
 
 
+#: seconds a scheduler's address is given to answer (less when the caller's budget has less left)
+SCHEDULER_TIMEOUT = 10.0
+
+
+def connect_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT):
+    """A ``distributed.Client`` of the Dask scheduler at ``address``, or a one-line ``ValueError`` within
+    ``timeout`` seconds: a malformed address at once; one where nothing answers, or a service that is not a
+    Dask scheduler, after asking it who it is (Dask's own ``identity`` request, which a scheduler answers
+    with its type: a web server's reply read as Dask frames asked for exabytes, one that never answers
+    held the client 20 s and more). TLS settings come from Dask's configuration, as for ``Client``.
+
+    A scheduler is trusted code: Dask lets it run code in this process (results and messages are
+    pickled), so connect only to schedulers you run; across machines use ``tls://`` (docs/corels.md)."""
+    import asyncio
+
+    from distributed import Client
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    shown = printable(address)
+    try:
+        scheme, location = parse_address(str(address), strict=False)
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            if not 0 < int(port) < 65536:
+                raise ValueError(f"port {port} is out of range")
+        answer = asyncio.run(asyncio.wait_for(_identity(address), timeout))
+    except (asyncio.TimeoutError, TimeoutError):
+        raise ValueError(f"no Dask scheduler answered at {shown!r} within {timeout:g} s") from None
+    except ValueError as error:  # (Dask's own parsing, with its hint on what an address looks like)
+        raise ValueError(f"{shown!r} is not a scheduler's address ({printable(error)}): give tcp://HOST:PORT "
+                         "or tls://HOST:PORT") from None
+    except Exception as error:  # noqa: BLE001 - whatever a service that is not Dask makes the client raise
+        raise ValueError(f"cannot reach a Dask scheduler at {shown!r}: {printable(error)[:200]}") from None
+    if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
+        raise ValueError(f"{shown!r} answered, but not as a Dask scheduler")
+    try:
+        return Client(address, timeout=max(1.0, timeout), set_as_default=False)
+    except Exception as error:  # noqa: BLE001
+        raise ValueError(f"cannot connect to the Dask scheduler at {shown!r}: {printable(error)[:200]}") from None
+
+
+async def _identity(address: str):
+    """What the process at ``address`` says it is, asked as Dask asks a scheduler."""
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    comm = await connect(address, **Security().get_connection_args("client"))
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
 def _as_client(client):
     from distributed import Client
 
     if isinstance(client, str):
-        return Client(client, set_as_default=False)
+        return connect_scheduler(client)
     if not isinstance(client, Client):
         raise TypeError(f"a distributed.Client or a scheduler's address is needed, got {type(client).__name__}")
     return client
