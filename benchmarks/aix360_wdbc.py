@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import StratifiedKFold
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 RESULT = HERE / "results" / "aix360_wdbc.json"
@@ -83,7 +84,7 @@ def run_optrules():
               + ("" if "status" not in result[0] else
                  f", certified {sum(r['status'] == 'optimal' for r in result)}/{len(result)}, lower bound > 0 on "
                  f"{sum(r['lower_bound'] > 0 for r in result)}/{len(result)}"))
-    (HERE / "results" / "optrules_wdbc.json").write_text(json.dumps(results))
+    write_text(HERE / "results" / "optrules_wdbc.json", json.dumps(results))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from optrules.files import write_text
 from benchmarks_md import stamp, write_block
 
 HERE = Path(__file__).resolve().parent
@@ -79,7 +80,7 @@ def main() -> None:
         print(results[-1], flush=True)
     cli = cli_case()
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "hostile_shapes.json").write_text(json.dumps({"fits": results, "cli": cli}, indent=2))
+    write_text(HERE / "results" / "hostile_shapes.json", json.dumps({"fits": results, "cli": cli}, indent=2))
     lines = [stamp("python benchmarks/hostile_shapes.py"), "",
              "| table | family | time limit (s) | fit (s) | predict (s) | status |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['table']} | {r['family']} | {r['time_limit']:g} | {r['fit']:.2f} | {r['predict']:.2f} | {r['status']} |"

@@ -170,7 +170,8 @@ def cancel_one(name: str, family: str, after: float) -> dict:
     end = time.perf_counter()
     timer.cancel()
     return {"table": name, "family": family, "after_s": after, "status": model.certificate_.status,
-            "latency_s": end - sent["at"] if "at" in sent else None, "fit_s": end - start}
+            "latency_s": end - sent["at"] if "at" in sent else None, "fit_s": end - start,
+            "stopped_in": model.certificate_.counters.get("stopped_in", "")}
 
 
 def effective_budget(row) -> float | None:
@@ -239,10 +240,11 @@ def summary(results) -> str:
 
 
 def cancel_table(rows) -> str:
-    lines = ["| table | family | Ctrl-C after s | status | returned after s |", "|---|---|---|---|---|"]
+    lines = ["| table | family | Ctrl-C after s | status | heard in | returned after s |", "|---|---|---|---|---|---|"]
     for r in rows:
         latency = "" if r.get("latency_s") is None else f"{r['latency_s']:.2f}"
-        lines.append(f"| {r['table']} | {r['family']} | {r['after_s']:g} | {r['status']} | {latency} |")
+        lines.append(f"| {r['table']} | {r['family']} | {r['after_s']:g} | {r['status']} | {r.get('stopped_in', '')} | "
+                     f"{latency} |")
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from optrules.files import write_text
 from benchmarks_md import stamp, write_block
 
 HERE = Path(__file__).resolve().parent
@@ -95,7 +96,7 @@ def main() -> None:
             print(json.dumps(row), flush=True)
             results.append(row)
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "tall.json").write_text(json.dumps(results, indent=1))
+    write_text(HERE / "results" / "tall.json", json.dumps(results, indent=1))
     write_block("tall", stamp("python benchmarks/tall.py") + "\n\n" + table_text(results),
                 "Millions of rows: every family's defaults")
     print(table_text(results))

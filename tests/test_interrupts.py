@@ -27,15 +27,55 @@ def _ctrl_c_before(monkeypatch, module, name: str) -> list:
     return calls
 
 
-def test_ctrl_c_in_the_search_writes_the_model_and_exits_130(tmp_path, monkeypatch, capsys):
+def _phase_function(phase: str):
+    """The module and function a phase of a rule-list fit starts with."""
+    import optrules.base as base
     import optrules.corels.estimator as estimator
+    import optrules.data.guide as guide
 
-    calls = _ctrl_c_before(monkeypatch, estimator, "search")
+    return {"reference": (guide, "fit_reference"), "mining": (base, "mine_antecedents"),
+            "search": (estimator, "search")}[phase]
+
+
+@pytest.mark.parametrize("phase", ["reference", "mining", "search"])
+def test_ctrl_c_in_a_phase_of_the_fit_writes_the_model_and_exits_130(tmp_path, monkeypatch, capsys, phase):
+    """Ctrl-C as a phase begins: the fit returns its best model (the certificate names the phase that heard
+    the stop), the command writes it and exits 130; no phase after it does its work (no prefix expanded)."""
+    calls = _ctrl_c_before(monkeypatch, *_phase_function(phase))
     output = tmp_path / "model.json"
     assert main(["fit", "--dataset", "compas", "-r", "0.005", "--max-card", "1", "-o", str(output)]) == 130
-    assert calls == ["search"]
+    assert calls == [_phase_function(phase)[1]]
     saved = json.loads(output.read_text())
-    assert saved["certificate"]["status"] == INTERRUPTED
-    assert saved["certificate"]["counters"]["nodes_expanded"] == 0  # heard before the kernel's first slice
+    certificate = saved["certificate"]
+    assert certificate["status"] == INTERRUPTED
+    assert certificate["counters"]["stopped_in"] == {"reference": "binarizing"}.get(phase, phase)
+    assert certificate["counters"]["nodes_expanded"] == 0  # heard before the kernel's first slice
+    if phase == "reference":  # stopped during its first fit: quantile thresholds, and the features of one column
+        assert "numeric thresholds at quantiles" in certificate["counters"]["space"]
+        assert certificate["counters"]["unread_columns"] == len(saved["binarizer"]["columns"]) - 1
     captured = capsys.readouterr()
     assert "interrupted" in captured.err and "model written to" in captured.out
+
+
+def test_ctrl_c_while_reading_the_table_exits_130_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    import optrules.cli as cli
+
+    path = tmp_path / "data.csv"
+    path.write_text("a,b,label\n" + "".join(f"{k % 3},{k % 5},{k % 2}\n" for k in range(50)))
+    _ctrl_c_before(monkeypatch, cli, "_read_table")
+    output = tmp_path / "model.json"
+    assert main(["fit", str(path), "--target", "label", "-o", str(output)]) == 130
+    assert not output.exists() and "interrupted" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_the_rashomon_analysis_shows_what_it_read_and_exits_130(monkeypatch, capsys):
+    """Ctrl-C as the analysis of a Rashomon set begins: the analysis returns over the first block of members,
+    says it is not exact, and the command exits 130."""
+    from optrules.corels import rashomon_analysis
+
+    monkeypatch.setattr(rashomon_analysis, "PREDICTION_CELLS", 1)  # a member a block
+    _ctrl_c_before(monkeypatch, rashomon_analysis, "multiplicity")
+    assert main(["rashomon", "--dataset", "compas", "-r", "0.01", "--max-card", "1", "--epsilon", "0.01",
+                 "--relative", "--group", "sex"]) == 130
+    out = capsys.readouterr().out
+    assert "not exact" in out and "stopped (Ctrl-C or Cancel)" in out

@@ -25,9 +25,11 @@ def drop_stale_cache(module_file: str, dependencies: list[str]) -> None:
         if stamp.exists() and stamp.read_text() == digest:
             return
         for stale in cache_dir.glob(f"{here.stem}.*.nb[ic]"):
-            stale.unlink()
+            stale.unlink(missing_ok=True)  # (another process may be dropping it too)
         cache_dir.mkdir(exist_ok=True)
-        stamp.write_text(digest)
+        from .files import write_text
+
+        write_text(stamp, digest)  # whole or not at all: a process reading it half-written would drop the cache
     except OSError:  # read-only install: the cache cannot be stale relative to files nobody edits
         pass
 

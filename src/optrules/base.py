@@ -76,7 +76,7 @@ def space_text(binarizer, antecedents, max_card) -> str:
     reference = getattr(binarizer, "reference_", None)
     origin = ("numeric thresholds at quantiles" if reference is None and binarizer.thresholds == "quantile"
               else "thresholds and values chosen by the reference" if reference is None else reference.describe())
-    if reference is not None and binarizer.thresholds == "both":
+    if reference is not None and reference.fitted and binarizer.thresholds == "both":
         origin = f"numeric thresholds at quantiles and {origin}"
     if antecedents is not None and max_card is not None:
         shape = "single literals" if int(max_card) == 1 else f"conjunctions of up to {int(max_card)} literals"
@@ -133,15 +133,16 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         options = dict(sample_weight=sample_weight, reference_weight=reference_weight,
                        keep_columns=self._required_columns(frame))
         if budget is None:
-            binarizer.fit(frame, codes, **options)
-        else:  # a third of the time left is kept for the transform below, which reads what the fit read
+            features = binarizer.fit_transform(frame, codes, packed=packed, **options)
+        else:
+            budget.enter("binarizing")  # each column made and evaluated within the stop requests; a third of the time left is kept for
+            # mining and the search
             with budget.holding_back(1 / 3):
-                binarizer.fit(frame, codes, should_stop=budget.stopped, **options)
+                features = binarizer.fit_transform(
+                    frame, codes, packed=packed, should_stop=budget.stopped, time_left=budget.remaining,
+                    charge=lambda nbytes: budget.require("features", nbytes, "the binarized table"), **options)
         self.binarizer_ = binarizer
-        if budget is not None:
-            budget.require("features", (bitset.n_words(frame.shape[0]) * 8 if packed else frame.shape[0])
-                           * len(binarizer.features_), "the binarized table")
-        return binarizer.transform(frame, packed=packed)
+        return features
 
     def _required_columns(self, frame) -> list:
         """The columns of the ``required`` names (a column, or a feature ``column<op>...``): they keep
@@ -181,6 +182,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         ``antecedents_`` (the space searched: a search may narrow it). When none has the support asked, an
         error, unless ``none_is_an_answer`` (the supports are the ones a theorem allows an optimal model's
         antecedents: then no antecedent is the answer)."""
+        if budget is not None:
+            budget.enter("mining")
         self.antecedents_ = self.mined_antecedents_ = self._mined_antecedents(
             features, y01, min_support, min_class_support, budget, forbidden, required, none_is_an_answer)
 
@@ -250,6 +253,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         With ``max_card="auto"``: :meth:`_search_auto`. ``_space_positions`` maps the indices of the space
         searched into the mined antecedents (``mined_antecedents_``)."""
         self.antecedents_ = mined = self.mined_antecedents_
+        if budget is not None:
+            budget.enter("search")
         singles = [i for i, items in enumerate(mined.items) if len(items) == 1]
         if self.max_card != "auto" or len(singles) == len(mined):
             self.max_card_ = self._mining_card() if self.max_card != "auto" else 1
@@ -328,6 +333,10 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
                 done = work(budget, progress)
             self._unproven_if_unread(budget)
             self._name_space()
+            certificate = getattr(self, "certificate_", None)
+            if certificate is not None and not certificate.is_optimal and (
+                    budget.stopped_in or budget.interrupted or budget.expired()):  # where the budget ended the fit
+                certificate.counters["stopped_in"] = budget.stopped_in or budget.phase
             return done
         finally:
             self._close(progress)
@@ -343,7 +352,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         certificate.counters["space"] = space_text(binarizer, getattr(self, "antecedents_", None),
                                                    getattr(self, "max_card_", getattr(self, "max_card", None)))
         reference = getattr(binarizer, "reference_", None)
-        if reference is not None:
+        if reference is not None and reference.fitted:
             certificate.counters["reference_train_accuracy"] = reference.train_accuracy
 
     def reference_score(self, X, y, sample_weight=None) -> float:

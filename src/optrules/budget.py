@@ -90,6 +90,9 @@ class Budget:
         self.hook = hook
         self.interrupted = False
         self._charges: dict[str, int] = {}
+        #: the stage now running (:meth:`enter`), and the one that first heard a stop (time, Ctrl-C, cancel)
+        self.phase = "starting"
+        self.stopped_in: str | None = None
 
     # -- time --------------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -108,8 +111,18 @@ class Budget:
         return None if left is None else max(0.0, fraction * left)
 
     # -- stopping ----------------------------------------------------------------------------------
+    def enter(self, phase: str) -> None:
+        """Name the stage that runs from now on (binarizing, mining, search, analysis): a fit's certificate
+        says in which one its budget ended (``stopped_in``)."""
+        self.phase = phase
+
+    def _heard(self) -> None:
+        if self.stopped_in is None:
+            self.stopped_in = self.phase
+
     def interrupt(self) -> None:
         self.interrupted = True
+        self._heard()
 
     def cancelled(self) -> bool:
         """Was a stop asked for (Ctrl-C, or the hook answered :data:`STOP`)?"""
@@ -117,18 +130,21 @@ class Budget:
             try:
                 self.hear(self.hook())
             except KeyboardInterrupt:
-                self.interrupted = True
+                self.interrupt()
         return self.interrupted
 
     def hear(self, answer) -> bool:
         """A progress callback's ``answer``: :data:`STOP` asks for a stop. Returns whether one was asked."""
         if answer is STOP:
-            self.interrupted = True
+            self.interrupt()
         return self.interrupted
 
     def stopped(self) -> bool:
         """Should the current stage stop? (time is up, or a stop was asked for)."""
-        return self.cancelled() or self.expired()
+        if self.cancelled() or self.expired():
+            self._heard()
+            return True
+        return False
 
     @contextlib.contextmanager
     def holding_back(self, fraction: float):
@@ -168,7 +184,7 @@ class Budget:
             _interrupts_heard += 1
             if self.interrupted:
                 raise KeyboardInterrupt
-            self.interrupted = True
+            self.interrupt()
 
         try:
             signal.signal(signal.SIGINT, handler)

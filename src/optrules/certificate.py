@@ -95,8 +95,9 @@ class Certificate:
             head = (f"finished with a gap: objective {self.objective:.9f}, lower bound {self.lower_bound:.9f}, "
                     f"gap {self.gap:.9f}")
         else:
-            head = (f"stopped on {self.status}: objective {self.objective:.9f}, lower bound "
-                    f"{self.lower_bound:.9f}, gap {self.gap:.9f}")
+            where = self.counters.get("stopped_in")
+            head = (f"stopped on {self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''}: "
+                    f"objective {self.objective:.9f}, lower bound {self.lower_bound:.9f}, gap {self.gap:.9f}")
         c = self.counters
         parts = [head]
         if isinstance(c.get("space"), str):  # what the model is optimal over (the binarized space)

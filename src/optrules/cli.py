@@ -458,9 +458,13 @@ def cmd_rashomon(args, console: Console) -> int:
             raise SystemExit(f"error: --group {column}: no such feature column; columns: {', '.join(map(str, X.columns))}")
     if not model.certificate_.is_optimal:
         console.print("[yellow]the fit did not certify its optimum: the enumeration finds R* itself[/]")
+    from .budget import Budget
+    from .corels.rashomon_analysis import ENUMERATION_SHARE
+
     memory = None if args.max_memory is None else int(args.max_memory * 2**20)
+    left = _time_left(args, started)  # (the enumeration has its share; the analysis, below, what is left)
     rashomon = model.rashomon_set(args.epsilon, relative=args.relative, max_nodes=args.max_nodes,
-                                  time_limit=_time_left(args, started), max_memory=memory)
+                                  time_limit=None if left is None else ENUMERATION_SHARE * left, max_memory=memory)
     counters = rashomon.counters
     if not math.isfinite(rashomon.optimum):
         raise SystemExit(f"error: the enumeration stopped ({rashomon.status}) after {counters['nodes']:,} uncaptured sets "
@@ -496,26 +500,9 @@ def cmd_rashomon(args, console: Console) -> int:
         _print(console, member)
     chosen = None if rashomon.size <= args.max_members else rashomon.sample(args.max_members, args.sample_seed)
     note = "" if chosen is None else f" (a uniform sample of {args.max_members:,} members)"
-    usage = rashomon.feature_usage(chosen)
-    table = Table(title="features used" + note)
-    for column in ("feature", "members", "share", "in optimal list"):
-        table.add_column(column, justify="right" if column in ("members", "share") else "left")
-    for row in usage.head(args.rows).itertuples():
-        table.add_row(_cell(row.feature), f"{row.members:,}", f"{row.share:.1%}", "yes" if row.in_optimal_list else "")
-    console.print(table)
-    multiplicity = rashomon.multiplicity(X, chosen)
-    console.print(f"predictive multiplicity on the training rows{note}: ambiguity {multiplicity['ambiguity']:.1%} "
-                  f"(rows some member predicts differently from the optimal list), discrepancy "
-                  f"{multiplicity['discrepancy']:.1%} (most rows one member changes)")
-    for column in args.group or []:
-        rates = rashomon.group_rates(X, y, column, chosen)
-        table = Table(title=f"rates by {column} over the members{note}")
-        for name in ("group", "rate", "rows", "min", "optimal", "max"):
-            table.add_column(name, justify="left" if name in ("group", "rate") else "right")
-        for row in rates.itertuples():
-            table.add_row(_cell(row.group), row.rate.replace("_", " "), f"{row.rows:,}", f"{row.min:.3f}",
-                          f"{row.optimal:.3f}", f"{row.max:.3f}")
-        console.print(table)
+    budget = Budget(_time_left(args, started))
+    with budget.catch_interrupt():
+        _describe_rashomon(args, console, rashomon, X, y, chosen, note, budget)
     if args.output:
         listed = chosen if chosen is not None else list(rashomon)
         frame = pd.DataFrame({
@@ -531,6 +518,37 @@ def cmd_rashomon(args, console: Console) -> int:
         _save_figure("plot_rashomon", args.plot, console, rashomon, X, y, group=(args.group or [None])[0],
                      members=chosen)
     return 0
+
+
+def _describe_rashomon(args, console: Console, rashomon, X, y, chosen, note: str, budget) -> None:
+    """The tables of ``optrules rashomon``: features used, predictive multiplicity, rates by --group, within
+    ``budget`` (what is left of --time-limit, and Ctrl-C): an analysis cut short says what it read."""
+    from .corels.rashomon_analysis import GROUPS_SHOWN, scope_note
+
+    usage = rashomon.feature_usage(chosen)
+    table = Table(title="features used" + note)
+    for column in ("feature", "members", "share", "in optimal list"):
+        table.add_column(column, justify="right" if column in ("members", "share") else "left")
+    for row in usage.head(args.rows).itertuples():
+        table.add_row(_cell(row.feature), f"{row.members:,}", f"{row.share:.1%}", "yes" if row.in_optimal_list else "")
+    console.print(table)
+    multiplicity = rashomon.multiplicity(X, chosen, budget=budget)
+    console.print(f"predictive multiplicity on the training rows{note}: ambiguity {multiplicity['ambiguity']:.1%} "
+                  f"(rows some member predicts differently from the optimal list), discrepancy "
+                  f"{multiplicity['discrepancy']:.1%} (most rows one member changes)")
+    scopes = [multiplicity["scope"]]
+    for column in args.group or []:
+        rates = rashomon.group_rates(X, y, column, chosen, max_groups=GROUPS_SHOWN, budget=budget)
+        table = Table(title=f"rates by {column} over the members{note}")
+        for name in ("group", "rate", "rows", "min", "optimal", "max"):
+            table.add_column(name, justify="left" if name in ("group", "rate") else "right")
+        for row in rates.itertuples():
+            table.add_row(_cell(row.group), row.rate.replace("_", " "), f"{row.rows:,}", f"{row.min:.3f}",
+                          f"{row.optimal:.3f}", f"{row.max:.3f}")
+        console.print(table)
+        scopes.append(rates.attrs["scope"])
+    if scope_note(*scopes):
+        console.print(f"[yellow]not exact: {escape(printable(scope_note(*scopes)))}[/]")
 
 
 def _fit_reference(args, console: Console) -> int:

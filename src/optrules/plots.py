@@ -115,6 +115,7 @@ def _plot_shares(ax, usage) -> None:
 
 def _plot_disagreement(ax, multiplicity: dict) -> None:
     disagreement = np.asarray(multiplicity["disagreement"], dtype=float)
+    disagreement = disagreement[np.isfinite(disagreement)]  # (the rows an analysis on a row sample read)
     ax.hist(disagreement, bins=np.linspace(0, 1, 21), color="#457b9d")
     ax.set_yscale("log")
     ax.set_xlabel("share of members predicting the row differently from the optimal list")

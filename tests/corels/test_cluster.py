@@ -150,7 +150,7 @@ def test_a_time_limit_ends_it_with_a_valid_gap(client):
     assert certificate.status == TIME_BUDGET
     assert certificate.lower_bound <= certificate.objective
     assert certificate.lower_bound <= serial.objective + 1e-12  # (the serial list bounds the optimum from above)
-    assert took < 1.0 + cluster.WIND_DOWN_SECONDS + 2.0
+    assert took < 1.0 + cluster.WIND_DOWN_SECONDS + 10.0  # (a margin: unheard, the search runs for minutes)
     assert problem.cost(result.prefix) / len(y) == pytest.approx(result.objective)
 
 

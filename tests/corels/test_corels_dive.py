@@ -85,7 +85,7 @@ def test_a_stop_asked_during_the_dive_ends_the_search(dive_at_once, monkeypatch)
     budget = Budget(60, None, cancel_once_diving)
     result = search(problem, warm_start=False, budget=budget)
     certificate = result.certificate
-    assert diving and time.perf_counter() - diving[0] < 2.0
+    assert diving and time.perf_counter() - diving[0] < 20.0  # (a margin: unheard, the dive runs its 60 s)
     assert certificate.status == INTERRUPTED
     assert 0 < certificate.lower_bound < result.objective
     assert 0.2 < certificate.counters["curiosity_dive_seconds"] < 2.0

@@ -359,7 +359,7 @@ def test_cli_rashomon(tmp_path, capsys):
 def test_analyses_in_blocks_equal_the_whole(monkeypatch):
     """Analyses go through the members' predictions a block at a time (bounded memory): with blocks of
     two members they give what one block gives, and reliance equals its definition computed by hand."""
-    from optrules.corels import rashomon as module
+    from optrules.corels import rashomon_analysis as analysis
 
     X, y = _table(4)
     est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
@@ -367,8 +367,10 @@ def test_analyses_in_blocks_equal_the_whole(monkeypatch):
     members = list(rashomon)
     assert len(members) > 4
     whole = (rashomon.multiplicity(X), rashomon.group_rates(X, y, "group"), rashomon.reliance(X, y))
-    monkeypatch.setattr(module, "PREDICTION_CELLS", 2 * len(X))
-    assert len(list(rashomon._prediction_blocks(X, members))) == math.ceil(len(members) / 2)
+    groups = rashomon._row_groups(X, members)
+    assert groups.size < len(X)  # (rows captured alike are one group)
+    monkeypatch.setattr(analysis, "PREDICTION_CELLS", 2 * groups.size)
+    assert len(list(analysis.prediction_blocks(groups, members, np.uint8))) == math.ceil(len(members) / 2)
     blocks = (rashomon.multiplicity(X), rashomon.group_rates(X, y, "group"), rashomon.reliance(X, y))
     for key in ("ambiguity", "discrepancy", "members"):
         assert blocks[0][key] == whole[0][key]
@@ -388,6 +390,74 @@ def test_analyses_in_blocks_equal_the_whole(monkeypatch):
         increase = [(m.predict(shuffled) != y).mean() - b for m, b in zip(members, base)]
         row = whole[2].set_index("column").loc[column]
         assert (row["min"], row["max"]) == pytest.approx((min(increase), max(increase)), abs=1e-12)
+
+
+def test_an_analysis_stopped_by_its_budget_covers_a_uniform_sample_and_says_so(monkeypatch):
+    """A budget that ends (time, or a stop request) between blocks of members: the analysis returns what it
+    read, over the members of the blocks done (a seeded random order of those asked), and its scope says
+    so; those members' ranges are what a whole analysis of them gives."""
+    from optrules.budget import STOP, Budget
+    from optrules.corels import rashomon_analysis as analysis
+
+    X, y = _table(4)
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.2, relative=True)
+    members = list(rashomon)
+    groups = rashomon._row_groups(X, members)
+    monkeypatch.setattr(analysis, "PREDICTION_CELLS", 3 * groups.size)  # three members a block
+    asked = []
+    cancel = Budget(hook=lambda: asked.append(1) or (STOP if len(asked) >= 2 else None))
+    stopped = rashomon.multiplicity(X, members, budget=cancel)
+    scope = stopped["scope"]
+    assert scope.stopped == "interrupted" and scope.members == 6 and scope.members_total == len(members)
+    assert "over 6 of" in scope.note() and "stopped (Ctrl-C or Cancel)" in scope.note()
+    read = analysis.analysis_order(members)[:6]
+    assert stopped["ambiguity"] == rashomon.multiplicity(X, read)["ambiguity"]
+    assert stopped["discrepancy"] == rashomon.multiplicity(X, read)["discrepancy"]
+    expired = rashomon.group_rates(X, y, "group", members, time_limit=1e-9)  # only the first block (optimal first)
+    assert expired.attrs["scope"].stopped == "time budget" and expired.attrs["scope"].members == 2
+    direct = rashomon.group_rates(X, y, "group", analysis.analysis_order(members)[:2])
+    pd.testing.assert_frame_equal(expired[["min", "optimal", "max"]], direct[["min", "optimal", "max"]])
+    whole = rashomon.multiplicity(X, members)
+    assert whole["scope"].exact and whole["scope"].note() == ""
+
+
+def test_analyses_read_a_named_row_sample_when_time_cannot_pay_for_every_row(monkeypatch):
+    """Rows nearly all distinct on the antecedents used, and little time: the analysis reads a seeded
+    sample of rows (named in its scope), and its numbers are those of the members on exactly those rows."""
+    from optrules.corels import rashomon_analysis as analysis
+
+    X, y = _table(5, n=400)
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.2, relative=True)
+    members = list(rashomon)
+    monkeypatch.setattr(analysis, "MIN_SAMPLED_ROWS", 50)
+    monkeypatch.setattr(analysis, "SECONDS_PER_CELL", 1.0)  # (nothing can be paid for: the smallest sample)
+    result = rashomon.multiplicity(X, members, time_limit=60)
+    scope = result["scope"]
+    assert scope.rows == 50 and scope.rows_total == 400 and scope.members == len(members)
+    assert "seeded sample of 50 of 400 rows" in scope.note()
+    read = np.isfinite(result["disagreement"])
+    assert read.sum() == 50
+    reference = est.predict(X[read])
+    changed = np.zeros(50, bool)
+    for member in members:
+        changed |= member.predict(X[read]) != reference
+    assert result["ambiguity"] == pytest.approx(changed.mean())
+
+
+def test_group_rates_pool_the_rarest_values_when_asked():
+    X, y = _table(6, n=300)
+    keys = np.array(["common"] * 150 + ["often"] * 100 + ["rare1"] * 20 + ["rare2"] * 20 + ["rare3"] * 10, object)
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.2, relative=True)
+    rates = rashomon.group_rates(X, y, keys, max_groups=3)
+    positive = rates[rates["rate"] == "positive_rate"].set_index("group")
+    assert list(positive.index) == ["common", "often", "(other values)"]
+    assert positive.loc["(other values)", "rows"] == 50 and rates.attrs["scope"].pooled == 3
+    assert "3 rarest group values pooled" in rates.attrs["scope"].note()
+    pooled = np.where(np.isin(keys, ["common", "often"]), keys, "(other values)")
+    pd.testing.assert_frame_equal(rates, rashomon.group_rates(X, y, pooled), check_like=False, check_exact=False)
 
 
 def test_plot_rashomon_draws_every_member():

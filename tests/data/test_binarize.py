@@ -224,18 +224,26 @@ def test_a_stop_leaves_the_columns_not_yet_read_without_features(frame):
 
     def should_stop():
         asked.append(1)
-        return len(asked) >= 2  # heard before the third column
+        return len(asked) == 3  # heard before the fourth column is read, once only
 
-    with pytest.warns(UserWarning, match="2 of 4 columns get no feature"):
+    with pytest.warns(UserWarning, match="1 of 4 columns get no feature"):
         fitted = Binarizer(n_thresholds=1).fit(frame, should_stop=should_stop)
-    assert fitted.unread_columns_ == ["score", "flag"]
-    assert {f.column for f in fitted.features_} == {"sex", "age"}
-    assert set(fitted.dropped_columns_) == {"score", "flag"}
+    assert fitted.unread_columns_ == ["flag"]
+    assert {f.column for f in fitted.features_} == {"sex", "age", "score"}
+    assert set(fitted.dropped_columns_) == {"flag"}
+    # a stop that holds (a budget's) is heard again between the columns' features: those read but not yet
+    # made get none either
+    asked.clear()
+    with pytest.warns(UserWarning, match="3 of 4 columns get no feature"):
+        fitted = Binarizer(n_thresholds=1).fit(frame, should_stop=lambda: asked.append(1) or len(asked) >= 3)
+    assert fitted.unread_columns_ == ["age", "score", "flag"]
+    assert {f.column for f in fitted.features_} == {"sex"}
+    assert set(fitted.dropped_columns_) == {"age", "score", "flag"}
     assert fitted.columns_ == list(frame.columns)  # all still required at transform time
     with pytest.raises(ValueError, match="missing columns"):
         fitted.transform(frame.drop(columns="flag"))
     restored = Binarizer.from_dict(json.loads(json.dumps(fitted.to_dict())))
-    assert restored.unread_columns_ == ["score", "flag"]
+    assert restored.unread_columns_ == ["age", "score", "flag"]
     np.testing.assert_array_equal(restored.transform(frame), fitted.transform(frame))
     # a stop asked at once is heard only once a column has given a feature
     with pytest.warns(UserWarning, match="3 of 4 columns"):

@@ -124,17 +124,71 @@ def test_the_reference_is_deterministic_and_weighted():
             == Binarizer(thresholds="boosted").fit(repeated, np.repeat(y, weights.astype(int))).feature_names_)
 
 
-def test_a_stop_after_the_first_fit_keeps_its_splits_and_none_gives_the_splits_of_one_fit():
+def test_a_stop_after_the_first_fit_keeps_its_splits_and_none_gives_the_splits_of_one_fit(monkeypatch):
     rng = np.random.default_rng(3)
     X, y = _table(rng)
     design = np.column_stack([X.age, X.income])
     asked = []
+    # each fit run where it is called: the stop is asked between the two fits only
+    monkeypatch.setattr(guide, "_finished", lambda fit, should_stop: fit() or True)
     _, whole = guide.fit_reference(design, y, None, 5, should_stop=lambda: asked.append(1) and False)
     assert len(asked) == 1 and not whole.stopped and whole.trees == guide.REFERENCE_TREES
     assert whole.splits == _reference_splits(design, y, 5)
     _, first = guide.fit_reference(design, y, None, 5, should_stop=lambda: True)
     assert first.stopped and first.trees == guide.FIRST_ROUNDS
     assert first.splits == _reference_splits(design, y, 5, guide.FIRST_ROUNDS) != whole.splits
+
+
+@pytest.mark.parametrize("stopped_in", ["first fit", "second fit"])
+def test_a_stop_during_a_reference_fit_does_not_wait_for_it(monkeypatch, stopped_in):
+    """scikit-learn's fit cannot be interrupted: a stop during it returns at once, with no reference
+    (quantile thresholds) during the first fit and with the first fit's splits during the second, while the
+    fit goes on in its thread (here one that waits until the test lets it go)."""
+    import threading
+
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(3)
+    X, y = _table(rng)
+    design = np.column_stack([X.age, X.income])
+    original = HistGradientBoostingClassifier.fit
+    released, waiting, finished = threading.Event(), threading.Event(), threading.Event()
+    holding = guide.FIRST_ROUNDS if stopped_in == "first fit" else guide.REFERENCE_TREES
+
+    def fit(model, *arguments, **options):
+        if model.max_iter == holding:
+            waiting.set()
+            released.wait(30)
+        result = original(model, *arguments, **options)
+        if model.max_iter == holding:
+            finished.set()
+        return result
+
+    monkeypatch.setattr(HistGradientBoostingClassifier, "fit", fit)
+    try:
+        model, reference = guide.fit_reference(design, y, None, 5, should_stop=waiting.is_set)
+        assert not finished.is_set()  # returned while the fit it stopped still waits
+    finally:
+        released.set()
+    if stopped_in == "first fit":
+        assert model is None and not reference.fitted and "first fit" in reference.skipped
+        assert reference.describe().startswith("numeric thresholds at quantiles")
+    else:
+        assert reference.stopped and reference.trees == guide.FIRST_ROUNDS
+        assert reference.splits == _reference_splits(design, y, 5, guide.FIRST_ROUNDS)
+        assert model.n_iter_ == guide.FIRST_ROUNDS  # the first fit's model, not the one the second grows
+
+
+def test_the_time_left_sizes_the_reference_sample():
+    """A time budget cuts the reference's sample to one of the fixed sizes its share of the time left pays
+    for, or skips it; without a limit, or with time enough, it reads the rows it always reads."""
+    cost = guide.SECONDS_PER_CELL / guide.REFERENCE_TIME_SHARE  # seconds left a row of one column needs
+    assert guide.reference_size(1_000_000, 50, None) == guide.REFERENCE_ROWS
+    assert guide.reference_size(45_211, 50, 60.0) == 45_211
+    assert guide.reference_size(1_000_000, 50, cost * 50 * 120_000) == 100_000
+    assert guide.reference_size(1_000_000, 50, cost * 50 * 2_000) == 0
+    assert guide.reference_size(20_000, 50, cost * 50 * 15_000) == 10_000
+    assert guide.reference_size(2_000, 50, cost * 50 * 2_500) == 2_000  # (all rows, when they are paid for)
 
 
 def test_pairs_are_not_searched_after_a_long_singles_search(monkeypatch):

@@ -3,7 +3,6 @@ clause: its phases, budgets, stops and certificate (the largest-ratio bound and 
 
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -644,10 +643,8 @@ def test_a_fit_whose_lp_tails_off_spends_the_rest_on_the_bound(seed, monkeypatch
     monkeypatch.setattr(colgen, "_tailing_off", lambda history, limit: len(history) >= 2)
     features, y, complexity, max_degree, _ = planted_instance(100 + seed)
     optimum, lp_optimum = full_mip_optimum(features, y, complexity, max_degree)
-    start = time.perf_counter()
     result = column_generation(features, y, complexity, 0.0, max_degree, time_limit=20, pricing_time_limit=5)
     cert = result.certificate
-    assert time.perf_counter() - start < 15
     assert cert.lower_bound <= optimum + 1e-6 <= result.objective + 1e-6
     assert cert.status in (GAP, OPTIMAL)
     assert cert.counters["iterations"] <= 2

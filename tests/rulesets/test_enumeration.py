@@ -262,7 +262,8 @@ def test_a_search_in_parts_stops_when_asked_from_the_callers_thread():
         asked_from.add(threading.current_thread().name)
         return time.perf_counter() - start > 0.3
     _, value, lower, proven, _ = search.run(60.0, should_stop=should_stop)
-    assert time.perf_counter() - start < 3.0 and not search.finished and not proven
+    # (a margin, not a measure: the search, unheard, runs its 60 s)
+    assert time.perf_counter() - start < 20.0 and not search.finished and not proven
     assert asked_from == {threading.current_thread().name} and lower < value
 
 

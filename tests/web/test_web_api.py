@@ -608,6 +608,41 @@ def test_the_rashomon_set_of_a_run(client):
     assert rerun["status"] == "done" and rerun["result"]["size"] == expected.size and rerun["result"]["rates"] is None
 
 
+def test_a_cancel_during_a_rashomon_run_s_analysis_ends_it_with_what_it_read(client, monkeypatch):
+    """The analysis after the enumeration (multiplicity, group rates) hears the run's Cancel between its
+    blocks of members: the run ends cancelled with the members read so far, and says so (a 600,000-row
+    upload with a 300-value group column analysed 10,000 members for minutes and never heard it). Asserted
+    in blocks, not seconds."""
+    from optrules.corels import rashomon_analysis
+
+    monkeypatch.setattr(rashomon_analysis, "PREDICTION_CELLS", 1)  # one member a block
+    parent = _compas_rulelist(client, 0.01)
+    manager = client.app.state.manager
+    original = rashomon_analysis.prediction_blocks
+    after_cancel = []
+
+    def blocks(groups, members, *arguments, **options):
+        for k, block in enumerate(original(groups, members, *arguments, **options)):
+            if len(members) > 1:  # (not the optimal list's own predictions)
+                run = [r for r in manager.runs.values() if r.kind == "rashomon"][0]
+                if run.cancel_requested:
+                    after_cancel.append(k)
+                elif k == 3:
+                    manager.cancel(run.id)
+            yield block
+
+    monkeypatch.setattr(rashomon_analysis, "prediction_blocks", blocks)
+    response = client.post(f"/api/runs/{parent['id']}/rashomon",
+                           json={"params": {"epsilon_percent": 1, "group": "sex", "time_limit": 120}})
+    run = wait(client, response.json()["id"], 120)
+    assert run["status"] == "cancelled", run
+    result = run["result"]
+    assert result["complete"] and result["analysis"], {k: result[k] for k in ("complete", "status", "size", "analysis", "multiplicity", "analysed")}  # the set is whole; its analysis is not
+    assert "members" in result["analysis"] and "stopped (Ctrl-C or Cancel)" in result["analysis"]
+    assert 0 < result["multiplicity"]["members"] < result["analysed"]
+    assert after_cancel in ([], [0])  # after the cancel: at most the first block (the optimal list's) of the next analysis
+
+
 def test_the_rashomon_set_of_a_run_with_required_features(client):
     body = {"table": "dataset:compas", "target": "two_year_recid", "model": "rulelist",
             "params": {"regularization": 0.02, "required": "sex", "time_limit": 30}}

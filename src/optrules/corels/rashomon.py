@@ -53,6 +53,7 @@ import math
 import random
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -64,6 +65,7 @@ from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET
 from ..data.groups import GROUPING, PACK_LIMIT, group_samples, grouping_bytes, pack_weights
 from ..escape import plain as _plain
+from . import rashomon_analysis as A
 from . import rashomon_kernel as K
 from .problem import Problem
 from .requirements import Requirements
@@ -80,8 +82,8 @@ TABLE_TIME_SHARE = 0.15
 COUNTING_GRACE = 0.5
 #: positions of the counting done between two looks at the clock
 COUNTING_STEPS = 2048
-#: cells of a block of members' predictions (members x rows) an analysis holds at once
-PREDICTION_CELLS = 1 << 24
+#: members drawn between two looks at a sample's budget
+SAMPLE_CHECK = 64
 
 
 def check_epsilon(epsilon) -> float:
@@ -282,10 +284,11 @@ class Enumeration:
         rules, mistakes, count = self.tables.entries(node)
         return _exact_sum(count[(rules <= rules_left) & (mistakes + self.lambda_n * rules <= allowance_left)])
 
-    def sample(self, n_samples: int, rng: np.random.Generator) -> list[Member]:
+    def sample(self, n_samples: int, rng: np.random.Generator, budget: Budget | None = None) -> list[Member]:
         """``n_samples`` members drawn uniformly at random (with replacement): each step down the graph
         chooses the default or an edge in proportion to the members below it (exact integers: a set may
-        hold more than 2^63 members). The choices at a (node, rules, mistakes) are counted once."""
+        hold more than 2^63 members). The choices at a (node, rules, mistakes) are counted once. A
+        ``budget`` that ends (asked every :data:`SAMPLE_CHECK` draws) leaves fewer, as uniform."""
         if self.count() == 0:
             return []
         graph, choices = self.graph, {}
@@ -306,7 +309,9 @@ class Enumeration:
             return choices[key]
 
         drawn = []
-        for _ in range(int(n_samples)):
+        for k in range(int(n_samples)):
+            if k and k % SAMPLE_CHECK == 0 and budget is not None and budget.stopped():
+                break
             node, prefix, classes, mistakes = 0, (), (), 0.0
             while True:
                 edges, cumulative = options(node, len(prefix), mistakes)
@@ -628,10 +633,11 @@ class RashomonSet:
     def __iter__(self) -> Iterator[RashomonMember]:
         return (self._member(m) for m in self._enumeration.members())
 
-    def sample(self, n_samples: int = 1, random_state=None) -> list[RashomonMember]:
-        """Members drawn uniformly at random (with replacement)."""
+    def sample(self, n_samples: int = 1, random_state=None, budget: Budget | None = None) -> list[RashomonMember]:
+        """Members drawn uniformly at random (with replacement); fewer (as uniform) when ``budget`` ends
+        first."""
         rng = np.random.default_rng(random_state)
-        return [self._member(m) for m in self._enumeration.sample(n_samples, rng)]
+        return [self._member(m) for m in self._enumeration.sample(n_samples, rng, budget)]
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else f"complete below objective {self.complete_below:.9f} ({self.status})"
@@ -658,11 +664,13 @@ class RashomonSet:
         return list(self)
 
     # -- analysis ----------------------------------------------------------------------------------
+    # (computed on groups of rows captured alike, within a budget: optrules.corels.rashomon_analysis)
     def predictions(self, X=None, members=None, max_members: int = 100_000) -> np.ndarray:
         """``(members, rows)``: each member's predicted class index for each row of ``X`` (default: the
         training data). Antecedents are evaluated once for all members."""
         chosen = self._chosen(members, max_members)
-        blocks = list(self._prediction_blocks(X, chosen))
+        groups = self._row_groups(X, chosen)
+        blocks = [A.expand(groups, block) for block in A.prediction_blocks(groups, chosen, self._index_dtype)]
         return np.concatenate(blocks) if blocks else np.empty((0, self._n_rows(X)), self._index_dtype)
 
     @property
@@ -672,42 +680,35 @@ class RashomonSet:
     def _n_rows(self, X) -> int:
         return self._training_captures([]).shape[1] if X is None else len(X)
 
-    def _prediction_blocks(self, X, members) -> Iterator[np.ndarray]:
-        """The members' predictions (as :meth:`predictions`) in blocks of at most PREDICTION_CELLS cells,
-        so that analyses of many members on many rows stay within a bounded memory."""
+    def _row_groups(self, X, members) -> A.RowGroups:
+        """The rows of ``X`` (default: the training rows) grouped by what the members' antecedents capture."""
         used = sorted({a for m in members for a in m.antecedents})
-        captures = self._training_captures(used) if X is None else self._capture_frame(X, used)
-        row_of = {a: k for k, a in enumerate(used)}
-        n_rows = captures.shape[1]
-        per_block = max(1, PREDICTION_CELLS // max(1, n_rows))
-        for start in range(0, len(members), per_block):
-            block = members[start:start + per_block]
-            out = np.empty((len(block), n_rows), self._index_dtype)
-            for i, member in enumerate(block):
-                out[i] = member._class_indices[-1]
-                for a, index in zip(reversed(member.antecedents), reversed(member._class_indices[:-1])):
-                    out[i, captures[row_of[a]]] = index  # earlier rules overwrite later ones
-            yield out
+        return A.RowGroups(self._training_captures(used) if X is None else self._capture_frame(X, used), used)
 
-    def multiplicity(self, X=None, members=None, max_members: int = 100_000) -> dict:
+    @contextmanager
+    def _analysis_budget(self, time_limit, budget):
+        """The budget an analysis runs in: ``budget`` as given, or one of ``time_limit`` seconds (None: no
+        limit) that hears Ctrl-C (the analysis then returns what it read, and says so)."""
+        if budget is not None:
+            yield budget
+            return
+        own = Budget(time_limit)
+        with own.catch_interrupt():
+            yield own
+
+    def multiplicity(self, X=None, members=None, max_members: int = 100_000, time_limit: float | None = None,
+                     budget: Budget | None = None) -> dict:
         """Predictive multiplicity (Marx, Calmon and Ustun, 2020) over the members: ``ambiguity``, the
         share of rows whose prediction some member changes from the optimal list's; ``discrepancy``, the
         largest share of rows one member changes; ``disagreement``, per row the share of members that
-        predict another class than the optimal list."""
+        predict another class than the optimal list (NaN on rows not read). Exact, unless the
+        ``time_limit`` (seconds), the ``budget`` or Ctrl-C cut it short: ``scope``
+        (:class:`~optrules.corels.rashomon_analysis.AnalysisScope`) says what it read."""
         chosen = self._chosen(members, max_members)
-        reference = self.predictions(X, [self.optimal_member()])[0]
-        changed = np.zeros(reference.shape[0], np.int64)
-        discrepancy = 0.0
-        for block in self._prediction_blocks(X, chosen):
-            differs = block != reference
-            changed += differs.sum(axis=0)
-            discrepancy = max(discrepancy, float(differs.mean(axis=1).max()) if differs.size else 0.0)
-        return {
-            "ambiguity": float((changed > 0).mean()) if changed.size else 0.0,
-            "discrepancy": discrepancy,
-            "disagreement": changed / len(chosen) if len(chosen) else np.zeros(reference.shape[0]),
-            "members": len(chosen),
-        }
+        with self._analysis_budget(time_limit, budget) as within:
+            optimal = self.optimal_member()
+            groups = A.fitted_groups(self._row_groups(X, [optimal] + chosen), len(chosen) + 1, within)
+            return A.multiplicity(groups, optimal, chosen, self._index_dtype, within)
 
     def optimal_member(self) -> RashomonMember:
         """A list of objective R* (the shortest, then the first found)."""
@@ -739,12 +740,14 @@ class RashomonSet:
             groups[frozenset(member.antecedents)].append(member)
         return sorted(groups.values(), key=lambda g: (min(m.objective for m in g), len(g[0].antecedents)))
 
-    def group_rates(self, X, y, groups, members=None, max_members: int = 100_000, positive=None):
+    def group_rates(self, X, y, groups, members=None, max_members: int = 100_000, positive=None,
+                    max_groups: int | None = None, time_limit: float | None = None, budget: Budget | None = None):
         """Ranges over the members of each group's predicted-positive, false-positive and false-negative
         rates (two classes; ``positive`` defaults to the second class). ``groups``: a column of ``X`` or
-        one value per row. A pandas DataFrame with min / optimal / max per rate and group."""
-        import pandas as pd
-
+        one value per row (a missing value is a group of its own); with ``max_groups``, the rarest values
+        beyond it are pooled into one. A pandas DataFrame with min / optimal / max per rate and group,
+        exact unless ``time_limit``, ``budget`` or Ctrl-C cut it short, or values were pooled:
+        ``frame.attrs["scope"]`` says what it read."""
         if len(self.classes) != 2:
             raise ValueError("group rates need two classes")
         chosen = self._chosen(members, max_members)
@@ -753,40 +756,44 @@ class RashomonSet:
         truth = np.asarray(y) == self.classes[positive_index]
         if keys.shape[0] != truth.shape[0]:
             raise ValueError(f"groups has {keys.shape[0]} values for {truth.shape[0]} rows")
-        codes, values = pd.factorize(keys, use_na_sentinel=False)  # (a missing value is a group of its own)
-        rates, masks = _Ranges(), {_plain(key): codes == k for k, key in enumerate(values)}
-        for block in self._prediction_blocks(X, [self.optimal_member()] + chosen):
-            positive_predicted = block == positive_index
-            for key, at in masks.items():
-                rates.add((key, "positive_rate"), positive_predicted[:, at].mean(axis=1))
-                rates.add((key, "false_positive_rate"), _rate(positive_predicted[:, at & ~truth]))
-                rates.add((key, "false_negative_rate"), _rate(~positive_predicted[:, at & truth]))
-        rows = [{"group": key, "rate": rate, "rows": int(masks[key].sum()), **ranges}
-                for (key, rate), ranges in rates.items()]
-        return pd.DataFrame(rows)
+        codes, names, pooled = A.group_codes(keys, max_groups)
+        with self._analysis_budget(time_limit, budget) as within:
+            optimal = self.optimal_member()
+            row_groups = A.fitted_groups(self._row_groups(X, [optimal] + chosen), len(chosen) + 1, within)
+            return A.group_rates(row_groups, codes, names, truth, positive_index, optimal, chosen, self._index_dtype,
+                                 within, pooled)
 
-    def reliance(self, X, y, members=None, max_members: int = 100_000, random_state=0):
+    def reliance(self, X, y, members=None, max_members: int = 100_000, random_state=0, time_limit: float | None = None,
+                 budget: Budget | None = None):
         """Model class reliance (Fisher, Rudin and Dominici, 2019) per column of ``X``: over the members,
         the smallest and largest increase in error rate when that column's values are permuted among
-        the rows (one fixed permutation per column), beside the optimal list's."""
+        the rows (one fixed permutation per column), beside the optimal list's. Within ``time_limit``,
+        ``budget`` or Ctrl-C: the columns not reached are left out (``frame.attrs["scope"]``)."""
         import pandas as pd
 
         chosen = self._chosen(members, max_members)
         rng = np.random.default_rng(random_state)
-        everyone = [self.optimal_member()] + chosen
         label_index = {_plain(label): k for k, label in enumerate(self.classes)}
         codes = np.array([label_index.get(_plain(v), -1) for v in np.asarray(y)])  # -1: a class no list predicts
-        base = np.concatenate([(block != codes).mean(axis=1) for block in self._prediction_blocks(X, everyone)])
         ranges = _Ranges()
-        for column in X.columns:
-            shuffled = X.copy()
-            shuffled[column] = X[column].to_numpy()[rng.permutation(len(X))]
-            done = 0
-            for block in self._prediction_blocks(shuffled, everyone):
-                ranges.add(column, (block != codes).mean(axis=1) - base[done:done + len(block)])
-                done += len(block)
+        with self._analysis_budget(time_limit, budget) as within:
+            everyone = [self.optimal_member()] + chosen
+            scope = A.AnalysisScope(len(X), len(X), len(chosen), len(chosen))
+            base = A.error_rates(self._row_groups(X, everyone), codes, len(self.classes), everyone, self._index_dtype)
+            for column in X.columns:
+                if within.stopped():
+                    scope.stopped = INTERRUPTED if within.interrupted else TIME_BUDGET
+                    break
+                shuffled = X.copy()
+                shuffled[column] = X[column].to_numpy()[rng.permutation(len(X))]
+                errors = A.error_rates(self._row_groups(shuffled, everyone), codes, len(self.classes), everyone,
+                                       self._index_dtype)
+                ranges.add(column, errors - base)
         rows = [{"column": column, **values} for column, values in ranges.items()]
-        return pd.DataFrame(rows).sort_values("max", ascending=False, ignore_index=True)
+        frame = (pd.DataFrame(rows, columns=["column", "min", "optimal", "max"])
+                 .sort_values("max", ascending=False, ignore_index=True))
+        frame.attrs["scope"] = scope
+        return frame
 
 
 class _Ranges:

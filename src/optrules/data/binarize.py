@@ -147,6 +147,23 @@ class ColumnValues:
         return np.zeros(len(self._codes), dtype=bool) if code is None else self._codes == code
 
 
+#: values of a numeric column looked at before all of them are hashed for their number (``_guided_thresholds``)
+DISTINCT_SAMPLE = 20_000
+
+
+def design_block(values: ColumnValues, design_column) -> np.ndarray:
+    """One input column of the reference (a :class:`~.guide.DesignColumn`) from its column's ``values``:
+    the numbers, NaN where missing; 1/0 (NaN where missing) for a 0/1 column; 1/0 for one value; 1/0 for
+    missing."""
+    if design_column.kind == "number":
+        return values.numbers
+    if design_column.kind == "binary":
+        return np.where(values.missing, np.nan, values.numbers == 1.0)
+    if design_column.kind == "equals":
+        return values.equal_to(design_column.value).astype(np.float64)
+    return values.missing.astype(np.float64)
+
+
 def value_name(column: str, label: str) -> str:
     """Readable name of ``column == label``: ``sex=Male``, but ``priors>3`` when the label is a comparison."""
     label = str(label)
@@ -373,7 +390,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     features_, feature_names_ : the binary features.
     columns_ : every column seen at fit time (all are needed at predict time).
     dropped_columns_ : ``{column: reason}`` of the columns left out as identifiers (or unread).
-    unread_columns_ : the columns a stopped fit did not read (see :meth:`fit`'s ``should_stop``).
+    unread_columns_ : the columns a stopped fit gave no feature: not read, or read but not yet made (see
+        :meth:`fit`'s ``should_stop``).
     numeric_text_columns_, date_columns_ : text columns read as numbers, and as dates.
     categories_ : ``{column: values seen at fit time}`` of the one-hot encoded columns.
     missing_counts_ : ``{column: missing values}`` at fit time.
@@ -407,7 +425,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.thresholds = thresholds
 
     # -- fitting -----------------------------------------------------------------------------------
-    def fit(self, X, y=None, sample_weight=None, should_stop=None, reference_weight=None, keep_columns=()):
+    def fit(self, X, y=None, sample_weight=None, should_stop=None, reference_weight=None, keep_columns=(),
+            time_left=None):
         """Learn the features of ``X``. With ``sample_weight``, rows of weight 0 are left out and the
         quantile thresholds are those of the weighted rows (a row of weight 2 counts as two rows, as in
         the weighted fit that follows). ``should_stop`` (a fit's budget: time up, or Ctrl-C) is asked
@@ -418,7 +437,44 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``reference_weight`` (default ``sample_weight``; an estimator adds its class weights) and chooses
         the thresholds of numeric columns and the values of categorical ones. ``keep_columns``: columns
         that keep every feature they would have with quantile thresholds (a rule must be able to use a
-        required column)."""
+        required column). ``time_left()``: the seconds the fit has left (None: no limit), which size the
+        reference's sample (:func:`~optrules.data.guide.reference_size`). The stop is also heard between
+        the columns' features, after the reference: the columns left then get none either."""
+        self._fit(X, y, sample_weight, should_stop, reference_weight, keep_columns, time_left)
+        return self
+
+    def fit_transform(self, X, y=None, packed: bool = False, charge=None, **fit_options) -> np.ndarray:
+        """:meth:`fit`, then :meth:`transform` of the same ``X``, in one pass: each column's features are
+        evaluated as soon as they are made, within the stop requests :meth:`fit` hears (a stop leaves the
+        columns not yet made unread, and the table holds the features of the others). ``charge(nbytes)``
+        is told the table's size as it grows (a budget's memory account, which may refuse it)."""
+        if fit_options.get("sample_weight") is not None and not (np.asarray(fit_options["sample_weight"]) > 0).all():
+            self.fit(X, y, **fit_options)  # (the fit leaves rows of weight 0 out; the table has every row)
+            return self.transform(X, packed=packed)
+        blocks = []
+        if packed:
+            from . import bitset  # (numba's import, for the models that search)
+
+        def evaluate(series, made):
+            values = ColumnValues(series)
+            for feature in made:
+                truth = feature.evaluate(values)
+                blocks.append(bitset.pack(truth) if packed else truth)
+            if charge is not None and blocks:
+                charge(len(blocks) * blocks[0].nbytes)
+
+        self._fit(X, y, evaluate=evaluate, **fit_options)
+        n_rows = as_frame(X).shape[0]
+        if packed:
+            from . import bitset
+
+            return np.vstack(blocks) if blocks else np.empty((0, bitset.n_words(n_rows)), np.uint64)
+        return np.column_stack(blocks) if blocks else np.empty((n_rows, 0), dtype=bool)
+
+    def _fit(self, X, y=None, sample_weight=None, should_stop=None, reference_weight=None, keep_columns=(),
+             time_left=None, evaluate=None):
+        """What :meth:`fit` does; ``evaluate(series, features)`` is called with each column (as read) and
+        its features once they are made."""
         self._check_params()
         frame = as_frame(X)
         if frame.shape[0] == 0:
@@ -454,19 +510,26 @@ class Binarizer(TransformerMixin, BaseEstimator):
         guide = None
         if self.thresholds != "quantile":
             guide = self._fit_reference(read, frame.shape[0], y, sample_weight if reference_weight is None
-                                        else reference_weight, kept_rows, should_stop, set(keep_columns))
+                                        else reference_weight, kept_rows, should_stop, set(keep_columns), time_left)
         features: list[Feature] = []
+        made_until = len(read)
         for group, (column, series, kind) in enumerate(read):
-            features += self._column_features(column, series, kind, group, bins, categorical, guide)
+            if features and should_stop is not None and should_stop():
+                made_until = group
+                break
+            made = self._column_features(column, series, kind, group, bins, categorical, guide)
+            if evaluate is not None:
+                evaluate(series, made)
+            features += made
         self._warn_dropped_and_missing(columns)
         del self._weights
-        self.unread_columns_ = columns[read_until:]
+        self.unread_columns_ = [column for column, _, _ in read[made_until:]] + columns[read_until:]
         if self.unread_columns_:
             for column in self.unread_columns_:
                 self.dropped_columns_[column] = UNREAD_REASON
             warnings.warn(f"the fit was stopped (time budget or Ctrl-C) while binarizing: {len(self.unread_columns_)} "
                           f"of {len(columns)} columns get no feature ({self.unread_columns_[:5]}"
-                          f"{', ...' if len(self.unread_columns_) > 5 else ''})", UserWarning, stacklevel=2)
+                          f"{', ...' if len(self.unread_columns_) > 5 else ''})", UserWarning, stacklevel=3)
         self.columns_ = list(frame.columns)
         self.features_ = features
         self.feature_names_ = [f.name for f in features]
@@ -475,7 +538,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
         duplicated = pd.Index(self.feature_names_)[pd.Index(self.feature_names_).duplicated()]
         if len(duplicated):
             raise ValueError(f"feature names collide: {list(duplicated)}; rename the columns or values")
-        return self
 
     def _check_params(self) -> None:
         check_parameters(self)
@@ -535,19 +597,21 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
                                  "pass identifiers='keep' to use them")
             warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
-                          "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=3)
+                          "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=4)
         if self.missing_counts_:
             shown = list(self.missing_counts_.items())
             text = ", ".join(f"{c!r} {n:,}" for c, n in shown[:10]) + (f", and {len(shown) - 10:,} more columns"
                                                                           if len(shown) > 10 else "")
             warnings.warn(f"missing values, each read as its own value (a 'column=missing' feature; every other "
                           f"feature of the column is false there): {text}; missing='error' refuses them",
-                          MissingValuesWarning, stacklevel=3)
+                          MissingValuesWarning, stacklevel=4)
 
-    def _fit_reference(self, read, n_rows: int, y, weights, kept_rows, should_stop, keep_columns: set):
-        """Fit the reference ensemble on the columns read; return ``{column: {(kind, value), ...}}`` of
-        the features it chose (``("le", t)`` for a threshold t, ``("equals", v)``, ``("binary", None)``,
-        ``("missing", None)``), the columns of ``keep_columns`` and of bins left out (they keep all)."""
+    def _fit_reference(self, read, n_rows: int, y, weights, kept_rows, should_stop, keep_columns: set, time_left=None):
+        """Fit the reference ensemble on the columns read, on as many rows as the time left pays for;
+        return ``{column: {(kind, value), ...}}`` of the features it chose (``("le", t)`` for a threshold
+        t, ``("equals", v)``, ``("binary", None)``, ``("missing", None)``), the columns of ``keep_columns``
+        and of bins left out (they keep all); None when it was skipped or stopped before its first fit
+        (quantile thresholds: ``reference_`` says why)."""
         from . import guide as reference
 
         self.reference_classes_, codes = np.unique(np.asarray(y).ravel(), return_inverse=True)
@@ -559,16 +623,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"y has {codes.shape[0]} entries for {n_rows} rows")
         if np.unique(codes).size < 2:
             raise ValueError("thresholds='boosted' needs two classes or more in y (rows of positive weight)")
-        rows = reference.reference_rows(n_rows)
-        design_columns, blocks = [], []
-        for column, series, kind in read:
-            if kind == "bins" or column in keep_columns:
-                continue
-            for design_column, values in self._design_columns(column, series, kind):
-                design_columns.append(design_column)
-                blocks.append(values if rows is None else values[rows])
+        seen = [(series, self._design_columns(column, series, kind)) for column, series, kind in read
+                if kind != "bins" and column not in keep_columns]
+        design_columns = [design_column for _, columns in seen for design_column in columns]
         if not design_columns:
             return {}
+        size = reference.reference_size(n_rows, len(design_columns), None if time_left is None else time_left())
+        if size == 0:
+            self.reference_ = reference.skipped_reference(
+                f"no boosted reference: {max(0.0, time_left()):.2f} s left could not pay for one on {n_rows:,} rows of "
+                f"{len(design_columns):,} columns")
+            return None
+        rows = reference.reference_rows(n_rows, size)
+        blocks = []
+        for series, columns in seen:  # (a column's forms at a time: the sample, not the table, is kept)
+            values = ColumnValues(series)
+            blocks += [design_block(values, design_column) if rows is None else design_block(values, design_column)[rows]
+                       for design_column in columns]
         design = np.column_stack(blocks)
         del blocks
         sampled_codes = codes if rows is None else codes[rows]
@@ -579,7 +650,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if rows is not None:
             min_leaf = math.ceil(min_leaf * rows.size / n_rows)
         model, self.reference_ = reference.fit_reference(design, sampled_codes, sampled_weights, min_leaf,
-                                                         should_stop)
+                                                         should_stop, time_left)
+        if rows is not None and size < reference.REFERENCE_ROWS:
+            self.reference_.sampled_from = n_rows  # (a sample the budget chose: the certificate names it)
+        if model is None:
+            return None
         self.reference_model_ = model
         self.reference_columns_ = design_columns
         chosen = {column: set() for column, series, kind in read if kind != "bins" and column not in keep_columns}
@@ -591,27 +666,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 chosen[design_column.column].add((design_column.kind, design_column.value))
         return chosen
 
-    def _design_columns(self, column, series: pd.Series, kind: str):
-        """The reference's input columns for one column: its numbers; or one 0/1 column for each of its
+    def _design_columns(self, column, series: pd.Series, kind: str) -> list:
+        """The reference's input columns for one column (:class:`~.guide.DesignColumn`, their values made by
+        :func:`design_block`): its numbers; or one 0/1 column for each of its
         :data:`~.guide.REFERENCE_VALUES` most frequent values seen ``min_category_count`` times (or for
         itself, a 0/1 column); and whether it is missing, where it can be."""
         from .guide import REFERENCE_VALUES, DesignColumn
 
-        values = ColumnValues(series)
-        missing = values.missing
-        out = []
         if kind == "thresholds":
-            out.append((DesignColumn(column, "number"), values.numbers))
+            out = [DesignColumn(column, "number")]
         elif _is_zero_one(series) and column not in set(self.categorical or ()):
-            out.append((DesignColumn(column, "binary"), np.where(missing, np.nan, values.numbers == 1.0)))
+            out = [DesignColumn(column, "binary")]
         else:
             counts = series.value_counts(dropna=True)
             counts = counts[counts >= int(self.min_category_count)].iloc[:REFERENCE_VALUES]
-            for value in counts.index:
-                value = _python_value(value)
-                out.append((DesignColumn(column, "equals", value), values.equal_to(value).astype(np.float64)))
-        if missing.any():
-            out.append((DesignColumn(column, "missing"), missing.astype(np.float64)))
+            out = [DesignColumn(column, "equals", _python_value(value)) for value in counts.index]
+        if series.hasnans:
+            out.append(DesignColumn(column, "missing"))
         return out
 
     def _dropped_text(self) -> str:
@@ -659,6 +730,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _check_missing(self, column: str, series: pd.Series) -> int:
         """The column's number of missing values (an error with ``missing="error"``); infinite values
         are an error."""
+        if isinstance(series.dtype, np.dtype) and series.dtype.kind in "iub":  # numpy's hold neither NaN nor inf
+            return 0
         n_missing = int(series.isna().sum())
         if n_missing and self.missing == "error":
             raise ValueError(
@@ -726,11 +799,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         training value at or below it (the same split of the training rows, read as a value the column
         takes: ``age<=25`` rather than ``age<=25.5``); a column of at most ``n_thresholds + 1`` distinct
         values keeps a threshold between every two."""
-        distinct = pd.unique(values)  # hashed: linear in the rows, no sort of the whole column
-        if distinct.size <= int(self.n_thresholds) + 1:
-            # quantiles would cut between every two values of such a column: no near-copies to choose
-            # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
-            return np.sort(distinct)[:-1].astype(np.float64)
+        few = int(self.n_thresholds) + 1
+        # a spread sample with more distinct values than that answers for the column without hashing all of
+        # it (every column of a 1,000,000-row table hashed took 0.8 s of a 2 s budget)
+        if pd.unique(values[::max(1, values.size // DISTINCT_SAMPLE)]).size <= few:
+            distinct = pd.unique(values)  # hashed: linear in the rows, no sort of the whole column
+            if distinct.size <= few:
+                # quantiles would cut between every two values of such a column: no near-copies to choose
+                # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
+                return np.sort(distinct)[:-1].astype(np.float64)
         snapped = set()
         for t in thresholds:
             below = values[values <= t]
@@ -780,17 +857,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         frame = as_frame(X, columns=getattr(self, "columns_", None))
         self._check_columns(frame)
         frame = self._numbers_from_text(frame[list(dict.fromkeys(c.column for c in self.reference_columns_))])
-        blocks, forms = [], {}
-        for design_column in self.reference_columns_:
-            values = forms.setdefault(design_column.column, ColumnValues(frame[design_column.column]))
-            if design_column.kind == "number":
-                blocks.append(values.numbers)
-            elif design_column.kind == "binary":
-                blocks.append(np.where(values.missing, np.nan, values.numbers == 1.0))
-            elif design_column.kind == "equals":
-                blocks.append(values.equal_to(design_column.value).astype(np.float64))
-            else:
-                blocks.append(values.missing.astype(np.float64))
+        forms = {}
+        blocks = [design_block(forms.setdefault(design_column.column, ColumnValues(frame[design_column.column])),
+                               design_column) for design_column in self.reference_columns_]
         return self.reference_classes_[model.predict(np.column_stack(blocks))]
 
     def transform(self, X, features=None, packed: bool = False) -> np.ndarray:
@@ -806,8 +875,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         chosen = self.features_ if features is None else self._features_named(features)
         read = list(dict.fromkeys(feature.column for feature in chosen))  # a wide table's other columns: untouched
         frame = self._numbers_from_text(frame[read])
-        for column in read:
-            self._check_missing(column, frame[column])
+        for column in read:  # (the others were checked as they are; text read as numbers may say "inf" or "?")
+            if column in self.numeric_text_columns_ or column in self.date_columns_:
+                self._check_missing(column, frame[column])
         self._warn_unseen(frame)
         if packed:
             from . import bitset  # (numba's import, for the models that search)
@@ -983,11 +1053,13 @@ def _reference_from(saved):
         return None
     from .guide import Reference
 
-    if not isinstance(saved, dict) or not set(saved) <= {"trees", "depth", "rows", "train_accuracy", "stopped"}:
+    keys = {"trees", "depth", "rows", "train_accuracy", "stopped", "sampled_from", "skipped"}
+    if not isinstance(saved, dict) or not set(saved) <= keys:
         raise ValueError("the binarizer's reference must be a JSON object of trees, depth, rows, train_accuracy")
     try:
         return Reference(int(saved["trees"]), int(saved["depth"]), int(saved["rows"]),
-                         float(saved["train_accuracy"]), {}, bool(saved.get("stopped", False)))
+                         float(saved["train_accuracy"]), {}, bool(saved.get("stopped", False)),
+                         int(saved.get("sampled_from", 0)), str(saved.get("skipped", "")))
     except (KeyError, TypeError, ValueError):
         raise ValueError("the binarizer's reference must give trees, depth, rows and train_accuracy as numbers") from None
 

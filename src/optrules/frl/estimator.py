@@ -136,6 +136,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
         prepared = (y01, weights, describes)
         if self.method == "montecarlo":  # proves nothing: it searches every mined antecedent
             self.max_card_, self._space_positions = self._mining_card(), np.arange(len(self.antecedents_))
+            budget.enter("search")
             self._search_space(prepared, None, budget, progress)
         else:
             self._search(prepared, None, budget, progress)

@@ -156,6 +156,7 @@ class RuleSetClassifier(RuleModelEstimator):
             pricing_time_limit=self.pricing_time_limit, beam_width=self.beam_width, exact=self.exact_pricing,
             max_pricing_samples=self.max_pricing_samples, max_pricing_features=self.max_pricing_features,
             random_state=self.random_state, max_nodes=self.max_nodes)
+        budget.enter("search")
         result = ColumnGeneration(features, target, settings, budget, sample_weight=sample_weight,
                                   chains=self.binarizer_.chains_,  # negated for a CNF, still nested
                                   packed=True, progress=progress).run()

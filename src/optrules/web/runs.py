@@ -10,6 +10,7 @@ error inside a fit ends that run as ``failed`` with its message; the worker goes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import itertools
 import math
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..budget import STOP
+from ..budget import STOP, Budget
 from ..families import family, with_rashomon_sets
 from ..solve import ProgressEvent
 from .uploads import UploadStore
@@ -477,13 +478,20 @@ class RunManager:
                 return
         estimator = copy.copy(estimator)  # (the kept fit may serve two runs at once: each its own callback)
         estimator.set_params(verbose=progress)
+        # one time limit for the whole run: the enumeration has its share, the analysis what is left; a
+        # cancel stops either (between the analysis's blocks of members)
+        from ..corels.rashomon_analysis import ENUMERATION_SHARE
+
+        limit, started = run.params["time_limit"], time.perf_counter()
         rashomon = estimator.rashomon_set(run.params["epsilon_percent"] / 100, relative=True,
-                                          time_limit=run.params["time_limit"],
+                                          time_limit=None if limit is None else ENUMERATION_SHARE * limit,
                                           max_memory=int(run.params["max_memory"] * 2**20))
         if not math.isfinite(rashomon.optimum):
             raise InputError(f"the enumeration stopped ({rashomon.status}) before reaching any rule list: raise the "
                              "time or memory limit, or fit with fewer antecedents (features per rule 1)")
-        run.result = describe_rashomon(rashomon, X, y, run.params["group"] or None)
+        left = None if limit is None else max(0.0, limit - (time.perf_counter() - started))
+        budget = Budget(left, hook=lambda: STOP if run.cancel_requested else None)
+        run.result = describe_rashomon(rashomon, X, y, run.params["group"] or None, budget)
         run.status = CANCELLED if run.cancel_requested else DONE
         run.message = (f"{rashomon.size:,} rule lists, certified complete" if rashomon.complete else
                        f"{rashomon.size:,} rule lists, stopped on its {rashomon.status}: complete below objective "
@@ -525,20 +533,28 @@ class RunManager:
                                f"; {fitted}" if fitted else "")
 
 
-def describe_rashomon(rashomon, X, y, group: str | None) -> dict:
+def describe_rashomon(rashomon, X, y, group: str | None, budget: Budget | None = None) -> dict:
     """What the page shows of a Rashomon set, as strict JSON: its size and certificate, members by
     objective, the best members, the features they use, predictive multiplicity and (two classes, a
-    ``group`` column) the ranges of group rates; analyses of a uniform sample above
-    RASHOMON_MEMBERS_ANALYSED members."""
+    ``group`` column) the ranges of group rates (the GROUPS_SHOWN most frequent values, the others
+    pooled); analyses of a uniform sample above RASHOMON_MEMBERS_ANALYSED members, within ``budget`` (its
+    time and its cancel: ``analysis`` says what they read when that cut them short)."""
+    from ..corels.rashomon_analysis import GROUPS_SHOWN, scope_note
+
     sampled = rashomon.size > RASHOMON_MEMBERS_ANALYSED
-    chosen = rashomon.sample(RASHOMON_MEMBERS_ANALYSED, 0) if sampled else list(rashomon)
+    if sampled:  # (drawing 10,000 members of a large set takes seconds: half the time left at most)
+        with contextlib.nullcontext() if budget is None else budget.holding_back(0.5):
+            chosen = rashomon.sample(RASHOMON_MEMBERS_ANALYSED, 0, budget)
+    else:
+        chosen = list(rashomon)
     # lists that differ only in order are shown once, with their number of orderings
     groups = rashomon.permutation_groups(chosen)[:RASHOMON_MEMBERS_SHOWN]
     shown = [(min(group, key=lambda m: m.objective), len(group)) for group in groups]
     edges, counts = rashomon.objective_histogram()
-    multiplicity = rashomon.multiplicity(X, chosen)
+    multiplicity = rashomon.multiplicity(X, chosen, budget=budget)
     usage = rashomon.feature_usage(chosen).head(20)
-    rates = rashomon.group_rates(X, y, group, chosen) if group and len(rashomon.classes) == 2 else None
+    rates = (rashomon.group_rates(X, y, group, chosen, max_groups=GROUPS_SHOWN, budget=budget)
+             if group and len(rashomon.classes) == 2 else None)
     return _strict({
         "kind": "rashomon",
         "text": repr(rashomon),
@@ -551,6 +567,7 @@ def describe_rashomon(rashomon, X, y, group: str | None) -> dict:
         "members": [{"text": str(m), "objective": m.objective, "rules": m.n_rules, "orderings": n} for m, n in shown],
         "features": usage.to_dict("records"),
         "multiplicity": {key: multiplicity[key] for key in ("ambiguity", "discrepancy", "members")},
+        "analysis": scope_note(multiplicity["scope"], None if rates is None else rates.attrs["scope"]),
         "group": group, "rates": None if rates is None else rates.to_dict("records"),
     })
 

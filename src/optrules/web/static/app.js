@@ -345,7 +345,8 @@ function showRashomon(run) {
   const sample = r.sampled ? ` (a uniform sample of ${r.analysed.toLocaleString()} members)` : "";
   $("r-multiplicity").textContent = `Predictive multiplicity on the training rows${sample}: ambiguity ` +
     `${(100 * r.multiplicity.ambiguity).toFixed(1)}% (rows some member predicts differently from the optimal list), ` +
-    `discrepancy ${(100 * r.multiplicity.discrepancy).toFixed(1)}% (most rows one member changes).`;
+    `discrepancy ${(100 * r.multiplicity.discrepancy).toFixed(1)}% (most rows one member changes).` +
+    (r.analysis ? ` Not exact: ${r.analysis}.` : "");
   $("r-members").textContent = r.members.map((m) => m.text + (m.orderings > 1
     ? `\n(and ${m.orderings - 1} other ordering${m.orderings > 2 ? "s" : ""} of these rules${r.sampled ? " in the sample" : ""})` : "")).join("\n\n");
   $("r-features").innerHTML = "<thead><tr><th>feature</th><th>members" + sample + "</th><th>share</th><th>in the optimal list</th></tr></thead><tbody>" +
