@@ -79,3 +79,31 @@ def test_ctrl_c_in_the_rashomon_analysis_shows_what_it_read_and_exits_130(monkey
                  "--relative", "--group", "sex"]) == 130
     out = capsys.readouterr().out
     assert "not exact" in out and "stopped (Ctrl-C or Cancel)" in out
+
+
+def test_the_console_script_exits_130_at_once_with_the_model_written(tmp_path):
+    """The `optrules` console script, interrupted (SIGINT) once its search has begun: status 130, the model
+    written with an interrupted certificate (the process then ends without the interpreter's teardown)."""
+    import subprocess
+    import sys
+    import time
+
+    flag, output = tmp_path / "searching", tmp_path / "model.json"
+    code = ("import pathlib, sys\n"
+            "import optrules.corels.estimator as estimator\n"
+            "original = estimator.search\n"
+            f"def search(*a, **k):\n    pathlib.Path({str(flag)!r}).touch()\n    return original(*a, **k)\n"
+            "estimator.search = search\n"
+            "from optrules._entry import main\n"
+            "sys.exit(main())\n")
+    process = subprocess.Popen([sys.executable, "-c", code, "fit", "--dataset", "compas", "-r", "0.0005", "--max-card", "3",
+                                "--time-limit", "120", "-q", "-o", str(output)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120  # (a margin for a slow machine: the search begins within seconds)
+    while not flag.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, (out, err)
+    assert json.loads(output.read_text())["certificate"]["status"] == INTERRUPTED
+    assert "interrupted" in err and "Traceback" not in err

@@ -466,6 +466,15 @@ class RunManager:
                 del self._fitted[next(iter(self._fitted))]
 
     def _rashomon(self, run: Run) -> None:
+        # one time limit for the whole run, reading the table included: the enumeration has its share, the
+        # analysis what is left; a cancel stops either (between the analysis's blocks of members)
+        from ..corels.rashomon_analysis import ENUMERATION_SHARE
+
+        limit, started = run.params["time_limit"], time.perf_counter()
+
+        def left(share: float = 1.0):
+            return None if limit is None else max(1e-3, share * (limit - (time.perf_counter() - started)))
+
         frame = self.table(run.table).frame
         X, y = frame.drop(columns=[run.target]), frame[run.target].to_numpy()
         progress = self._progress(run)
@@ -476,21 +485,16 @@ class RunManager:
             if run.cancel_requested:
                 run.status, run.message = CANCELLED, "cancelled while fitting the rule list again"
                 return
+            started = time.perf_counter()  # (the fit again had its own time limit)
         estimator = copy.copy(estimator)  # (the kept fit may serve two runs at once: each its own callback)
         estimator.set_params(verbose=progress)
-        # one time limit for the whole run: the enumeration has its share, the analysis what is left; a
-        # cancel stops either (between the analysis's blocks of members)
-        from ..corels.rashomon_analysis import ENUMERATION_SHARE
-
-        limit, started = run.params["time_limit"], time.perf_counter()
         rashomon = estimator.rashomon_set(run.params["epsilon_percent"] / 100, relative=True,
-                                          time_limit=None if limit is None else ENUMERATION_SHARE * limit,
+                                          time_limit=left(ENUMERATION_SHARE),
                                           max_memory=int(run.params["max_memory"] * 2**20))
         if not math.isfinite(rashomon.optimum):
             raise InputError(f"the enumeration stopped ({rashomon.status}) before reaching any rule list: raise the "
                              "time or memory limit, or fit with fewer antecedents (features per rule 1)")
-        left = None if limit is None else max(0.0, limit - (time.perf_counter() - started))
-        budget = Budget(left, hook=lambda: STOP if run.cancel_requested else None)
+        budget = Budget(left(), hook=lambda: STOP if run.cancel_requested else None)
         run.result = describe_rashomon(rashomon, X, y, run.params["group"] or None, budget)
         run.status = CANCELLED if run.cancel_requested else DONE
         run.message = (f"{rashomon.size:,} rule lists, certified complete" if rashomon.complete else
