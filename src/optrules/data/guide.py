@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 import threading
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,6 +138,8 @@ def reference_rows(n_rows: int, size: int | None = None) -> np.ndarray | None:
 def _finished(fit, should_stop) -> bool:
     """Run ``fit()`` in a thread; True once it ended (its error raised here), False as soon as
     ``should_stop`` says so, without waiting for it: the fit goes on in its thread, unused."""
+    if should_stop is not None and should_stop():  # (a stop already asked: not started, whatever its speed)
+        return False
     done, errors = threading.Event(), []
 
     def run():
@@ -173,9 +174,9 @@ def fit_reference(design: np.ndarray, y: np.ndarray, weights: np.ndarray | None,
         random_state=REFERENCE_SEED)
 
     def fit():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # (warm start's notes)
-            model.fit(design, y, sample_weight=weights)
+        # (no warnings.catch_warnings here: it swaps the process's warning state, and a fit left running
+        # would put back, when it ends, the state of another moment over the caller's)
+        model.fit(design, y, sample_weight=weights)
 
     started = time.perf_counter()
     if not _finished(fit, should_stop):
