@@ -32,7 +32,7 @@ def same_search(runs: dict) -> None:
         assert result.certificate.counters["threads"] == min(n_jobs, bnb.threads_for(n_jobs))
 
 
-def default_and_slow(check, default: int = 50, slow: int = 500):
+def default_and_slow(check, default: int = 20, slow: int = 530):
     """Two tests of ``check(seed)``: ``default`` seeds in the default suite, ``slow`` more in the slow one
     (assign them to names starting with ``test_`` for pytest to collect)."""
 

@@ -79,7 +79,7 @@ def python_module(model) -> dict:
     return namespace
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", [*range(3), *(pytest.param(s, marks=pytest.mark.slow) for s in range(3, 6))])
 def test_exports_agree_with_the_model(seed):
     rng = np.random.default_rng(seed)
     frame = random_table(rng, 300)

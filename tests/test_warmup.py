@@ -48,6 +48,7 @@ print("new:", sorted(compiled() - before))
 """
 
 
+@pytest.mark.slow  # (it compiles every kernel in a process of its own: minutes on a clean clone)
 def test_fits_after_compile_kernels_compile_nothing():
     # in a fresh process: kernels this test session compiled already would hide a missing part
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=900)

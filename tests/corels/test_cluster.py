@@ -86,7 +86,7 @@ def _remember_client(client):
 
 # certified objective = brute force, with frontiers given away at every slice
 test_cluster_search_matches_brute_force, test_cluster_search_matches_brute_force_many = default_and_slow(
-    _with_eager_splits(check_against_brute_force), default=50, slow=300)
+    _with_eager_splits(check_against_brute_force), default=20, slow=330)
 
 
 @pytest.mark.parametrize("seed, lam", [(0, 0.005), (1, 0.01), (2, 0.005)])

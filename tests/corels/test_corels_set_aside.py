@@ -50,7 +50,9 @@ def _check(certificate, optimum, max_memory):
     assert certificate.counters["memory_bytes"] <= max_memory
 
 
-@pytest.mark.parametrize("map_type", ["none", "prefix", "captured"])
+# (each map type searches 36 problems against brute force: one by default, the others in the slow suite)
+@pytest.mark.parametrize("map_type", ["none", pytest.param("prefix", marks=pytest.mark.slow),
+                                      pytest.param("captured", marks=pytest.mark.slow)])
 def test_prefixes_set_aside_are_made_again_and_the_optimum_is_proven(tiny_state, map_type):
     """Lower-bound order: a search that took prefixes out and never had to drop any ends optimal with
     the brute-force optimum (a parent not queued again, or queued above a child it must make again,
@@ -67,7 +69,7 @@ def test_prefixes_set_aside_are_made_again_and_the_optimum_is_proven(tiny_state,
     assert proven >= 3
 
 
-@pytest.mark.parametrize("policy", ["curiosity", "objective"])
+@pytest.mark.parametrize("policy", ["curiosity", pytest.param("objective", marks=pytest.mark.slow)])
 def test_prefixes_set_aside_in_other_orders_bound_the_certificate(tiny_state, policy):
     """Other orders do not make prefixes again: those taken out are dropped with their smallest bound,
     and the certificate stays valid (a floor left out of the bound would claim wrong optima)."""
@@ -80,8 +82,8 @@ def test_prefixes_set_aside_in_other_orders_bound_the_certificate(tiny_state, po
 
 
 @pytest.mark.parametrize("policy, map_type, min_freed", [
-    ("lower_bound", "none", 0.0), ("lower_bound", "prefix", 0.0), ("lower_bound", "captured", 0.0),
-    ("curiosity", "prefix", 0.0),
+    ("lower_bound", "none", 0.0), pytest.param("lower_bound", "prefix", 0.0, marks=pytest.mark.slow),
+    ("lower_bound", "captured", 0.0), pytest.param("curiosity", "prefix", 0.0, marks=pytest.mark.slow),
     # a setting aside that must free half the arrays: the lower-bound order falls back to dropping the
     # top of the whole queue with its floor
     ("lower_bound", "prefix", 0.5)])

@@ -41,7 +41,7 @@ def pair_instance(rng, n_features=3, n_max=60, noise=0.1):
     return captures, y, names, float(rng.choice([0.0, 0.005, 0.01, 0.02, 0.05]))
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", [*range(15), *(pytest.param(s, marks=pytest.mark.slow) for s in range(15, 30))])
 def test_pairs_match_brute_force(seed):
     rng = np.random.default_rng(7000 + seed)
     captures, y, names, lam = pair_instance(rng)

@@ -73,7 +73,7 @@ def test_bad_input_errors():
         model.predict(X.assign(b=1))
 
 
-@pytest.mark.parametrize("regularization", [0.3, 0.45, 0.5, 0.6, 0.9])
+@pytest.mark.parametrize("regularization", [0.3, 0.5, 0.9, *(pytest.param(r, marks=pytest.mark.slow) for r in (0.45, 0.6))])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_a_lambda_no_antecedent_is_supported_enough_for_certifies_the_list_of_no_rule(regularization, n_classes):
     """With the default supports (Thms 10 and 21, from lambda; at most 1/2, where the window closes), a
