@@ -876,7 +876,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         read = list(dict.fromkeys(feature.column for feature in chosen))  # a wide table's other columns: untouched
         frame = self._numbers_from_text(frame[read])
         for column in read:  # (the others were checked as they are; text read as numbers may say "inf" or "?")
-            if column in self.numeric_text_columns_ or column in self.date_columns_:
+            if column in getattr(self, "numeric_text_columns_", ()) or column in getattr(self, "date_columns_", ()):
                 self._check_missing(column, frame[column])
         self._warn_unseen(frame)
         if packed:

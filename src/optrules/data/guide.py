@@ -14,7 +14,7 @@ set of thresholds; a table taller than :data:`REFERENCE_ROWS` is sampled (determ
 reference reads it, so its time and memory do not grow with the rows. The certificate is over the space
 it chooses: the thresholds are fixed before the search, whatever they are.
 
-Within a time budget the reference is a phase like any other (:func:`reference_rows`): its cost is
+Within a time budget the reference is a phase like any other (:func:`reference_size`): its cost is
 predicted from the cells it reads (:data:`SECONDS_PER_CELL`), and when a share of the time left cannot pay
 for the whole table it is fitted on a smaller seeded sample (one of :data:`REFERENCE_ROW_LEVELS`, fixed
 sizes, so that another machine or load lands on the same sample more often than a size made to measure
