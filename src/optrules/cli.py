@@ -515,8 +515,9 @@ def cmd_rashomon(args, console: Console) -> int:
         _write_table(frame, args.output)
         console.print(f"wrote {len(frame):,} members to {args.output}{note}")
     if args.plot:
-        _save_figure("plot_rashomon", args.plot, console, rashomon, X, y, group=(args.group or [None])[0],
-                     members=chosen)
+        with budget.catch_interrupt():  # (the figure's analyses within what is left of the time, and Ctrl-C)
+            _save_figure("plot_rashomon", args.plot, console, rashomon, X, y, group=(args.group or [None])[0],
+                         members=chosen, budget=budget)
     return 0
 
 

@@ -50,7 +50,7 @@ def plot_trace(trace, axes=None, title: str | None = None):
 
 
 def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_members: int = 100_000, top: int = 15,
-                  title: str | None = None):
+                  title: str | None = None, budget=None):
     """The Rashomon set at a glance, one panel each: members by objective (R*, R* + epsilon and, when a
     budget stopped the enumeration, the objective below which it is complete); the share of members
     using each feature (the ``top`` most used; the optimal list's in a darker colour); predictive
@@ -58,7 +58,9 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
     them differently from the optimal list; with ``X`` and ``y``, model class reliance ranges per column; with ``group`` (a column of ``X`` or one value per
     row, two classes), the ranges of each group's rates. Ranges are drawn as bars from the smallest to
     the largest value over the members with a dot at the optimal list's. ``members``: analyse these
-    (e.g. ``rashomon.sample(10_000)``) instead of every member. Returns the figure."""
+    (e.g. ``rashomon.sample(10_000)``) instead of every member; ``budget`` (an
+    :class:`optrules.budget.Budget`): the analyses' time and stop request, as in each analysis (a panel of
+    an analysis cut short shows what it read, and its title says so). Returns the figure."""
     import matplotlib.pyplot as plt
 
     panels = ["objectives", "features", "multiplicity"]
@@ -74,18 +76,27 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
     _plot_objectives(rashomon, axes["objectives"])
     usage = rashomon.feature_usage(members, max_members).head(top)
     _plot_shares(axes["features"], usage)
-    _plot_disagreement(axes["multiplicity"], rashomon.multiplicity(X, members, max_members))
+    multiplicity = rashomon.multiplicity(X, members, max_members, budget=budget)
+    _plot_disagreement(axes["multiplicity"], multiplicity)
+    scopes = [multiplicity["scope"]]
     if "reliance" in axes:
-        reliance = rashomon.reliance(X, y, members, max_members).head(top)
+        reliance = rashomon.reliance(X, y, members, max_members, budget=budget)
+        scopes.append(reliance.attrs["scope"])
+        reliance = reliance.head(top)
         _plot_ranges(axes["reliance"], reliance["column"].astype(str), reliance,
                      "increase in error when the column is permuted")
     if "rates" in axes:
-        rates = rashomon.group_rates(X, y, group, members, max_members)
+        rates = rashomon.group_rates(X, y, group, members, max_members, budget=budget)
+        scopes.append(rates.attrs["scope"])
         short = {"positive_rate": "positive", "false_positive_rate": "FPR", "false_negative_rate": "FNR"}
         labels = [f"{row.group}: {short[row.rate]}" for row in rates.itertuples()]
         _plot_ranges(axes["rates"], labels, rates, f"rate over the members (by {group if isinstance(group, str) else 'group'})")
+    from .corels.rashomon_analysis import scope_note
+
+    note = scope_note(*scopes)
     fig.suptitle(title or f"{rashomon.size:,} rule lists within {rashomon.epsilon:.4g} of R* = {rashomon.optimum:.6f}"
-                 + ("" if rashomon.complete else f" (complete below {rashomon.complete_below:.6f})"))
+                 + ("" if rashomon.complete else f" (complete below {rashomon.complete_below:.6f})")
+                 + (f"\nanalyses not exact: {note}" if note else ""))
     fig.tight_layout(rect=(0, 0, 1, 0.97))  # (room for the title)
     return fig
 
