@@ -174,8 +174,10 @@ def table(fits, interrupts, web) -> str:
               "| command | Ctrl-C after s | exit status | exit after s | model written | heard in |", "|---|---|---|---|---|---|"]
     for r in interrupts:
         latency = "finished first" if r["latency_s"] is None else f"{r['latency_s']:.2f}"
+        heard = r["stopped_in"] or ("reading the file" if not r["written"] else
+                                    "after the fit (certified)" if r["exit"] == 130 else "")
         lines.append(f"| {r['command']} | {r['after_s']:g} | {r['exit']} | {latency} | "
-                     f"{'yes' if r['written'] else 'no'} | {r['stopped_in']} |")
+                     f"{'yes' if r['written'] else 'no'} | {heard} |")
     lines += ["", "The web app's Rashomon runs (one time limit for the enumeration and its analysis):", ""]
     for r in web:
         if "error" in r:

@@ -1138,5 +1138,10 @@ def main(argv=None, started: float | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # (python -m optrules.cli: as the console script, optrules._entry)
+    from ._entry import INTERRUPTED_STATUS, leave_at_once
+
+    status = main()
+    if status == INTERRUPTED_STATUS:
+        leave_at_once(status)
+    sys.exit(status)
