@@ -4,6 +4,8 @@ beside its solver: ``corels/estimator.py``, ``frl/estimator.py``, ``rulesets/est
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
@@ -19,19 +21,6 @@ from .data.validation import as_frame, check_sample_weight, check_target
 from .parameters import DEFAULT_TIME_LIMIT  # noqa: F401 (where the estimators read it)
 from .solve import STAGES, ProgressEvent
 
-
-
-#: prefixes and seconds the search over pairs of literals gets, from the certified best list of single
-#: literals, under ``max_card="auto"`` (rule lists, falling lists): pairs are kept when they certify
-#: within both
-PAIR_NODES = 200_000
-PAIR_SECONDS = 3.0
-#: the pairs' search is tried only after a singles' search of at most this many prefixes: it searches a
-#: superset of the singles' lists from their optimum, and on the raw tables' 36 rule-list fits of
-#: benchmarks/peers_raw.py (2 splits) it certified only after singles' searches of at most 1,180 prefixes,
-#: never after 1,788 or more (bank marketing's 210,000 and COMPAS's 1.5 million then spent its 3 s for
-#: nothing)
-PAIRS_AFTER_SINGLES_NODES = 20_000
 
 
 class ModelViews:
@@ -243,74 +232,72 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             )
         return antecedents
 
-    #: the fitted attributes one search over a space sets: kept, or put back, by :meth:`_search_auto`
-    _searched_attributes = ("antecedents_", "antecedent_indices_", "certificate_", "_space_positions")
+    #: the fitted attributes one search over a space sets: each rung of the ladder leaves its own
+    #: (:class:`optrules.ladder.RungResult`), and the best one's are put back
+    _searched_attributes = ("antecedents_", "antecedent_indices_", "certificate_", "_space_positions", "max_card_")
 
     def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
         """The certified search over the mined antecedents (``prepared``: what the family's
         ``_search_space`` needs), optionally from known lists (prefixes of indices into the mined
         antecedents); within ``budget`` (the fit's), or a new one from ``time_limit`` and ``max_memory``.
-        With ``max_card="auto"``: :meth:`_search_auto`. ``_space_positions`` maps the indices of the space
-        searched into the mined antecedents (``mined_antecedents_``)."""
+        With ``max_card="auto"``: the ladder of nested spaces (:meth:`_climb`). ``_space_positions`` maps
+        the indices of the space searched into the mined antecedents (``mined_antecedents_``)."""
         self.antecedents_ = mined = self.mined_antecedents_
         if budget is not None:
             budget.enter("search")
-        singles = [i for i, items in enumerate(mined.items) if len(items) == 1]
-        if self.max_card != "auto" or len(singles) == len(mined):
+        if self.max_card != "auto" or not len(mined):
             self.max_card_ = self._mining_card() if self.max_card != "auto" else 1
             self._space_positions = np.arange(len(mined))
             return self._search_space(prepared, initial_prefix, budget, progress)
         own_progress = progress is None
         progress = self._progress() if own_progress else progress
         try:
-            return self._search_auto(prepared, singles, initial_prefix,
-                                     budget if budget is not None else self._budget(progress), progress)
+            return self._climb(prepared, initial_prefix, budget if budget is not None else self._budget(progress),
+                               progress)
         finally:
             if own_progress:
                 self._close(progress)
 
-    def _search_auto(self, prepared, singles: list, initial_prefix, budget: Budget, progress):
-        """Certify the best list of single literals, then, from it, search the lists of pairs for at most
-        :data:`PAIR_NODES` prefixes and :data:`PAIR_SECONDS`: the pairs' list is kept when that search
-        certifies it, else the singles' (optimal over single literals), with a note of what the pairs'
-        search reached (``counters["pairs_search"]``); not tried after a singles' search of more than
-        :data:`PAIRS_AFTER_SINGLES_NODES` prefixes. Sets ``max_card_`` (1 or 2)."""
+    def _climb(self, prepared, initial_prefix, budget: Budget, progress):
+        """``max_card="auto"``: climb the ladder of nested spaces (:mod:`optrules.ladder`: the reference's
+        literals, every single literal, pairs), each rung's search started from the best list so far; the
+        fitted model is the best list found, and its certificate's ``proven`` says what is proven of it
+        (``ladder`` lists each rung's space, seconds and outcome). Sets ``max_card_`` (the best rung's)."""
+        from .ladder import Ladder, ladder_rungs, proven_statement
+
         mined = self.antecedents_
-        position = {a: k for k, a in enumerate(singles)}
+        rungs = ladder_rungs(mined, self.binarizer_.feature_names_,
+                             getattr(self.binarizer_, "reference_features_", None), self._mining_card())
         starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
             initial_prefix[0]) else list(initial_prefix))
-        self.antecedents_, self.max_card_ = mined.subset(singles), 1
-        self._space_positions = np.asarray(singles, dtype=np.int64)
-        self._search_space(prepared, [[position[a] for a in p] for p in starts if all(a in position for a in p)]
-                           or None, budget, progress)
-        if not self.certificate_.is_optimal or budget.stopped():
-            return self
-        singles_nodes = self.certificate_.counters.get("nodes_expanded", 0)
-        if singles_nodes > PAIRS_AFTER_SINGLES_NODES:
-            self.certificate_.counters["pairs_search"] = (
-                f"lists with pairs of literals ({len(mined):,} antecedents) not searched: the single literals' "
-                f"search took {singles_nodes:,} prefixes, and the pairs' (a larger space) gets {PAIR_NODES:,}; "
-                f"fit max_card=2 to search them")
-            return self
-        first = {name: getattr(self, name) for name in self._searched_attributes}
-        self.antecedents_, self.max_card_ = mined, 2
-        self._space_positions = np.arange(len(mined))
-        best_single = [int(first["_space_positions"][a]) for a in first["antecedent_indices_"]]
-        nodes = PAIR_NODES if self.max_nodes is None else min(PAIR_NODES, int(self.max_nodes))
-        with budget.capped(PAIR_SECONDS):
-            self._search_space(prepared, [best_single, *starts], budget, progress, max_nodes=nodes)
-        if self.certificate_.is_optimal:
-            return self
-        pairs = self.certificate_
-        for name, value in first.items():
+        ladder = Ladder(rungs, lambda rung, rung_starts, watch: self._search_rung(
+            prepared, mined, rung, rung_starts, budget, watch), budget, progress).climb(starts)
+        best = ladder.best()
+        for name, value in best.fitted.items():
             setattr(self, name, value)
-        self.max_card_ = 1
-        self.certificate_.counters["pairs_search"] = (
-            f"lists with pairs of literals ({len(mined):,} antecedents) searched from this one for "
-            f"{pairs.counters.get('nodes_expanded', 0):,} prefixes: best objective {pairs.objective:.9f}, "
-            f"lower bound {pairs.lower_bound:.9f} ({pairs.status}); fit max_card=2 to search them to the end")
+        self.certificate_ = best.certificate
+        if ladder.proven() is not None:  # (else the certificate's status says it: a budget ended the first rung)
+            self.certificate_.counters["proven"] = proven_statement(ladder)
+        self.ladder_ = ladder.summary()
+        self.certificate_.counters["ladder"] = "; ".join(
+            f"{row['rung']}: {row['status']}, objective {row['objective']:.9f}, lower bound {row['lower_bound']:.9f}, "
+            f"{row['seconds']:.2f} s" if row["searched"] else f"{row['rung']}: not searched" for row in self.ladder_)
         self.certificate_.counters["fit_time"] = budget.elapsed()
         return self
+
+    def _search_rung(self, prepared, mined, rung, starts: list, budget: Budget, progress):
+        """One rung's search (:class:`optrules.ladder.RungResult`): ``_search_space`` over its antecedents
+        from ``starts`` (positions into ``mined``)."""
+        from .ladder import RungResult
+
+        position = {int(a): k for k, a in enumerate(rung.positions)}
+        self.antecedents_, self.max_card_ = mined.subset(rung.positions), rung.max_card
+        self._space_positions = np.asarray(rung.positions, dtype=np.int64)
+        started = time.perf_counter()
+        self._search_space(prepared, [[position[int(a)] for a in p] for p in starts] or None, budget, progress)
+        fitted = {name: getattr(self, name) for name in self._searched_attributes}
+        return RungResult(rung, self.certificate_, [int(rung.positions[a]) for a in self.antecedent_indices_],
+                          fitted, time.perf_counter() - started)
 
     def _mining_card(self) -> int:
         """Features per mined antecedent at most: ``max_card``, or 2 for ``"auto"`` (the search then

@@ -140,11 +140,26 @@ class Budget:
         return self.interrupted
 
     def stopped(self) -> bool:
-        """Should the current stage stop? (time is up, or a stop was asked for)."""
+        """Should the current stage stop? (time is up, a stop was asked for, or the stage's own end
+        came: :meth:`ending_when`)."""
         if self.cancelled() or self.expired():
             self._heard()
             return True
-        return False
+        return self._stage_ends is not None and bool(self._stage_ends())
+
+    _stage_ends = None
+
+    @contextlib.contextmanager
+    def ending_when(self, condition):
+        """While the block runs, :meth:`stopped` also says yes once ``condition()`` does: the stage ends
+        early by its caller's choice (a ladder's rung it judged would not finish), which is neither a stop
+        request nor the budget's end (``stopped_in`` stays unset)."""
+        previous = self._stage_ends
+        self._stage_ends = condition
+        try:
+            yield self
+        finally:
+            self._stage_ends = previous
 
     @contextlib.contextmanager
     def holding_back(self, fraction: float):

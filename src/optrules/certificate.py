@@ -88,21 +88,33 @@ class Certificate:
     def is_optimal(self) -> bool:
         return self.status == OPTIMAL
 
-    def __str__(self) -> str:
+    @property
+    def statement(self) -> str:
+        """What is proven of the model, in one sentence: a ladder's (``counters["proven"]``: optimal over
+        the space of one rung, or better than every list of it and within a gap over a larger one), or
+        the status's."""
+        proven = self.counters.get("proven")
+        if isinstance(proven, str):
+            return proven
         if self.is_optimal:
-            head = f"certified optimal: objective {self.objective:.9f}"
-        elif self.status == GAP:
-            head = (f"finished with a gap: objective {self.objective:.9f}, lower bound {self.lower_bound:.9f}, "
-                    f"gap {self.gap:.9f}")
-        else:
-            where = self.counters.get("stopped_in")
-            head = (f"stopped on {self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''}: "
-                    f"objective {self.objective:.9f}, lower bound {self.lower_bound:.9f}, gap {self.gap:.9f}")
+            return "certified optimal"
+        if self.status == GAP:
+            return "finished with a gap"
+        where = self.counters.get("stopped_in")
+        return f"stopped on {self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''}"
+
+    def __str__(self) -> str:
+        head = f"{self.statement}: objective {self.objective:.9f}"
+        if not self.is_optimal:
+            head += f", lower bound {self.lower_bound:.9f}, gap {self.gap:.9f}"
+            if isinstance(self.counters.get("proven"), str) and self.status != GAP:  # (the sentence names no budget)
+                where = self.counters.get("stopped_in")
+                head += f" ({self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''})"
         c = self.counters
         parts = [head]
         if isinstance(c.get("space"), str):  # what the model is optimal over (the binarized space)
             parts.append(f"over {c['space']}")
-        for note in ("guided_space", "pairs_search"):  # the other space a rule list's fit searched
+        for note in ("guided_space", "pairs_search", "ladder"):  # the other spaces a fit searched
             if isinstance(c.get(note), str):
                 parts.append(c[note])
         method = METHODS.get(self.method)

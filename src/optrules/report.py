@@ -97,7 +97,12 @@ def _model_section(model) -> str:
 
 # -- certificate --------------------------------------------------------------------------------------
 def _certificate_section(certificate) -> str:
-    if certificate.is_optimal:
+    if isinstance(certificate.counters.get("proven"), str):  # a ladder's: what is proven, over which space
+        statement = certificate.statement
+        verdict = (f"<p class='{'ok' if certificate.is_optimal else 'gap'}'>{html_text(statement[:1].upper() + statement[1:])}: "
+                   f"objective {certificate.objective:.9f}" + ("" if certificate.is_optimal else
+                   f", lower bound {certificate.lower_bound:.9f}") + ".</p>")
+    elif certificate.is_optimal:
         verdict = ("<p class='ok'>Certified optimal: no model of this family has a lower objective on the "
                    "training data.</p>")
     else:

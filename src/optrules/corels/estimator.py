@@ -35,12 +35,13 @@ class RuleListClassifier(RuleModelEstimator):
     Parameters
     ----------
     regularization : lambda in [0, 1), the price of one rule in training accuracy.
-    max_card : features per antecedent, at most; ``"auto"`` (default): the best list of single literals
-        is certified first, then lists with pairs of literals are searched from it for at most
-        200,000 prefixes and 3 s (after a singles' search of at most 20,000 prefixes), and kept when that
-        search certifies them (``max_card_`` says which;
-        otherwise ``certificate_.counters["pairs_search"]`` says what the pairs' search reached). A number
-        searches conjunctions of up to that many literals to the end of the budget.
+    max_card : features per antecedent, at most; ``"auto"`` (default): the ladder of nested spaces
+        (:mod:`optrules.ladder`: the single literals the reference chose, every single literal, pairs),
+        each rung searched from the best list so far, climbed after the one below certified and ended
+        when its lower bound would not reach the incumbent within the budget; the model is the best list
+        found, ``certificate_.statement`` says what is proven of it, ``ladder_`` lists the rungs and
+        ``max_card_`` is the best rung's. A number searches conjunctions of up to that many literals to
+        the end of the budget.
     min_support : minimum antecedent support for mining; defaults to ``regularization`` (Thm 10: rarer
         antecedents can never appear in an optimal list, so this loses nothing).
     policy : queue order: ``lower_bound`` (default), ``objective``, ``curiosity``, ``bfs``, ``dfs``.
@@ -97,6 +98,7 @@ class RuleListClassifier(RuleModelEstimator):
     ----------
     rule_list_ : the certified :class:`~optrules.models.RuleList`.
     certificate_ : its :class:`~optrules.certificate.Certificate` (optimal, or the gap left by a budget).
+    ladder_ : with ``max_card="auto"``, each rung of the ladder (:meth:`optrules.ladder.Ladder.summary`).
     classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
     binarizer_, antecedents_ : the fitted binarizer and the mined antecedents.
     antecedent_indices_ : the list's antecedents, as indices into ``antecedents_``.

@@ -396,7 +396,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
     categories_ : ``{column: values seen at fit time}`` of the one-hot encoded columns.
     missing_counts_ : ``{column: missing values}`` at fit time.
     reference_ : with ``thresholds="boosted"``, the :class:`~optrules.data.guide.Reference` (trees,
-        rows, training accuracy); ``reference_model_`` is the fitted ensemble (not saved in model files).
+        rows, training accuracy); ``reference_model_`` is the fitted ensemble (not saved in model files);
+        ``reference_features_`` marks the features it chose (None without a reference; not saved): the
+        first rung of a certified fit's ladder (:mod:`optrules.ladder`).
     """
 
     _parameter_table = with_defaults(BINARIZER_PARAMETERS, thresholds="quantile", negations=False) + (
@@ -512,6 +514,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             guide = self._fit_reference(read, frame.shape[0], y, sample_weight if reference_weight is None
                                         else reference_weight, kept_rows, should_stop, set(keep_columns), time_left)
         features: list[Feature] = []
+        picked: list[bool] = []
         made_until = len(read)
         for group, (column, series, kind) in enumerate(read):
             if features and should_stop is not None and should_stop():
@@ -521,6 +524,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if evaluate is not None:
                 evaluate(series, made)
             features += made
+            picked += self._reference_picks(column, series, made, guide)
         self._warn_dropped_and_missing(columns)
         del self._weights
         self.unread_columns_ = [column for column, _, _ in read[made_until:]] + columns[read_until:]
@@ -532,6 +536,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                           f"{', ...' if len(self.unread_columns_) > 5 else ''})", UserWarning, stacklevel=3)
         self.columns_ = list(frame.columns)
         self.features_ = features
+        self.reference_features_ = None if guide is None else np.asarray(picked, dtype=bool)
         self.feature_names_ = [f.name for f in features]
         self.n_features_in_ = len(self.columns_)
         self.feature_names_in_ = np.asarray(self.columns_, dtype=object)
@@ -590,6 +595,32 @@ class Binarizer(TransformerMixin, BaseEstimator):
             features += [Feature(f"not {f.name}", f.column, f.kind, f.value, f.upper, True, -1)
                          for f in features if f.kind != "le" and f.kind != "gt"]
         return features
+
+    def _reference_picks(self, column, series: pd.Series, made: list, guide) -> list[bool]:
+        """Which of a column's features ``made`` the reference chose (``reference_features_``): the
+        thresholds it split at (moved to the values the column takes), the values and the missing values it
+        split on, and their negations; every feature of a column it did not see (bins, required columns)."""
+        if guide is None:
+            return []
+        chosen = guide.get(column)
+        if chosen is None:
+            return [True] * len(made)
+        numeric = any(feature.kind in ("le", "gt") for feature in made)
+        thresholds = {("le", t) for t in self._reference_thresholds(series, chosen)} if numeric else set()
+        return [(feature.kind in ("le", "gt") and ("le", feature.value) in thresholds)
+                or (feature.kind == "equals" and ("equals", feature.value) in chosen)
+                or (feature.kind in ("binary", "missing") and (feature.kind, None) in chosen)
+                for feature in made]
+
+    def _reference_thresholds(self, series: pd.Series, chosen) -> np.ndarray:
+        """The thresholds the reference split a numeric column at, each moved down to the largest training
+        value at or below it (those :meth:`_guided_thresholds` keeps)."""
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        values = values[~np.isnan(values)]
+        wanted = [t for kind, t in chosen if kind == "le"]
+        if values.size == 0 or not wanted:
+            return np.empty(0)
+        return _snapped_below(values, wanted)
 
     def _warn_dropped_and_missing(self, columns: list) -> None:
         if self.dropped_columns_:
@@ -808,13 +839,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 # quantiles would cut between every two values of such a column: no near-copies to choose
                 # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
                 return np.sort(distinct)[:-1].astype(np.float64)
-        snapped = set()
-        for t in thresholds:
-            below = values[values <= t]
-            if below.size:
-                snapped.add(float(below.max()))
-        top = values.max()
-        return np.array(sorted(t for t in snapped if t < top), dtype=np.float64)
+        return _snapped_below(values, thresholds)
 
     def _both_ways(self, column: str, thresholds) -> list[Feature]:
         """``column<=t`` and ``column>t`` for each increasing threshold, named with the digits that tell
@@ -1040,6 +1065,18 @@ def check_loaded_features(binarizer: "Binarizer") -> None:
     for column, values in binarizer.categories_.items():
         if not all(isinstance(v, (str, bool, int, float)) for v in values):
             raise ValueError(f"the categories of column {column!r} must be plain values"[:200])
+
+
+def _snapped_below(values: np.ndarray, thresholds) -> np.ndarray:
+    """Each threshold moved down to the largest of ``values`` at or below it, below the largest value,
+    sorted and distinct."""
+    snapped = set()
+    for t in thresholds:
+        below = values[values <= t]
+        if below.size:
+            snapped.add(float(below.max()))
+    top = values.max()
+    return np.array(sorted(t for t in snapped if t < top), dtype=np.float64)
 
 
 def _listed(columns: list, shown: int = 20) -> str:

@@ -84,3 +84,51 @@ def make_mixed_table(n_rows: int = 5000, n_numeric: int = 15, n_text: int = 5, m
             frame[name] = frame[name].astype("float64")
         frame.loc[mask, name] = np.nan
     return frame
+
+
+def make_noisy_table(n_rows: int = 1000, n_columns: int = 20, categorical_share: float = 0.6,
+                     noise: float = 0.2, missing_rate: float = 0.0, seed: int = 0,
+                     target: str = "outcome") -> pd.DataFrame:
+    """A table shaped like the credit and census tables users bring: ``n_columns`` columns, about
+    ``categorical_share`` of them categorical with 3-12 skewed levels, the others numeric (ages,
+    amounts, durations, small counts); a binary ``target`` from a score spread over many columns (each
+    category level and each numeric column adds its own weight, as in a real risk score), with
+    ``noise`` of the labels flipped at random; ``missing_rate`` of a third of the columns' values missing.
+    Rows are nearly all distinct, so no bound can lean on duplicate rows."""
+    rng = np.random.default_rng(seed)
+    n_categorical = int(round(categorical_share * n_columns))
+    columns: dict[str, np.ndarray] = {}
+    score = np.zeros(n_rows)
+    for j in range(n_categorical):
+        levels = int(rng.integers(3, 13))
+        codes = rng.choice(levels, size=n_rows, p=_skewed(rng, levels))
+        columns[f"cat{j}"] = np.array([f"L{j}_{k}" for k in range(levels)], dtype=object)[codes]
+        score += rng.normal(0, 0.5, levels)[codes] * (rng.random() < 0.6)
+    numeric_makers = [
+        lambda: rng.integers(18, 80, n_rows).astype(np.float64),  # age
+        lambda: np.round(rng.lognormal(8, 0.9, n_rows), 0),  # amount
+        lambda: rng.integers(4, 73, n_rows).astype(np.float64),  # duration in months
+        lambda: rng.poisson(rng.uniform(0.3, 3), n_rows).astype(np.float64),  # counts
+        lambda: np.round(rng.normal(40, 12, n_rows), 1),  # hours, scores
+    ]
+    for j in range(n_columns - n_categorical):
+        values = numeric_makers[j % len(numeric_makers)]()
+        columns[f"num{j}"] = values
+        if rng.random() < 0.6:
+            ranks = (np.argsort(np.argsort(values)) + 0.5) / n_rows
+            score += rng.normal(0, 0.8) * (ranks > rng.uniform(0.2, 0.8))
+    frame = pd.DataFrame(columns)
+    positive = score > np.quantile(score, rng.uniform(0.55, 0.75))
+    flip = rng.random(n_rows) < noise
+    frame[target] = np.where(positive ^ flip, "bad", "good")
+    if missing_rate > 0:
+        for name in list(frame.columns)[:-1:3]:
+            frame.loc[rng.random(n_rows) < missing_rate, name] = np.nan
+    return frame
+
+
+def _skewed(rng, levels: int) -> np.ndarray:
+    """Level frequencies of one categorical column: skewed, each level at least 1 % of the rows."""
+    weights = 1.0 / np.arange(1, levels + 1) ** rng.uniform(0.3, 1.2)
+    weights = np.maximum(weights / weights.sum(), 0.01)
+    return weights / weights.sum()

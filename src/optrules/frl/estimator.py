@@ -36,9 +36,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
     n_jobs : threads the certified search runs on, as for rule lists (None, the default: every core once
         the search has run 0.2 s); the search, its list and its certificate are the same for every value.
     min_class_support : antecedents must hold for at least this share of the positives or of the
-        negatives (the paper: 10%); ``max_card``: items per antecedent (``"auto"``, the default: the best
-        list of single literals certified first, then pairs from it when their search certifies within
-        200,000 prefixes and 3 s, as for rule lists; ``max_card_`` says which); ``max_antecedents``: at most
+        negatives (the paper: 10%); ``max_card``: items per antecedent (``"auto"``, the default: the ladder of
+        nested spaces, as for rule lists: :mod:`optrules.ladder`; ``ladder_`` and ``max_card_`` say what it did); ``max_antecedents``: at most
         this many (``"auto"``, as for rule lists).
     categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer
         (default: numeric thresholds where a boosted reference ensemble splits, ``thresholds="boosted"``;

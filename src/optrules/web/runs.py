@@ -532,7 +532,8 @@ class RunManager:
             run.message = "cancelled: the best model found so far is shown with its certified gap"
         elif certificate is not None:
             fitted = family(run.model).fit_text(estimator)  # (rule sets: mistakes, and the gap in accuracy points)
-            run.message = ("certified optimal" if certificate.is_optimal
+            run.message = (certificate.statement if isinstance(certificate.counters.get("proven"), str)
+                           else "certified optimal" if certificate.is_optimal
                            else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible") + (
                                f"; {fitted}" if fitted else "")
 
