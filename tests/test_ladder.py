@@ -10,7 +10,8 @@ from optrules import FallingRuleListClassifier, RuleListClassifier
 from optrules.certificate import OPTIMAL, TIME_BUDGET, Certificate
 from optrules.corels.bruteforce import brute_force
 from optrules.frl.bruteforce import brute_force as frl_brute_force
-from optrules.ladder import Ladder, Rung, RungResult, RungWatch, ladder_rungs, proven_statement
+from optrules.ladder import (RUNG_PROBE_SECONDS, RUNG_PROJECTION_SAFETY, Ladder, Rung, RungResult, RungWatch,
+                             ladder_rungs, proven_statement)
 from optrules.solve import ProgressEvent
 
 
@@ -161,24 +162,26 @@ def _event(objective, lower_bound):
 
 def test_the_watch_ends_a_rung_whose_bound_would_not_reach_the_incumbent_in_time():
     """The projection: the lower bound's rise over the last half of the rung's run, drawn on to the
-    incumbent (times the safety factor), against the deadline."""
-    watch = RungWatch(deadline=100.0, start=0.0)
-    for now, bound in [(0.2, 0.10), (0.5, 0.20), (1.0, 0.24)]:
-        watch.heard(_event(0.30, bound), now=now)
-    # risen 0.04 in the last 0.5 s: 0.06 left needs 0.75 s, times the safety factor: 2.5 s from the start
-    assert not watch.hopeless and watch.projected == pytest.approx(1.0 + 2 * 0.75)
-    tight = RungWatch(deadline=2.0, start=0.0)
-    for now, bound in [(0.2, 0.10), (0.5, 0.20), (1.0, 0.24)]:
-        tight.heard(_event(0.30, bound), now=now)
-    assert tight.hopeless
-    flat = RungWatch(deadline=1e9, start=0.0)
-    for now in (0.2, 0.6, 1.2):
-        flat.heard(_event(0.30, 0.20), now=now)
-    assert flat.hopeless  # a bound that stopped rising never closes
-    unlimited = RungWatch(deadline=None, start=0.0)
-    for now in (0.2, 0.6, 1.2):
-        unlimited.heard(_event(0.30, 0.20), now=now)
-    assert not unlimited.hopeless  # no time limit: the rung runs to its end
+    incumbent (times the safety factor), against the deadline; never before the probe's seconds."""
+    probe = RUNG_PROBE_SECONDS
+    times = (0.4 * probe, probe, 2 * probe)
+
+    def watched(deadline, bounds):
+        watch = RungWatch(deadline=deadline, start=0.0)
+        for now, bound in zip(times, bounds):
+            watch.heard(_event(0.30, bound), now=now)
+        return watch
+
+    # risen 0.04 over the last half (probe seconds): 0.06 left takes 1.5 probes, twice that from 2 probes
+    watch = watched(100 * probe, (0.10, 0.20, 0.24))
+    assert not watch.hopeless and watch.projected == pytest.approx(2 * probe + RUNG_PROJECTION_SAFETY * 1.5 * probe)
+    assert watched(4 * probe, (0.10, 0.20, 0.24)).hopeless
+    assert watched(1e9, (0.20, 0.20, 0.20)).hopeless  # a bound that stopped rising never closes
+    assert not watched(None, (0.20, 0.20, 0.20)).hopeless  # no time limit: the rung runs to its end
+    early = RungWatch(deadline=1e-9, start=0.0)
+    for now in (0.1 * probe, 0.5 * probe, 0.9 * probe):
+        early.heard(_event(0.30, 0.20), now=now)
+    assert not early.hopeless  # before the probe's seconds, nothing is judged
 
 
 def test_the_sentence_is_the_same_in_the_certificate_and_the_report():
