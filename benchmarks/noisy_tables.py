@@ -98,7 +98,7 @@ def _proof(row: dict) -> str:
     """The certificate's sentence, short: the rung proven, or the better list's gap over the larger rung."""
     statement = row["statement"]
     if row["family"] == "gosdt":
-        return statement
+        return statement.replace("Status.", "").lower().replace("gosdt", "GOSDT")
     if row["status"] == "optimal":
         return statement.replace("certified optimal over ", "optimal over ").split(";")[0]
     better = re.match(r"better than every list over (.+?) \(whose optimum.*within ([0-9.]+) of the optimum over "
