@@ -194,3 +194,60 @@ def test_the_sentence_is_the_same_in_the_certificate_and_the_report():
     from optrules.escape import html_text
 
     assert html_text(statement) in model.report()
+
+
+def _ladder_problem(seed: int):
+    """A small random table for the ladder's brute-force check: 40-120 rows, a number, a category, a
+    column of noise; the target from the first two, with 5-30 % of it flipped."""
+    rng = np.random.default_rng(10_000 + seed)
+    n = int(rng.integers(40, 121))
+    X = pd.DataFrame({"x": rng.integers(0, 12, n).astype(float), "c": rng.choice(list("abcde"), n),
+                      "z": rng.choice(list("pq"), n)})
+    signal = (X.x > rng.integers(3, 9)) ^ X.c.isin(rng.choice(list("abcde"), 2, replace=False))
+    flipped = rng.random(n) < rng.uniform(0.05, 0.3)
+    return X, (signal ^ flipped).astype(int).to_numpy(), rng
+
+
+def _lists(antecedents: int, longest: int) -> int:
+    """How many ordered lists of distinct antecedents, up to ``longest`` rules, brute force visits."""
+    total, count = 1, 1
+    for length in range(min(longest, antecedents)):
+        count *= antecedents - length
+        total += count
+    return total
+
+
+def _check_rungs(model, brute, max_length_of):
+    """Every certified rung small enough to enumerate (100,000 lists) has brute force's optimum; optima never rise up the
+    ladder; the model is the best list of any rung."""
+    searched = [row for row in model.ladder_ if row["searched"]]
+    optima = []
+    for row in searched:
+        if row["status"] == OPTIMAL and _lists(len(row["positions"]), max_length_of(row["objective"])) <= 100_000:
+            rung = model.mined_antecedents_.subset(row["positions"])
+            expected = brute(rung.capture_matrix(), max_length_of(row["objective"]))
+            assert row["objective"] == pytest.approx(expected, abs=1e-9), row["rung"]
+        if row["status"] == OPTIMAL:
+            optima.append(row["objective"])
+    assert all(high <= low + 1e-12 for low, high in zip(optima, optima[1:]))
+    assert model.certificate_.objective == pytest.approx(min(row["objective"] for row in searched), abs=1e-12)
+
+
+# 500 problems (400 rule lists, 100 falling lists), 10 to a case so that the workers share them
+@pytest.mark.slow
+@pytest.mark.parametrize("block", range(50))
+def test_the_ladder_is_exact_on_500_random_problems(block):
+    for seed in range(10 * block, 10 * block + 10):
+        X, y, rng = _ladder_problem(seed)
+        if seed % 5 == 4:
+            C = float(rng.choice([0.05, 0.08, 0.12]))
+            model = FallingRuleListClassifier(w=float(rng.choice([1.0, 2.0, 4.0])), C=C, time_limit=60).fit(X, y)
+            w = model.w
+            _check_rungs(model, lambda captures, length: frl_brute_force(captures, y, w, C, max_length=length)[0],
+                         lambda objective: int(objective / C))
+        else:
+            regularization = float(rng.choice([0.08, 0.12, 0.2]))
+            model = RuleListClassifier(regularization=regularization, negations=bool(seed % 2), time_limit=60).fit(X, y)
+            _check_rungs(model, lambda captures, length: brute_force(captures, y, regularization,
+                                                                     max_length=length).objective,
+                         lambda objective: int(objective / regularization + 1e-9))
