@@ -73,7 +73,8 @@ def ladder_rungs(mined, feature_names: list[str], reference_features, max_card: 
         picked = np.asarray([p for p in singles if mined.feature_names[mined.items[p][0]] in chosen], dtype=np.int64)
         if 0 < len(picked) < len(singles):
             rungs.append(Rung("literals the reference chose", picked, 1))
-    rungs.append(Rung("single literals", singles, 1))
+    if len(singles):
+        rungs.append(Rung("single literals", singles, 1))
     if max_card > 1 and len(singles) < len(mined):
         rungs.append(Rung(f"antecedents (conjunctions of up to {max_card} literals)", np.arange(len(mined)),
                           max_card))
