@@ -156,8 +156,8 @@ def test_no_rung_is_climbed_above_an_unproven_one():
     assert proven_statement(ladder).startswith("not proven optimal: over 5 small")
 
 
-def _event(objective, lower_bound):
-    return ProgressEvent(0.0, objective, lower_bound, 0, "prefixes expanded")
+def _event(objective, lower_bound, elapsed=0.0):
+    return ProgressEvent(elapsed, objective, lower_bound, 0, "prefixes expanded")
 
 
 def test_the_watch_ends_a_rung_whose_bound_would_not_reach_the_incumbent_in_time():
@@ -167,9 +167,9 @@ def test_the_watch_ends_a_rung_whose_bound_would_not_reach_the_incumbent_in_time
     times = (0.4 * probe, probe, 2 * probe)
 
     def watched(deadline, bounds):
-        watch = RungWatch(deadline=deadline, start=0.0)
+        watch = RungWatch(deadline=deadline)
         for now, bound in zip(times, bounds):
-            watch.heard(_event(0.30, bound), now=now)
+            watch.heard(_event(0.30, bound, now), now=now)
         return watch
 
     # risen 0.04 over the last half (probe seconds): 0.06 left takes 1.5 probes, twice that from 2 probes
@@ -178,10 +178,14 @@ def test_the_watch_ends_a_rung_whose_bound_would_not_reach_the_incumbent_in_time
     assert watched(4 * probe, (0.10, 0.20, 0.24)).hopeless
     assert watched(1e9, (0.20, 0.20, 0.20)).hopeless  # a bound that stopped rising never closes
     assert not watched(None, (0.20, 0.20, 0.20)).hopeless  # no time limit: the rung runs to its end
-    early = RungWatch(deadline=1e-9, start=0.0)
+    early = RungWatch(deadline=1e-9)
     for now in (0.1 * probe, 0.5 * probe, 0.9 * probe):
-        early.heard(_event(0.30, 0.20), now=now)
-    assert not early.hopeless  # before the probe's seconds, nothing is judged
+        early.heard(_event(0.30, 0.20, now), now=now)
+    assert not early.hopeless  # before the probe's seconds of search, nothing is judged
+    compiled = RungWatch(deadline=1e-9)  # a rung whose kernel compiled for 10 probes first: its search's clock
+    for now, searched in ((10 * probe, 0.1 * probe), (10.5 * probe, 0.6 * probe), (11 * probe, 0.9 * probe)):
+        compiled.heard(_event(0.30, 0.20, searched), now=now)
+    assert not compiled.hopeless
 
 
 def test_the_sentence_is_the_same_in_the_certificate_and_the_report():

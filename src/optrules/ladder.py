@@ -100,13 +100,12 @@ class RungResult:
 class RungWatch:
     """Ends a rung (through :meth:`optrules.budget.Budget.ending_when`) once its lower bound, at the
     rate it rose over the last half of the rung's run, would not reach the incumbent before the deadline
-    (times :data:`RUNG_PROJECTION_SAFETY`), after :data:`RUNG_PROBE_SECONDS`. Fed by the search's
+    (times :data:`RUNG_PROJECTION_SAFETY`), after :data:`RUNG_PROBE_SECONDS` of search. Fed by the search's
     progress events (:meth:`heard`), which it passes on to ``progress``."""
 
-    def __init__(self, deadline: float | None, progress=None, start: float | None = None):
+    def __init__(self, deadline: float | None, progress=None):
         self.deadline = deadline
         self.progress = progress
-        self.start = time.perf_counter() if start is None else float(start)
         self.points: list[tuple[float, float]] = []
         self.hopeless = False
         self.projected: float | None = None
@@ -116,17 +115,17 @@ class RungWatch:
         return None if self.progress is None else self.progress(trace, event)
 
     def heard(self, event, now: float | None = None) -> None:
-        """A progress ``event`` of the rung's search, heard at ``now`` (default: the clock's now)."""
+        """A progress ``event`` of the rung's search, heard at ``now`` (the clock's, by default). Its
+        rate is read on the search's own clock (``event.elapsed``, from the end of its kernel's
+        compilation: a compile from a cold cache must not read as a bound that stopped rising)."""
         now = time.perf_counter() if now is None else float(now)
-        lower_bound, objective = float(event.lower_bound), float(event.objective)
-        if not np.isfinite(lower_bound) or not np.isfinite(objective):
+        ran, lower_bound, objective = float(event.elapsed), float(event.lower_bound), float(event.objective)
+        if not (np.isfinite(lower_bound) and np.isfinite(objective) and np.isfinite(ran)):
             return
-        self.points.append((now, lower_bound))
-        ran = now - self.start
+        self.points.append((ran, lower_bound))
         if self.deadline is None or ran < RUNG_PROBE_SECONDS or len(self.points) < 3:
             return
-        half = now - ran / 2
-        then = next(bound for at, bound in self.points if at >= half)
+        then = next(bound for at, bound in self.points if at >= ran / 2)
         risen = lower_bound - then
         if risen <= 0:
             self.projected, self.hopeless = float("inf"), True
@@ -159,12 +158,13 @@ class Ladder:
             if k == 0:
                 result = self.search(rung, rung_starts, self.progress)
             else:
+                started = time.perf_counter()
                 watch = RungWatch(self.budget.deadline, self.progress)
                 with self.budget.ending_when(lambda: watch.hopeless):
                     result = self.search(rung, rung_starts, watch)
-                if watch.hopeless:
-                    result.certificate.counters["rung_projected_seconds"] = (
-                        watch.projected - watch.start if watch.projected is not None else float("inf"))
+                if watch.hopeless and watch.projected is not None and np.isfinite(watch.projected):
+                    # (when the rung would have ended, on the clock of the rung's start)
+                    result.certificate.counters["rung_projected_seconds"] = watch.projected - started
             self.results.append(result)
             if not result.certified or self.budget.stopped():
                 break
