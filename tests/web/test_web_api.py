@@ -84,6 +84,9 @@ def test_upload_fit_stream_and_download(client, compas_csv):
     result = run["result"]
     assert "if (" in result["text"] and result["certificate"]["status"] == "optimal"
     assert result["certificate_text"].startswith("certified optimal")
+    # the headline says what the certificate's first line says (the ladder's sentence)
+    statement = result["certificate"]["counters"]["proven"]
+    assert result["certificate_text"].startswith(statement) and run["message"].startswith(statement)
     assert 0.6 < result["training_accuracy"] < 0.8
     last = run["points"][-1]
     assert last["objective"] == pytest.approx(last["lower_bound"])  # they meet when optimal
