@@ -81,7 +81,7 @@ def ladder_rungs(mined, feature_names: list[str], reference_features, max_card: 
     return rungs
 
 
-@dataclass
+@dataclass(eq=False)  # (compared by identity: its fields hold arrays)
 class RungResult:
     """One rung's search: its certificate, the best list (positions into the mined antecedents), and
     the estimator's fitted attributes it left (``fitted``, put back if this rung's list is the model)."""
@@ -212,7 +212,7 @@ def proven_statement(ladder: Ladder) -> str:
         c = best.certificate
         return (f"not proven optimal: over {best.rung.describe()} its objective {c.objective:.9f} is within "
                 f"{c.gap:.9f} of the optimum (lower bound {c.lower_bound:.9f})")
-    above = ladder.results[ladder.results.index(proven) + 1:]
+    above = ladder.results[next(k for k, r in enumerate(ladder.results) if r is proven) + 1:]
     head = f"certified optimal over {proven.rung.describe()}"
     if best is proven:
         if not above:

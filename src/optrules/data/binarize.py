@@ -487,6 +487,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"thresholds={self.thresholds!r} chooses thresholds from the target: pass y, or use "
                              "thresholds='quantile'")
         self._weights = None
+        self._reference_cuts = {}
         kept_rows = None
         if sample_weight is not None:
             weights = np.asarray(sample_weight, dtype=np.float64).ravel()
@@ -526,7 +527,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             features += made
             picked += self._reference_picks(column, series, made, guide)
         self._warn_dropped_and_missing(columns)
-        del self._weights
+        del self._weights, self._reference_cuts
         self.unread_columns_ = [column for column, _, _ in read[made_until:]] + columns[read_until:]
         if self.unread_columns_:
             for column in self.unread_columns_:
@@ -598,29 +599,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _reference_picks(self, column, series: pd.Series, made: list, guide) -> list[bool]:
         """Which of a column's features ``made`` the reference chose (``reference_features_``): the
-        thresholds it split at (moved to the values the column takes), the values and the missing values it
-        split on, and their negations; every feature of a column it did not see (bins, required columns)."""
+        thresholds it split at (moved to the values the column takes: ``_reference_cuts``), the values and
+        the missing values it split on, and their negations; every feature of a column it did not see
+        (bins, required columns)."""
         if guide is None:
             return []
         chosen = guide.get(column)
         if chosen is None:
             return [True] * len(made)
-        numeric = any(feature.kind in ("le", "gt") for feature in made)
-        thresholds = {("le", t) for t in self._reference_thresholds(series, chosen)} if numeric else set()
-        return [(feature.kind in ("le", "gt") and ("le", feature.value) in thresholds)
+        cuts = set(self._reference_cuts.get(column, ()))
+        return [(feature.kind in ("le", "gt") and feature.value in cuts)
                 or (feature.kind == "equals" and ("equals", feature.value) in chosen)
                 or (feature.kind in ("binary", "missing") and (feature.kind, None) in chosen)
                 for feature in made]
-
-    def _reference_thresholds(self, series: pd.Series, chosen) -> np.ndarray:
-        """The thresholds the reference split a numeric column at, each moved down to the largest training
-        value at or below it (those :meth:`_guided_thresholds` keeps)."""
-        values = series.to_numpy(dtype="float64", na_value=np.nan)
-        values = values[~np.isnan(values)]
-        wanted = [t for kind, t in chosen if kind == "le"]
-        if values.size == 0 or not wanted:
-            return np.empty(0)
-        return _snapped_below(values, wanted)
 
     def _warn_dropped_and_missing(self, columns: list) -> None:
         if self.dropped_columns_:
@@ -813,7 +804,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             weights = None if self._weights is None else self._weights[present]
             thresholds.append(self._quantile_thresholds(values, weights))
         if chosen is not None:
-            thresholds.append(self._guided_thresholds(values, chosen))
+            thresholds.append(self._guided_thresholds(column, values, chosen))
         return self._both_ways(column, np.unique(np.concatenate(thresholds)))
 
     def _quantile_thresholds(self, values: np.ndarray, weights) -> np.ndarray:
@@ -825,11 +816,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
             thresholds = np.unique(weighted_lower_quantiles(values, weights, quantiles))
         return thresholds[thresholds < values.max()]
 
-    def _guided_thresholds(self, values: np.ndarray, thresholds) -> np.ndarray:
+    def _guided_thresholds(self, column, values: np.ndarray, thresholds) -> np.ndarray:
         """The reference's thresholds of a column's present values, each moved down to the largest
         training value at or below it (the same split of the training rows, read as a value the column
-        takes: ``age<=25`` rather than ``age<=25.5``); a column of at most ``n_thresholds + 1`` distinct
-        values keeps a threshold between every two."""
+        takes: ``age<=25`` rather than ``age<=25.5``), kept in ``_reference_cuts`` (the ladder's first
+        rung: ``reference_features_``); a column of at most ``n_thresholds + 1`` distinct values keeps a
+        threshold between every two."""
         few = int(self.n_thresholds) + 1
         # a spread sample with more distinct values than that answers for the column without hashing all of
         # it (every column of a 1,000,000-row table hashed took 0.8 s of a 2 s budget)
@@ -838,8 +830,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if distinct.size <= few:
                 # quantiles would cut between every two values of such a column: no near-copies to choose
                 # among, and codes that matter only together (monks-1's a1 = a2) have no split of their own
+                self._reference_cuts[column] = _snapped_below(distinct, thresholds)  # (the same cuts: same values)
                 return np.sort(distinct)[:-1].astype(np.float64)
-        return _snapped_below(values, thresholds)
+        self._reference_cuts[column] = _snapped_below(values, thresholds)
+        return self._reference_cuts[column]
 
     def _both_ways(self, column: str, thresholds) -> list[Feature]:
         """``column<=t`` and ``column>t`` for each increasing threshold, named with the digits that tell
