@@ -91,6 +91,28 @@ def test_weights_equal_to_duplication():
         assert weighted.objective == pytest.approx(copied.objective, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_whole_number_weights_search_as_copies_of_the_samples(seed):
+    """Two classes, whole-number weights: counted as copies (the integer counting, sibling dominance and
+    all), so the search is the copied data's, prefix for prefix: same list, bound and work."""
+    rng = np.random.default_rng(4000 + seed)
+    captures, y, weights, lam = weighted_instance(rng, 2, integer_weights=True)
+    weights[rng.random(len(y)) < 0.2] *= 40  # counts past a packed word's planes
+    reps = weights.astype(int)
+    problem = Problem.from_captures(captures, y, lam, sample_weight=weights)
+    assert not problem.weighted and problem.counts.tolist() == reps.tolist()
+    copied_problem = Problem.from_captures(np.repeat(captures, reps, axis=1), np.repeat(y, reps), lam)
+    for ablation in ABLATIONS:
+        weighted, copied = search(problem, ablation=ablation), search(copied_problem, ablation=ablation)
+        assert weighted.prefix == copied.prefix
+        assert weighted.objective == pytest.approx(copied.objective, abs=1e-12)
+        assert weighted.certificate.lower_bound == pytest.approx(copied.certificate.lower_bound, abs=1e-12)
+        assert weighted.certificate.counters["nodes_expanded"] == copied.certificate.counters["nodes_expanded"]
+    half = weights.copy()
+    half[0] += 0.5  # one weight not whole: real-valued class totals
+    assert Problem.from_captures(captures, y, lam, sample_weight=half).weighted
+
+
 def test_weights_change_the_optimal_list():
     """Making the positives expensive turns a 'predict no' list into one that catches them."""
     captures = np.array([[1, 1, 1, 1, 0, 0, 0, 0, 0, 0]], dtype=bool)

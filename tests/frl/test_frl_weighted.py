@@ -52,6 +52,22 @@ def test_unit_weights_change_nothing():
         assert ones.objective == pytest.approx(plain.objective, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_whole_number_weights_search_as_copies_of_the_samples(seed):
+    """Whole-number weights are counted as copies (integer counting): the certified search is the
+    copied data's, prefix for prefix."""
+    rng = np.random.default_rng(5000 + seed)
+    captures, y, w, C, C1 = random_instance(rng)
+    reps = rng.integers(1, 5, size=len(y)) * np.where(rng.random(len(y)) < 0.2, 30, 1)
+    weighted_problem = FRLProblem(captures, y, w, C, C1, sample_weight=reps.astype(float))
+    copied_problem = FRLProblem(np.repeat(captures, reps, axis=1), np.repeat(y, reps), w, C, C1)
+    for soft in (False, True):
+        weighted, copied = certified_search(weighted_problem, soft=soft), certified_search(copied_problem, soft=soft)
+        assert weighted.prefix == copied.prefix
+        assert weighted.objective == pytest.approx(copied.objective, abs=1e-12)
+        assert weighted.certificate.counters["nodes_expanded"] == copied.certificate.counters["nodes_expanded"]
+
+
 def test_integer_weights_equal_replicated_rows():
     rng = np.random.default_rng(3)
     n = 300

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..data import bitset
 from ..data.formats import ReferenceProblem
-from ..data.groups import signature_groups
+from ..data.groups import sample_counts, signature_groups
 from ..data.mine import Antecedents
 from ..data.validation import check_sample_weight
 from .prefix import class_weight_matrix, prefix_mistakes
@@ -74,6 +74,8 @@ class Problem:
     # each antecedent's sub-conjunctions (kernel.antecedent_subsets), found once for the search, its warm
     # start and its dive
     _subconjunctions: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    # the whole-number weights as counts (``counts``), found once; False until then
+    _counts: object = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.regularization = check_regularization(self.regularization)
@@ -105,9 +107,18 @@ class Problem:
         return int(self.bits.shape[0])
 
     @property
+    def counts(self) -> np.ndarray | None:
+        """Whole-number weights of a two-class problem as multiplicities (a sample of weight k counts as
+        k copies: :func:`~optrules.data.groups.sample_counts`), else None."""
+        if self._counts is False:
+            self._counts = sample_counts(self.sample_weight) if self.n_classes == 2 else None
+        return self._counts
+
+    @property
     def weighted(self) -> bool:
-        """Do mistakes need real-valued class totals (weights or more than two classes)?"""
-        return self.sample_weight is not None or self.n_classes > 2
+        """Do mistakes need real-valued class totals (weights not whole numbers, or more than two classes)?
+        Whole-number weights are counted as copies of the samples, as unweighted samples are."""
+        return self.n_classes > 2 or (self.sample_weight is not None and self.counts is None)
 
     @property
     def total_weight(self) -> float:

@@ -308,7 +308,8 @@ class RuleListSearch:
         if self.groups is None:  # (a free warm start is given its search's groups)
             budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
             self.groups = group_samples(problem.bits, problem.y, problem.minor, self.counting_mode,
-                                        problem.class_weights() if problem.weighted else None, problem.signatures())
+                                        problem.class_weights() if problem.weighted else None, problem.signatures(),
+                                        problem.counts)
             budget.release("grouping")
         budget.charge("problem", problem.bits.nbytes + self.groups.nbytes)
         self.map_type = _resolved_map(self.map_type, self.groups.bits.shape[1], self.requirements)
@@ -322,7 +323,8 @@ class RuleListSearch:
                                          n_jobs=self.n_jobs, _groups=self.groups)
             if self.free is not None:
                 self.initial_prefix = _prefixes(self.initial_prefix) + [self.free.prefix]
-        # mistakes and b0 are counts of samples (int32 is exact and small) unless samples carry real weights
+        # mistakes and b0 are counts of samples (int32 is exact and small; whole-number weights count as
+        # copies) unless samples carry real weights
         count_type = np.float64 if problem.weighted else np.int32
         self.state = SearchState(self.m, {"node_mistakes": count_type, "node_b0": count_type})
         if self.ablation.set_aside:

@@ -7,7 +7,7 @@ members). Three ways to count the weights of the groups captured by a bit vector
 * ``packed``: the three weights of a group packed into one int64 (21 bits each), summed over the set
   bits of ``v``: cost ~ number of captured groups;
 * ``planes``: weights stored as bit planes, ``sum_b 2^b popcount(v & plane_b)``: cost ~ words x planes;
-* ``samples``: no merging, every sample its own group of weight 1 (planes of one bit each);
+* ``samples``: no merging, every sample its own group of weight 1, or of its count (planes);
 * ``classes``: real-valued weights per class and group (sample weights, or more than two classes),
   summed over the set bits of ``v``: cost ~ captured groups x classes.
 
@@ -204,12 +204,32 @@ def columns_of(bits, samples):
     return out
 
 
-def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=None, signatures=None) -> GroupedSamples:
+#: the largest total of whole-number weights counted as integers: the searches keep mistakes in int32
+LARGEST_COUNT_TOTAL = (1 << 31) - 1
+
+
+def sample_counts(sample_weight) -> np.ndarray | None:
+    """Whole-number sample weights as multiplicities (int64), or None (no weights, or some not whole,
+    or a total past :data:`LARGEST_COUNT_TOTAL`). A sample of weight k counts as k copies of itself: the
+    grouping merges copies into one group of size k, so a count weights exactly as repeating the row
+    does, and the searches keep their integer counting (and the bounds that need it) where real-valued
+    weights take the ``classes`` mode."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if not (weights == np.floor(weights)).all() or float(weights.sum()) > LARGEST_COUNT_TOTAL:
+        return None
+    return weights.astype(np.int64)
+
+
+def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=None, signatures=None,
+                  counts=None) -> GroupedSamples:
     """Group the samples of packed ``(antecedents, words)`` capture vectors (one label in ``y`` per
     sample; ``signatures``: their :func:`signature_groups` if known) and pick a counting mode.
 
     ``class_weights`` (``(samples, classes)``, each sample's weight in its class's column) selects the
-    ``classes`` mode, needed for sample weights or more than two classes."""
+    ``classes`` mode, needed for real-valued sample weights or more than two classes; ``counts``
+    (:func:`sample_counts`) counts each sample as that many copies of itself."""
     if counting not in COUNTING_MODES:
         raise ValueError(f"counting must be one of {COUNTING_MODES}, got {counting!r}")
     bits = np.ascontiguousarray(bits, dtype=np.uint64)
@@ -221,15 +241,18 @@ def group_samples(bits, y, minor=None, counting: str = "auto", class_weights=Non
     first, group, group_bits = signature_groups(bits, n_samples) if signatures is None else signatures
     if class_weights is not None:
         return _group_class_weights(group_bits, first, group, np.asarray(class_weights, np.float64), minor)
-    sizes = np.bincount(group, minlength=first.shape[0]).astype(np.int64)
-    positives = np.bincount(group, weights=y, minlength=first.shape[0]).astype(np.int64)
-    minority = np.bincount(group, weights=minor, minlength=first.shape[0]).astype(np.int64)
+    copies = np.ones(n_samples, np.int64) if counts is None else np.asarray(counts, np.int64)
+    if copies.shape != (n_samples,):
+        raise ValueError(f"{copies.shape[0]} counts for {n_samples} samples")
+    sizes = np.bincount(group, weights=copies, minlength=first.shape[0]).astype(np.int64)
+    positives = np.bincount(group, weights=copies * y, minlength=first.shape[0]).astype(np.int64)
+    minority = np.bincount(group, weights=copies * minor, minlength=first.shape[0]).astype(np.int64)
     if counting == "auto":
-        counting = _cheapest(n_samples, group_bits, sizes, positives, minority)
+        counting = _cheapest(n_samples, group_bits, sizes, positives, minority, copies)
     if counting == "samples":
         first = np.arange(n_samples)
         group_bits = bits
-        sizes, positives, minority = np.ones_like(y), y, minor
+        sizes, positives, minority = copies, copies * y, copies * minor
     n_words = group_bits.shape[1]
     packed = pack_weights(sizes, positives, minority, n_words) if counting == "packed" else np.zeros(0, np.int64)
     return GroupedSamples(
@@ -261,13 +284,14 @@ def _group_class_weights(group_bits, first, group, class_weights, minor) -> Grou
     )
 
 
-def _cheapest(n_samples, group_bits, sizes, positives, minority) -> str:
-    """Estimated work per evaluated child: captured groups (packed), words x planes, or sample words."""
+def _cheapest(n_samples, group_bits, sizes, positives, minority, copies) -> str:
+    """Estimated work per evaluated child: captured groups (packed), words x planes, or sample words
+    (x the planes of the samples' counts)."""
     n_words = group_bits.shape[1]
     n_planes = sum(max(1, int(w.max(initial=0)).bit_length()) for w in (sizes, positives, minority))
     costs = {
         "planes": n_words * n_planes,
-        "samples": bitset.n_words(n_samples) * (2 + bool(minority.any())),
+        "samples": bitset.n_words(n_samples) * (2 + bool(minority.any())) * int(copies.max(initial=1)).bit_length(),
     }
     if sizes.sum() < PACK_LIMIT:
         costs["packed"] = 1.5 * float(np.mean(bitset.popcount(group_bits)))

@@ -20,7 +20,7 @@ from ..certificate import BRANCH_AND_BOUND, OPTIMAL, Certificate, Trace
 from ..decision_lists import class_weight_matrix
 from ..data.validation import check_sample_weight
 from ..data import bitset
-from ..data.groups import group_samples
+from ..data.groups import group_samples, sample_counts
 from ..solve import PREFIXES, ProgressEvent, SolveResult
 from . import kernel as K
 from .objective import is_falling, list_counts, objective
@@ -151,8 +151,11 @@ def certified_search(
     if budget.stopped():  # time or a stop request ran out before the search: 0 bounds every objective
         best = problem.objective(incumbent, soft)
         return FRLResult(incumbent, best, unsearched_certificate(best, 0.0, budget, len(incumbent), groups=0))
-    class_weights = None if problem.sample_weight is None else class_weight_matrix(problem.y, 2, problem.sample_weight)
-    groups = group_samples(problem.bits, problem.y, None, counting, class_weights)
+    # whole-number weights count as copies of the samples (integer counting); others as real class totals
+    copies = sample_counts(problem.sample_weight)
+    class_weights = (None if problem.sample_weight is None or copies is not None
+                     else class_weight_matrix(problem.y, 2, problem.sample_weight))
+    groups = group_samples(problem.bits, problem.y, None, counting, class_weights, counts=copies)
     budget.charge("groups", groups.nbytes)
 
     state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.float64, "node_ref_count": np.float64})
