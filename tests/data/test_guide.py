@@ -104,6 +104,29 @@ def test_a_sampled_reference_scales_its_leaf_floor(monkeypatch):
     assert sampled.reference_.train_accuracy > 0.8
 
 
+def test_a_replicated_table_gets_the_reference_of_the_table(monkeypatch):
+    """The reference fits a design's distinct rows weighted by their copies, its leaf floor scaled to
+    them: a table copied 30 times gives the table's splits and accuracy, fitted on the table's rows."""
+    rng = np.random.default_rng(5)
+    X, y = _table(rng)
+    fitted_rows = []
+    real_fit = HistGradientBoostingClassifier.fit
+
+    def counting_fit(self, design, target, sample_weight=None):
+        fitted_rows.append(design.shape[0])
+        return real_fit(self, design, target, sample_weight=sample_weight)
+
+    monkeypatch.setattr(HistGradientBoostingClassifier, "fit", counting_fit)
+    once = Binarizer(thresholds="boosted", min_category_count=20).fit(X, y)
+    copies = Binarizer(thresholds="boosted", min_category_count=600).fit(pd.concat([X] * 30, ignore_index=True),
+                                                                         np.tile(y, 30))
+    assert copies.feature_names_ == once.feature_names_
+    assert copies.reference_.splits == once.reference_.splits
+    assert copies.reference_.train_accuracy == pytest.approx(once.reference_.train_accuracy)
+    assert copies.reference_.rows == 30 * len(X)
+    assert set(fitted_rows) == {len(X)}
+
+
 def test_boosted_thresholds_need_a_target():
     X, _ = _table(np.random.default_rng(0))
     with pytest.raises(ValueError, match="pass y"):
