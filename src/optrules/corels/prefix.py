@@ -11,7 +11,8 @@ from typing import Sequence
 import numpy as np
 
 from ..decision_lists import (  # noqa: F401 (the counting, importable from here too)
-    class_weight_matrix, majority, prefix_class_totals, prefix_counts, prefix_mistakes, rule_mistakes)
+    class_weight_matrix, majority, prefix_class_totals, prefix_counts, prefix_mistakes, rule_class_totals,
+    rule_mistakes)
 
 
 def objective(mistakes: float, n_rules: int, total_weight: float, regularization: float) -> float:
@@ -35,8 +36,8 @@ def rule_list_from_prefix(
     from .model import RuleList  # imported here: the search core does not need pandas
 
     n_classes = len(classes)
-    totals = prefix_class_totals(captures, class_weight_matrix(y, n_classes, sample_weight), prefix)
-    sizes = prefix_class_totals(captures, class_weight_matrix(y, n_classes), prefix)
+    sizes = rule_class_totals(captures, y, prefix, n_classes)
+    totals = sizes if sample_weight is None else rule_class_totals(captures, y, prefix, n_classes, sample_weight)
     plain = n_classes == 2 and sample_weight is None
 
     def rule(conds, total, size):

@@ -51,10 +51,9 @@ def equivalent_points_minority(bits: np.ndarray, y: np.ndarray, sample_weight=No
     if group is None:
         _, group, _ = signature_groups(bits, y.shape[0])
     n_groups, n_classes = group.max() + 1, max(int(y.max(initial=1)) + 1, 2)
-    weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    totals = np.zeros((n_groups, n_classes))
-    np.add.at(totals, (group, y), weights)
-    return y != np.argmax(totals, axis=1)[group]
+    weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    totals = np.bincount(group * n_classes + y, weights=weights, minlength=n_groups * n_classes)
+    return y != np.argmax(totals.reshape(n_groups, n_classes), axis=1)[group]
 
 
 @dataclass

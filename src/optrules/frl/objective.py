@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..decision_lists import class_weight_matrix, prefix_class_totals, prefix_counts
+from ..decision_lists import prefix_counts, rule_class_totals
 
 
 def list_counts(captures, y, prefix: Sequence[int], sample_weight=None) -> list[tuple]:
@@ -26,7 +26,7 @@ def list_counts(captures, y, prefix: Sequence[int], sample_weight=None) -> list[
     proofs only add counts)."""
     if sample_weight is None:
         return [(p, n - p) for n, p in prefix_counts(captures, y, prefix)]
-    totals = prefix_class_totals(captures, class_weight_matrix(np.asarray(y).astype(bool), 2, sample_weight), prefix)
+    totals = rule_class_totals(captures, np.asarray(y).astype(bool), prefix, 2, sample_weight)
     return [(float(t[1]), float(t[0])) for t in totals]
 
 
