@@ -41,3 +41,28 @@ def test_unreadable_files_say_why(tmp_path, content, message):
         read_table(tmp_path / "none.csv")
     with pytest.raises(TableError, match="is a folder"):
         read_table(tmp_path)
+
+
+def test_equal_rows_are_exact_and_give_up_on_distinct_tables():
+    """Rows equal in every column and label, each with its first row; values equal to Python but not to
+    the binarizer (1, True, "1") stay apart, missing markers are one value; None once too many differ."""
+    import numpy as np
+    import pandas as pd
+
+    from optrules.data.distinct import equal_rows
+
+    frame = pd.DataFrame({"x": [1.0, 1.0, 2.0, 1.0, np.nan, np.nan, 1.0],
+                          "t": pd.Series(["a", "a", "b", "a", None, np.nan, "a"], dtype=object),
+                          "m": pd.Series([1, True, 1, 1, "1", "1", 1], dtype=object)})
+    labels = np.array([0, 0, 0, 1, 1, 1, 0])
+    first, group = equal_rows([frame[c] for c in frame], labels)
+    assert first.tolist() == [0, 1, 2, 3, 4]
+    assert group.tolist() == [0, 1, 2, 3, 4, 4, 0]
+    rng = np.random.default_rng(0)
+    big = pd.DataFrame({"a": rng.integers(0, 3, 5000), "b": rng.choice(["p", "q"], 5000)})
+    y = rng.integers(0, 2, 5000)
+    first, group = equal_rows([big.a, big.b], y)
+    keys = list(zip(big.a, big.b, y))
+    assert len(first) == len(set(keys)) == 12
+    assert all(keys[i] == keys[first[g]] for i, g in enumerate(group))
+    assert equal_rows([pd.Series(rng.normal(size=5000))], y, most_distinct=0.5) is None

@@ -38,6 +38,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from ..parameters import BINARIZER_PARAMETERS, Declared, Interval, check_parameters, with_defaults
+from .distinct import equal_rows
 from .validation import as_frame, check_no_infinite
 
 MISSING_LABEL = "missing"
@@ -650,13 +651,22 @@ class Binarizer(TransformerMixin, BaseEstimator):
         design_columns = [design_column for _, columns in seen for design_column in columns]
         if not design_columns:
             return {}
-        size = reference.reference_size(n_rows, len(design_columns), None if time_left is None else time_left())
+        # rows equal in every column it reads and in the label are one row to the reference, weighted by
+        # their copies: a table copied 100 times is fitted (and sampled) as the table itself
+        pool = equal_rows([series for series, _ in seen], codes, reference.DISTINCT_DESIGN_SHARE, should_stop)
+        if pool is not None:
+            first, group = pool
+            weights = np.bincount(group, weights=weights, minlength=len(first))
+            codes = codes[first]
+        n_pool = n_rows if pool is None else len(first)
+        size = reference.reference_size(n_pool, len(design_columns), None if time_left is None else time_left())
         if size == 0:
             self.reference_ = reference.skipped_reference(
                 f"no boosted reference: {max(0.0, time_left()):.2f} s left could not pay for one on {n_rows:,} rows of "
                 f"{len(design_columns):,} columns")
             return None
-        rows = reference.reference_rows(n_rows, size)
+        sampled = reference.reference_rows(n_pool, size)  # (positions among the distinct rows, if pooled)
+        rows = sampled if pool is None else first if sampled is None else first[sampled]
         blocks = []
         for series, columns in seen:  # (a column's forms at a time: the sample, not the table, is kept)
             values = ColumnValues(series)
@@ -664,16 +674,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
                        for design_column in columns]
         design = np.column_stack(blocks)
         del blocks
-        sampled_codes = codes if rows is None else codes[rows]
-        sampled_weights = None if weights is None else (weights if rows is None else weights[rows])
-        # the leaf floor is a share of the table's rows: on a sample, that share of the sample (a floor
-        # past the sample's size left a 3.3M-row table's falling list with no threshold at all)
+        sampled_codes = codes if sampled is None else codes[sampled]
+        sampled_weights = None if weights is None else (weights if sampled is None else weights[sampled])
+        # the leaf floor is a share of the table's rows: on a sample or the distinct rows, that share of
+        # them (a floor past the sample's size left a 3.3M-row table's falling list with no threshold)
         min_leaf = int(self.min_category_count)
         if rows is not None:
             min_leaf = math.ceil(min_leaf * rows.size / n_rows)
         model, self.reference_ = reference.fit_reference(design, sampled_codes, sampled_weights, min_leaf,
                                                          should_stop, time_left)
-        if rows is not None and size < reference.REFERENCE_ROWS:
+        if pool is not None:
+            self.reference_.rows = n_rows if sampled is None else size  # (the distinct rows stand for them all)
+        if sampled is not None and size < reference.REFERENCE_ROWS:
             self.reference_.sampled_from = n_rows  # (a sample the budget chose: the certificate names it)
         if model is None:
             return None
