@@ -100,16 +100,19 @@ class Certificate:
             return "certified optimal"
         if self.status == GAP:
             return "finished with a gap"
+        return f"stopped on {self._stop()}"
+
+    def _stop(self) -> str:
+        """The budget or request that stopped the search, and the phase it was heard in when not the search."""
         where = self.counters.get("stopped_in")
-        return f"stopped on {self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''}"
+        return f"{self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''}"
 
     def __str__(self) -> str:
         head = f"{self.statement}: objective {self.objective:.9f}"
         if not self.is_optimal:
             head += f", lower bound {self.lower_bound:.9f}, gap {self.gap:.9f}"
             if isinstance(self.counters.get("proven"), str) and self.status != GAP:  # (the sentence names no budget)
-                where = self.counters.get("stopped_in")
-                head += f" ({self.status}{f' while {where}' if isinstance(where, str) and where != 'search' else ''})"
+                head += f" ({self._stop()})"
         c = self.counters
         parts = [head]
         if isinstance(c.get("space"), str):  # what the model is optimal over (the binarized space)

@@ -5,7 +5,7 @@ import pytest
 
 from optrules.certificate import OPTIMAL
 from optrules.corels.bruteforce import brute_force
-from optrules.corels.prefix import class_weight_matrix, prefix_class_totals, rule_mistakes
+from optrules.corels.prefix import rule_class_totals, rule_mistakes
 from optrules.corels.problem import Problem, equivalent_points_minority
 from optrules.corels.search import search
 from optrules.data import bitset
@@ -34,8 +34,7 @@ def weighted_instance(rng, n_classes, integer_weights):
 
 def check(result, problem, expected):
     captures = problem.captures()
-    totals = prefix_class_totals(captures, class_weight_matrix(problem.y, problem.n_classes, problem.sample_weight),
-                                 result.prefix)
+    totals = rule_class_totals(captures, problem.y, result.prefix, problem.n_classes, problem.sample_weight)
     mistakes = float(rule_mistakes(totals).sum())
     assert result.mistakes == pytest.approx(mistakes, abs=1e-9)
     assert result.objective == pytest.approx(mistakes / problem.total_weight + problem.regularization * len(result.prefix),

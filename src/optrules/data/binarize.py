@@ -653,7 +653,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             return {}
         # rows equal in every column it reads and in the label are one row to the reference, weighted by
         # their copies: a table copied 100 times is fitted (and sampled) as the table itself
-        pool = equal_rows([series for series, _ in seen], codes, reference.DISTINCT_DESIGN_SHARE, should_stop)
+        pool = equal_rows([series for series, _ in seen], codes, reference.DISTINCT_ROWS_SHARE, should_stop)
         if pool is not None:
             first, group = pool
             weights = np.bincount(group, weights=weights, minlength=len(first))

@@ -27,7 +27,6 @@ thresholds) during the first, and the abandoned fit ends on its own, its result 
 from __future__ import annotations
 
 import copy
-import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -169,10 +168,6 @@ def fit_reference(design: np.ndarray, y: np.ndarray, weights: np.ndarray | None,
     or None) cannot pay for it (predicted from the first). A stopped fit keeps the splits of the first."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    n_rows = design.shape[0]
-    design, y, weights = distinct_design_rows(design, y, weights)
-    # the leaf floor counts rows: on distinct rows, that share of them (as on a sample)
-    min_leaf = math.ceil(min_leaf * design.shape[0] / max(1, n_rows))
     model = HistGradientBoostingClassifier(
         learning_rate=REFERENCE_LEARNING_RATE, max_iter=FIRST_ROUNDS, max_depth=REFERENCE_DEPTH,
         min_samples_leaf=max(1, int(min_leaf)), l2_regularization=0.0, early_stopping=False, warm_start=True,
@@ -198,33 +193,14 @@ def fit_reference(design: np.ndarray, y: np.ndarray, weights: np.ndarray | None,
         else:
             model = first
     accuracy = float(np.average(model.predict(design) == y, weights=weights))
-    return model, Reference(rounds, REFERENCE_DEPTH, n_rows, accuracy, ensemble_splits(model), stopped)
+    return model, Reference(rounds, REFERENCE_DEPTH, design.shape[0], accuracy, ensemble_splits(model), stopped)
 
 
-#: the design is fitted on its distinct rows when they are at most this share of its rows
-DISTINCT_DESIGN_SHARE = 0.8
-
-
-def distinct_design_rows(design: np.ndarray, y: np.ndarray, weights: np.ndarray | None):
-    """``(design, y, weights)`` with rows equal in every design column and in the label merged, each
-    weighted by the rows (or their weights) it stands for; as given when few rows repeat. The boosted
-    ensemble then fits a table replicated k times as the table itself (its gradients and hessians
-    scale by k, its splits do not), in the time of the distinct rows: a census table copied 100 times
-    spent 4 of its 4.8 s before the search fitting 300,000 rows that were 3,000."""
-    from .mine import row_representatives
-
-    if design.shape[0] < 2:
-        return design, y, weights
-    canonical = np.where(np.isnan(design), np.nan, design) + 0.0  # one NaN, and -0.0 as 0.0
-    words = np.ascontiguousarray(canonical).view(np.uint64)
-    label = np.ascontiguousarray(np.asarray(y, dtype=np.int64).reshape(-1, 1)).view(np.uint64)
-    representative = row_representatives(words, label, np.arange(design.shape[0]))
-    first = np.flatnonzero(representative == np.arange(design.shape[0]))
-    if len(first) > DISTINCT_DESIGN_SHARE * design.shape[0]:
-        return design, y, weights
-    group = np.searchsorted(first, representative)
-    totals = np.bincount(group, weights=weights, minlength=len(first))
-    return design[first], np.asarray(y)[first], totals
+#: the reference reads a table's distinct rows (equal in every column it reads and in the label),
+#: weighted by their copies, when they are at most this share of its rows (:meth:`Binarizer._fit_reference`):
+#: a table copied k times is then fitted as the table itself (gradients and hessians scale by k, the
+#: splits do not), in the table's time
+DISTINCT_ROWS_SHARE = 0.8
 
 
 def ensemble_splits(model) -> dict[int, list[float]]:
