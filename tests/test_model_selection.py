@@ -136,7 +136,7 @@ def test_cross_validated_rule_set_complexity_and_class():
     y = np.where((((X["a"] == "x") & (X["b"] == "p")) | (X["c"] > 6)) ^ (rng.random(n) < 0.08), "yes", "no")
     base = RuleSetClassifier(max_degree=2, time_limit=20)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
-    model = RuleSetCV([6, 2], base, pos_labels="both", cv=cv).fit(X, y)
+    model = RuleSetCV([6, 2], base, pos_labels="both", cv=cv, thresholds=None).fit(X, y)
     results = model.cv_results_
     assert list(results["complexity"]) == [2, 2, 6, 6] and list(results["pos_label"]) == ["no", "yes"] * 2
     for j in range(4):
@@ -148,13 +148,14 @@ def test_cross_validated_rule_set_complexity_and_class():
     assert model.rule_set_.complexity <= model.best_params_["complexity"]
     assert model.rule_set_.describes == list(model.classes_).index(model.best_params_["pos_label"])
     assert (results["mean_complexity"] <= results["complexity"]).all()
-    simple = RuleSetCV([6, 2], base, cv=cv, one_standard_error=True).fit(X, y)
-    assert simple.best_params_["complexity"] <= RuleSetCV([6, 2], base, cv=cv).fit(X, y).best_params_["complexity"]
+    simple = RuleSetCV([6, 2], base, cv=cv, one_standard_error=True, thresholds=None).fit(X, y)
+    assert simple.best_params_["complexity"] <= RuleSetCV([6, 2], base, cv=cv, thresholds=None).fit(
+        X, y).best_params_["complexity"]
     with pytest.raises(ValueError, match="complexities"):
         RuleSetCV([-1], base).fit(X, y)
     # the base rate (bound 0: the empty set) is a candidate like any other; on pure noise it wins
     noise = np.where(np.random.default_rng(2).random(n) < 0.25, "yes", "no")
-    chance = RuleSetCV([0, 6], base, pos_labels="both", cv=cv).fit(X, noise)
+    chance = RuleSetCV([0, 6], base, pos_labels="both", cv=cv, thresholds=None).fit(X, noise)
     scores = chance.cv_results_["mean_test_score"]
     assert list(chance.cv_results_["complexity"][:2]) == [0, 0] and scores[0] != scores[1]
     assert max(scores[:2]) == pytest.approx(np.mean(noise == "no"), abs=0.01)  # predicting "no" everywhere
@@ -165,7 +166,7 @@ def test_cross_validated_rule_set_complexity_and_class():
     # sample weights reach every fold's fit, its score and the refit: each fold's scores are those of a
     # weighted fit scored with the test rows' weights
     weights = np.random.default_rng(1).integers(1, 4, n).astype(float)
-    weighted = RuleSetCV([6, 2], base, cv=cv).fit(X, y, sample_weight=weights)
+    weighted = RuleSetCV([6, 2], base, cv=cv, thresholds=None).fit(X, y, sample_weight=weights)
     for j, complexity in enumerate(weighted.cv_results_["complexity"]):
         for k, (train, test) in enumerate(cv.split(X, y)):
             fold = RuleSetClassifier(max_degree=2, time_limit=20, complexity=complexity).fit(
@@ -174,3 +175,39 @@ def test_cross_validated_rule_set_complexity_and_class():
                 fold.score(X.iloc[test], y[test], sample_weight=weights[test]))
     refit = RuleSetClassifier(max_degree=2, time_limit=20, **weighted.best_params_).fit(X, y, sample_weight=weights)
     assert weighted.certificate_.objective == pytest.approx(refit.certificate_.objective)
+
+
+def test_cross_validated_rule_set_chooses_its_space_of_thresholds():
+    """RuleSetCV's default tries a boosted estimator's space and the larger one that holds it (boosted
+    thresholds and quantiles), smallest first at each bound: each fold's score is an independent fit's
+    with that space, and the refit takes the space chosen. A quantile estimator is tried as it is; an
+    unknown space is refused."""
+    import pandas as pd
+
+    from optrules.estimators import RuleSetClassifier
+    from optrules.model_selection import RuleSetCV
+
+    rng = np.random.default_rng(11)
+    n = 300
+    X = pd.DataFrame({"u": rng.normal(size=n), "v": rng.normal(size=n), "k": rng.choice(list("ab"), n)})
+    # an oblique boundary: a space of more thresholds can follow it with more conditions
+    y = ((X["u"] + 0.7 * X["v"] > 0.3) ^ (rng.random(n) < 0.05)).astype(int).to_numpy()
+    base = RuleSetClassifier(max_degree=2, time_limit=20)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    model = RuleSetCV([3, 9], base, cv=cv).fit(X, y)
+    results = model.cv_results_
+    assert list(results["complexity"]) == [3, 3, 9, 9]
+    assert list(results["thresholds"]) == ["boosted", "both"] * 2
+    for j in range(4):
+        params = {"complexity": results["complexity"][j], "thresholds": results["thresholds"][j]}
+        direct = cross_val_score(RuleSetClassifier(max_degree=2, time_limit=20, **params), X, y, cv=cv)
+        assert np.allclose([results[f"split{k}_test_score"][j] for k in range(3)], direct)
+    best = int(np.argmax(results["mean_test_score"]))
+    assert model.best_params_ == {"complexity": results["complexity"][best], "thresholds": results["thresholds"][best]}
+    assert model.best_estimator_.thresholds == model.best_params_["thresholds"]
+    quantile = RuleSetCV([3], RuleSetClassifier(max_degree=2, time_limit=20, thresholds="quantile"), cv=cv).fit(X, y)
+    assert list(quantile.cv_results_["thresholds"]) == ["quantile"] and "thresholds" not in quantile.best_params_
+    listed = RuleSetCV([3], base, cv=cv, thresholds=["quantile", "boosted"]).fit(X, y)
+    assert list(listed.cv_results_["thresholds"]) == ["quantile", "boosted"]
+    with pytest.raises(ValueError, match="thresholds must be"):
+        RuleSetCV([3], base, thresholds=["deciles"]).fit(X, y)
