@@ -127,6 +127,7 @@ def test_fit_rule_set(tmp_path, capsys):
                  "--complexity", "2", "6", "--pos-label", "both", "--time-limit", "20"]) == 0
     text = capsys.readouterr().out
     assert "3-fold cross-validation" in text and "class" in text and text.count(" *") == 1
+    assert "thresholds" in text and "both" in text  # the space of thresholds is chosen too (RuleSetCV's "auto")
     assert "per fit" in text and "training accuracy" in text
     with pytest.raises(SystemExit, match="need --cv"):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--model", "ruleset", "--complexity", "2", "6"])

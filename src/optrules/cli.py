@@ -388,17 +388,21 @@ def _on_scheduler(address, seconds: float | None = None):
 
 
 def _print_cv_table(console: Console, n_folds, search, parameter: str, label: str, size: str, size_title: str) -> None:
-    """The cross-validation table: one row per candidate setting, the chosen one starred."""
+    """The cross-validation table: one row per candidate setting (its space of thresholds and its class
+    when several were tried), the chosen one starred."""
     results = search.cv_results_
     labels = results.get("pos_label")
     by_class = labels is not None and any(label is not None for label in labels)
+    spaces = results.get("thresholds")
+    by_space = spaces is not None and len(set(spaces)) > 1
     table = Table(title=f"{n_folds}-fold cross-validation")
-    columns = [label] + (["class"] if by_class else [])
+    columns = [label] + (["thresholds"] if by_space else []) + (["class"] if by_class else [])
     for column in columns + ["mean accuracy", "sd", size_title, "folds certified"]:
         table.add_column(column, justify="right")
     for j, value in enumerate(results[parameter]):
-        chosen = value == search.best_params_[parameter] and (not by_class or labels[j] == search.best_params_["pos_label"])
-        cells = [f"{value:g}" + (" *" if chosen else "")] + ([_cell(labels[j])] if by_class else [])
+        is_chosen = all(results[key][j] == wanted for key, wanted in search.best_params_.items())
+        cells = ([f"{value:g}" + (" *" if is_chosen else "")] + ([_cell(spaces[j])] if by_space else [])
+                 + ([_cell(labels[j])] if by_class else []))
         table.add_row(*cells, f"{results['mean_test_score'][j]:.4f}", f"{results['std_test_score'][j]:.4f}",
                       f"{results[size][j]:.1f}", f"{results['certified_fraction'][j]:.0%}")
     console.print(table)

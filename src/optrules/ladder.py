@@ -1,4 +1,5 @@
-"""The ladder of nested spaces a certified fit climbs (``max_card="auto"``: rule lists, falling lists).
+"""The ladder of nested spaces a certified fit climbs (``max_card="auto"``: rule lists, falling lists; rule
+sets over the reference's features, then every feature).
 
 A space of a few hundred literals over rows that are all distinct (noisy credit and census tables) is
 beyond any known bound within a minute, while the literals a boosted reference chose (a few dozen) certify
@@ -18,9 +19,9 @@ left (:class:`RungWatch`), else it ends there. The model is the best list found;
 or, when a larger rung found a better list without finishing, better than every list of the certified
 rung and within its gap of the optimum over the larger one.
 
-The rungs are chosen by the estimator (:func:`ladder_rungs`); a stage searches one rung and returns the
-estimator's fitted attributes for it (:class:`RungResult`), and :class:`Ladder` keeps them apart until
-the best is chosen.
+The rungs are chosen by the estimator (:func:`ladder_rungs`, :func:`feature_rungs`); a stage searches one
+rung and returns the estimator's fitted attributes for it (:class:`RungResult`), and :class:`Ladder` keeps
+them apart until the best is chosen.
 """
 
 from __future__ import annotations
@@ -81,10 +82,32 @@ def ladder_rungs(mined, feature_names: list[str], reference_features, max_card: 
     return rungs
 
 
+def feature_rungs(reference_features, max_card: int) -> list[Rung]:
+    """The rungs of a rule set's binary features: those the reference chose (``reference_features``, a
+    mask over the features), when it leaves some out and keeps some, then every feature."""
+    every = np.arange(0 if reference_features is None else len(reference_features), dtype=np.int64)
+    chosen = np.flatnonzero(np.asarray(reference_features, dtype=bool)) if reference_features is not None else every
+    rungs = [Rung("features the reference chose", chosen, max_card)] if 0 < len(chosen) < len(every) else []
+    return rungs + [Rung("binary features", every, max_card)]
+
+
+def antecedents_inside(rung: Rung, prefix) -> bool:
+    """Whether a list (positions into the mined antecedents) is one of ``rung``'s."""
+    inside = set(rung.positions.tolist())
+    return all(int(a) in inside for a in prefix)
+
+
+def clauses_inside(rung: Rung, clauses) -> bool:
+    """Whether a rule set (clauses of feature indices) is one of ``rung``'s."""
+    inside = set(rung.positions.tolist())
+    return all(int(j) in inside for clause in clauses for j in clause)
+
+
 @dataclass(eq=False)  # (compared by identity: its fields hold arrays)
 class RungResult:
-    """One rung's search: its certificate, the best list (positions into the mined antecedents), and
-    the estimator's fitted attributes it left (``fitted``, put back if this rung's list is the model)."""
+    """One rung's search: its certificate, the best model (``prefix``: a list's positions into the mined
+    antecedents, a rule set's clauses of feature indices), and the estimator's fitted attributes it left
+    (``fitted``, put back if this rung's model is the model)."""
 
     rung: Rung
     certificate: Certificate
@@ -138,14 +161,21 @@ class RungWatch:
 @dataclass
 class Ladder:
     """Climbs ``rungs`` with ``search(rung, starts, progress)`` (a stage: searches the rung from the
-    lists ``starts``, positions into the mined antecedents, and returns its :class:`RungResult`) within
-    ``budget``."""
+    models ``starts``, and returns its :class:`RungResult`) within ``budget``. ``inside(rung, model)``
+    says whether a model is one of a rung's; ``watched``: a rung above the first is ended by its
+    :class:`RungWatch` (a search whose progress events carry a rising lower bound; column generation's
+    bound is proven only at its end, so its rungs run to the budget); ``noun`` and ``number`` (a format
+    spec) for :func:`proven_statement`."""
 
     rungs: list
     search: Callable
     budget: object
     progress: object = None
     results: list = field(default_factory=list)
+    inside: Callable = antecedents_inside
+    watched: bool = True
+    noun: str = "list"
+    number: str = ".9f"
 
     def climb(self, starts: list) -> "Ladder":
         for k, rung in enumerate(self.rungs):
@@ -153,9 +183,8 @@ class Ladder:
                 break
             best = self.best()
             rung_starts = ([best.prefix] if best is not None else []) + list(starts)
-            inside = set(rung.positions.tolist())
-            rung_starts = [list(p) for p in rung_starts if all(a in inside for a in p)]
-            if k == 0:
+            rung_starts = [list(p) for p in rung_starts if self.inside(rung, p)]
+            if k == 0 or not self.watched:
                 result = self.search(rung, rung_starts, self.progress)
             else:
                 started = time.perf_counter()
@@ -206,12 +235,16 @@ class Ladder:
 
 
 def proven_statement(ladder: Ladder) -> str:
-    """In one sentence, what is proven of the best list the ladder found."""
-    best, proven = ladder.best(), ladder.proven()
+    """In one sentence, what is proven of the best model the ladder found."""
+    best, proven, noun = ladder.best(), ladder.proven(), ladder.noun
+
+    def number(x: float) -> str:
+        return format(x, ladder.number)
+
     if proven is None:
         c = best.certificate
-        return (f"not proven optimal: over {best.rung.describe()} its objective {c.objective:.9f} is within "
-                f"{c.gap:.9f} of the optimum (lower bound {c.lower_bound:.9f})")
+        return (f"not proven optimal: over {best.rung.describe()} its objective {number(c.objective)} is within "
+                f"{number(c.gap)} of the optimum (lower bound {number(c.lower_bound)})")
     above = ladder.results[next(k for k, r in enumerate(ladder.results) if r is proven) + 1:]
     head = f"certified optimal over {proven.rung.describe()}"
     if best is proven:
@@ -219,8 +252,8 @@ def proven_statement(ladder: Ladder) -> str:
             return head
         larger = above[-1]
         return (f"{head}; over {larger.rung.describe()}, searched for {larger.seconds:.2f} s without a better "
-                f"list, it is within {max(0.0, proven.certificate.objective - larger.certificate.lower_bound):.9f} "
+                f"{noun}, it is within {number(max(0.0, proven.certificate.objective - larger.certificate.lower_bound))} "
                 f"of the optimum")
-    return (f"better than every list over {proven.rung.describe()} (whose optimum, {proven.certificate.objective:.9f}, "
-            f"is proven), and within {best.certificate.gap:.9f} of the optimum over {best.rung.describe()}, "
-            f"whose search ended after {best.seconds:.2f} s")
+    return (f"better than every {noun} over {proven.rung.describe()} (whose optimum, "
+            f"{number(proven.certificate.objective)}, is proven), and within {number(best.certificate.gap)} of the "
+            f"optimum over {best.rung.describe()}, whose search ended after {best.seconds:.2f} s")

@@ -124,16 +124,18 @@ def column_generation(
     chains=None,
     max_nodes: int | None = None,
     packed: bool = False,
+    initial_clauses=(),
 ) -> RuleSetResult:
     """Learn a DNF rule set over the boolean ``features`` (samples x features) for 0/1 labels ``y``:
     :class:`ColumnGeneration` with these :class:`ColumnGenerationSettings`, and ``budget`` (a fit's) or
     ``time_limit`` alone. With ``time_limit`` and ``pricing_time_limit`` None, a fit bounded by
-    ``max_nodes`` alone is deterministic: the same rule set and certificate on any machine, under any load."""
+    ``max_nodes`` alone is deterministic: the same rule set and certificate on any machine, under any load.
+    ``initial_clauses``: the master's first columns (feature indices)."""
     settings = ColumnGenerationSettings(complexity, penalty, max_degree, positive_weight, negative_weight,
                                         pricing_time_limit, beam_width, exact, max_pricing_samples,
                                         max_pricing_features, random_state, max_nodes)
     return ColumnGeneration(features, y, settings, as_budget(budget, time_limit), sample_weight=sample_weight,
-                            chains=chains, packed=packed, progress=progress).run()
+                            chains=chains, packed=packed, progress=progress, initial_clauses=initial_clauses).run()
 
 
 class ColumnGeneration:
@@ -145,7 +147,8 @@ class ColumnGeneration:
     a covered negative its weight per covering clause); ``chains``: each feature's nesting chain (-1:
     none), e.g. :attr:`~optrules.data.Binarizer.chains_`, with which the exact pricing skips clauses with
     two features of one chain (they equal a shorter clause); ``progress(trace, event)`` (:mod:`optrules.solve`) hears each
-    restricted LP (its ``KeyboardInterrupt`` stops the fit as Ctrl-C does).
+    restricted LP (its ``KeyboardInterrupt`` stops the fit as Ctrl-C does); ``initial_clauses`` (feature
+    indices) are the master's first columns (a smaller space's rule set: the MIP over them can return it).
 
     The phases and what each leaves on the instance:
 
@@ -164,7 +167,7 @@ class ColumnGeneration:
     """
 
     def __init__(self, features, y, settings: ColumnGenerationSettings, budget: Budget, sample_weight=None,
-                 chains=None, packed: bool = False, progress=None):
+                 chains=None, packed: bool = False, progress=None, initial_clauses=()):
         self.settings = settings
         self.method = _exact_method(settings.exact)
         self.max_degree = feasible_degree(settings.max_degree, settings.complexity)
@@ -197,6 +200,8 @@ class ColumnGeneration:
         self.lp_history: list[tuple[float, float, int, int]] = []
         self.certificate_outcome: list[tuple[bool, float]] = []  # the certificate's search: (finished, its price)
         self.gap_columns = None
+        self.initial_clauses = [tuple(int(j) for j in clause) for clause in initial_clauses
+                                if len(clause) <= self.max_degree]
 
     def run(self) -> RuleSetResult:
         """Every phase, and the rule set with its certificate."""
@@ -307,6 +312,8 @@ class ColumnGeneration:
         whether the last duals' bound is still to prove (``certify``) and in how long."""
         budget = self.budget
         try:
+            if self.initial_clauses and self.settings.complexity >= 2:
+                self._add_columns(self.initial_clauses)
             self._generation_loop()
             self.out_of_time = budget.expired() or self._time_left() <= 0
             # generation cut short leaves duals whose pricing was never finished (each call has

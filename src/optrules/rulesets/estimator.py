@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -64,7 +66,12 @@ class RuleSetClassifier(RuleModelEstimator):
     ----------
     rule_set_ : the :class:`~optrules.models.RuleSet` (also as ``rule_list_``).
     certificate_ : its :class:`~optrules.certificate.Certificate`, objective and lower bound in weighted
-        mistakes.
+        mistakes; ``certificate_.statement`` says what is proven of the set (over the rung of features it
+        is optimal over, see ``ladder_``).
+    ladder_ : when the boosted reference chose some of the features and left others: the two rungs
+        searched (:meth:`optrules.ladder.Ladder.summary`), the reference's features first (they certify
+        in seconds where every feature does not), then every feature from the set found; the model is
+        the better set. None when there is one space (every feature the reference's: numeric tables).
     classes_, binarizer_, n_features_in_, feature_names_in_ : as for rule lists.
     """
 
@@ -136,7 +143,7 @@ class RuleSetClassifier(RuleModelEstimator):
 
     def _fit(self, X, y, sample_weight, budget, progress) -> None:
         from .model import RuleSet
-        from .colgen import ColumnGeneration, ColumnGenerationSettings, first_covering
+        from .colgen import ColumnGenerationSettings, first_covering
 
         frame, y01, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)
         features = self._binarize(frame, y01, math.ceil(self.min_support * len(y01) - 1e-9), budget,
@@ -157,9 +164,7 @@ class RuleSetClassifier(RuleModelEstimator):
             max_pricing_samples=self.max_pricing_samples, max_pricing_features=self.max_pricing_features,
             random_state=self.random_state, max_nodes=self.max_nodes)
         budget.enter("search")
-        result = ColumnGeneration(features, target, settings, budget, sample_weight=sample_weight,
-                                  chains=self.binarizer_.chains_,  # negated for a CNF, still nested
-                                  packed=True, progress=progress).run()
+        result = self._climb(features, target, settings, budget, sample_weight, progress)
         result.certificate.counters["fit_time"] = budget.elapsed()
         clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
@@ -179,6 +184,53 @@ class RuleSetClassifier(RuleModelEstimator):
                                                    describes=describes, branch_totals=totals)
         self.certificate_ = result.certificate
 
+
+    def _climb(self, features, target, settings, budget, sample_weight, progress):
+        """Column generation over the ladder of features (:func:`optrules.ladder.feature_rungs`): the
+        reference's, then every feature from the set found (its clauses the master's first columns);
+        the better set's result, its clauses in feature indices. Sets ``ladder_``."""
+        from ..ladder import Ladder, RungResult, clauses_inside, feature_rungs, proven_statement
+        from .colgen import ColumnGeneration
+
+        chains = self.binarizer_.chains_  # (negated for a CNF, still nested)
+        rungs = feature_rungs(getattr(self.binarizer_, "reference_features_", None), settings.max_degree)
+        if len(rungs) < 2:
+            self.ladder_ = None
+            return ColumnGeneration(features, target, settings, budget, sample_weight=sample_weight, chains=chains,
+                                    packed=True, progress=progress).run()
+
+        done = {"iterations": 0, "seconds": 0.0}  # the rungs below's, so that progress counts the whole fit
+
+        def heard(trace, event):
+            return progress(trace, replace(event, work=event.work + done["iterations"],
+                                           elapsed=event.elapsed + done["seconds"]))
+
+        def search(rung, starts, _):
+            local = {int(j): k for k, j in enumerate(rung.positions)}
+            started = time.perf_counter()
+            result = ColumnGeneration(
+                features[rung.positions], target, settings, budget, sample_weight=sample_weight,
+                chains=None if chains is None else np.asarray(chains)[rung.positions], packed=True,
+                progress=None if progress is None else heard,
+                initial_clauses=[tuple(local[j] for j in clause) for start in starts for clause in start]).run()
+            result.clauses = [tuple(int(rung.positions[j]) for j in clause) for clause in result.clauses]
+            seconds = time.perf_counter() - started
+            done["iterations"] += result.certificate.counters["iterations"]
+            done["seconds"] += seconds
+            return RungResult(rung, result.certificate, result.clauses, {"result": result}, seconds)
+
+        ladder = Ladder(rungs, search, budget, progress, inside=clauses_inside, watched=False, noun="rule set",
+                        number=",.9g").climb([])
+        result = ladder.best().fitted["result"]
+        result.certificate.counters["iterations"] = done["iterations"]  # (LP solves: the whole fit's)
+        if ladder.proven() is not None:
+            result.certificate.counters["proven"] = proven_statement(ladder)
+        self.ladder_ = ladder.summary()
+        result.certificate.counters["ladder"] = "; ".join(
+            f"{row['rung']}: {row['status']}, objective {row['objective']:,.9g}, lower bound "
+            f"{row['lower_bound']:,.9g}, {row['seconds']:.2f} s" if row["searched"] else f"{row['rung']}: not searched"
+            for row in self.ladder_)
+        return result
 
     def _penalty(self, target, positive_weight: float, negative_weight: float, sample_weight) -> float:
         """The objective's price of a unit of complexity, in weighted mistakes: ``regularization`` times the

@@ -1,0 +1,86 @@
+"""Rule sets on the ladder of features (:func:`optrules.ladder.feature_rungs`): the features the boosted
+reference chose, then every feature from the set found. Each certified rung's optimum is the master MIP's
+over every clause of its features (enumerated), the model is the better set, and the certificate's
+sentence says over which features it is proven."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules import RuleSetClassifier
+from optrules.certificate import OPTIMAL
+from optrules.rulesets.colgen import column_generation
+from test_colgen import full_mip_optimum, planted_instance
+
+
+def _table(rng, n):
+    """A column that decides the target, a numeric one that helps, and two the reference has little use for."""
+    X = pd.DataFrame({
+        "colour": rng.choice(["red", "green", "blue", "grey"], n),
+        "age": rng.integers(18, 80, n).astype(float),
+        "noise": rng.choice(["p", "q", "r"], n),
+        "shape": rng.choice(["round", "square"], n),
+    })
+    signal = (X.colour == "red") * 1.0 + (X.age > 50) * 0.7 + rng.normal(0, 0.5, n)
+    return X, (signal > 0.6).astype(int).to_numpy()
+
+
+def _hamming(features, target, clauses) -> int:
+    covered = np.zeros(len(target), bool)
+    for clause in clauses:
+        covered |= features[:, list(clause)].all(axis=1)
+    return int((covered != target).sum())
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_each_certified_rung_has_the_enumerated_optimum_and_the_model_is_the_better_set(seed):
+    rng = np.random.default_rng(700 + seed)
+    X, y = _table(rng, int(rng.integers(50, 90)))
+    complexity, max_card = float(rng.choice([4, 6, 9])), int(rng.integers(1, 3))
+    model = RuleSetClassifier(complexity=complexity, max_card=max_card, time_limit=60, pricing_time_limit=20).fit(X, y)
+    features = model.binarizer_.transform(X).astype(bool)
+    target = y == model.classes_[model.rule_set_.describes]
+    names = list(model.binarizer_.feature_names_)
+    clauses = [[names.index(name) for name in clause] for clause in model.rule_set_.clauses]
+    assert model.certificate_.objective == _hamming(features, target, clauses)
+    assert model.ladder_ is not None  # the reference left "noise" or "shape" out on every seed
+    first, larger = model.ladder_
+    assert first["searched"] and first["status"] == OPTIMAL
+    assert set(first["positions"].tolist()) < set(larger["positions"].tolist()) == set(range(len(names)))
+    optimum = full_mip_optimum(features[:, first["positions"]], target, complexity, max_card)[0]
+    assert first["objective"] == pytest.approx(optimum)
+    everything = full_mip_optimum(features, target, complexity, max_card)[0]
+    assert everything <= optimum + 1e-9
+    assert model.certificate_.objective <= first["objective"] + 1e-9  # never worse than the proven rung
+    assert model.certificate_.lower_bound <= everything + 1e-9
+    statement = model.certificate_.statement
+    if larger["searched"] and larger["status"] == OPTIMAL:
+        assert model.certificate_.objective == pytest.approx(everything)
+        assert statement.startswith(f"certified optimal over {len(names)} binary features")
+    elif model.certificate_.objective < first["objective"]:
+        assert statement.startswith(f"better than every rule set over {len(first['positions'])} features the "
+                                    "reference chose")
+    else:
+        assert statement.startswith(f"certified optimal over {len(first['positions'])} features the reference chose")
+    assert str(model.certificate_).startswith(statement)
+
+
+def test_a_numeric_table_has_one_space():
+    """Every feature of a numeric table is a threshold the reference chose: one rung, no ladder."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    y = (X.a + X.b > 0).astype(int).to_numpy()
+    model = RuleSetClassifier(complexity=6, time_limit=30).fit(X, y)
+    assert model.ladder_ is None and "proven" not in model.certificate_.counters
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_initial_clauses_are_columns_the_set_may_keep(seed):
+    """A set given as the master's first columns is never beaten by a worse one, even when generation
+    prices with a beam of one clause over one feature (no exact pricing to find better clauses)."""
+    features, y, complexity, max_degree, rng = planted_instance(2000 + seed)
+    found = column_generation(features, y, complexity, 0.0, max_degree, time_limit=30, pricing_time_limit=10)
+    again = column_generation(features, y, complexity, 0.0, max_degree, time_limit=30, exact=False, beam_width=1,
+                              max_pricing_features=1, max_pricing_samples=2,
+                              initial_clauses=found.clauses)
+    assert again.objective <= found.objective + 1e-9
