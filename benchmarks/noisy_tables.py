@@ -52,7 +52,7 @@ FIT = textwrap.dedent("""
     c = model.certificate_
     print(json.dumps({"fit_s": fit, "status": c.status, "statement": c.statement, "objective": c.objective,
                       "lower_bound": c.lower_bound, "test": float(model.score(X_test, y_test)),
-                      "ladder": [{k: v for k, v in row.items() if k != "positions"} for row in getattr(model, "ladder_", [])]}))
+                      "ladder": [{k: v for k, v in row.items() if k != "positions"} for row in (getattr(model, "ladder_", None) or [])]}))
 """)
 
 
@@ -117,21 +117,22 @@ def _with_kept_rows(rows: list) -> list:
 
 
 def _proof(row: dict) -> str:
-    """The certificate's sentence, short: the rung proven, or the better list's gap over the larger rung."""
-    statement = row["statement"]
+    """The certificate's sentence, short: the rung proven, or the better model's gap over the larger rung
+    (a rule set's: also its lower bound over the larger rung as a share of its objective)."""
+    statement, number = row["statement"], ".4f" if row["family"] != "ruleset" else ",g"
     if row["family"] == "gosdt":
         return statement.replace("Status.", "").lower().replace("gosdt", "GOSDT")
-    if row["family"] == "ruleset":
-        if row["status"] == "optimal":
-            return "optimal"
-        share = row["lower_bound"] / row["objective"] if row["objective"] > 0 else 0.0
-        return f"lower bound {share:.2f} x objective ({row['status']})"
     if row["status"] == "optimal":
-        return statement.replace("certified optimal over ", "optimal over ").split(";")[0]
-    better = re.match(r"better than every list over (.+?) \(whose optimum.*within ([0-9.]+) of the optimum over "
-                      r"(.+?), whose", statement)
+        return statement.replace("certified optimal over ", "optimal over ").split(";")[0].replace(
+            "certified optimal", "optimal")
+    better = re.match(r"better than every (?:list|rule set) over (.+?) \(whose optimum.*within ([0-9.,]+) of the "
+                      r"optimum over (.+?), whose", statement)
+    share = row["lower_bound"] / row["objective"] if row["objective"] > 0 else 0.0
     if better:
-        return f"beats the optimum over {better[1]}; gap {float(better[2]):.4f} over {better[3]}"
+        text = f"beats the optimum over {better[1]}; gap {float(better[2].replace(',', '')):{number}} over {better[3]}"
+        return text + (f" (lower bound {share:.2f} x objective)" if row["family"] == "ruleset" else "")
+    if row["family"] == "ruleset":
+        return f"lower bound {share:.2f} x objective ({row['status']})"
     return f"{row['status']}, gap {row['objective'] - row['lower_bound']:.4f}"
 
 
