@@ -44,6 +44,20 @@ def test_fit_save_predict_round_trip(compas_csv, tmp_path, capsys):
     first_rule = " and ".join(model.rules[0].conditions)
     fired = out["rule"] == first_rule
     assert fired.any() and (out.loc[fired, "prediction"] == model.classes[model.rules[0].prediction]).all()
+    # the training table as it is: its target column (named in the model file) is the target, not an
+    # unknown feature; without it, the rows are only predicted
+    assert saved["target"] == "recidivism"
+    assert main(["predict", str(model_path), str(path), "-o", str(tmp_path / "again.csv")]) == 0
+    text = capsys.readouterr().out
+    assert "the training target, is read as the target" in text
+    assert f"accuracy against 'recidivism': {accuracy:.4f}" in text
+    assert (pd.read_csv(tmp_path / "again.csv")["prediction"] == out["prediction"]).all()
+    features_only = tmp_path / "features.csv"
+    frame.drop(columns="recidivism").to_csv(features_only, index=False)
+    assert main(["predict", str(model_path), str(features_only), "-o", str(tmp_path / "plain.csv")]) == 0
+    assert "accuracy" not in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no column 'label'"):
+        main(["predict", str(model_path), str(path), "--target", "label"])
 
 
 @pytest.mark.parametrize("model_args", [["-r", "0.01"], ["--model", "ruleset", "--complexity", "6", "--time-limit", "5"]])

@@ -574,6 +574,8 @@ def _save(args, model, certificate, console: Console) -> int:
         data = model.to_dict()
         if certificate is not None:
             data["certificate"] = certificate.to_dict()
+        if isinstance(getattr(args, "target", None), str):  # (predict reads it as the target, not a feature)
+            data["target"] = args.target
         _write_text(args.output, json.dumps(data, indent=2, default=float))
         console.print(f"model written to {args.output}")
     return 0
@@ -624,11 +626,16 @@ def cmd_predict(args, console: Console) -> int:
     model = _load_saved(args.model_file)
     frame = _read_table(args.data, args.sep, args.encoding, not args.no_header)
     frame.columns = [str(c) for c in frame.columns]
-    target = None
-    if args.target:
-        if args.target not in frame.columns:
-            raise SystemExit(f"error: no column {args.target!r} in {args.data}")
-        target = frame.pop(args.target)
+    target, target_name = None, args.target
+    if target_name is None:  # the training target, when the file has it and the model does not read it
+        target_name = _saved_target(args.model_file, frame.columns, model)
+        if target_name is not None:
+            console.print(f"[dim]{escape(printable(repr(target_name)))}, the training target, is read as the "
+                          "target (not a feature); --target names another column[/]")
+    if target_name:
+        if target_name not in frame.columns:
+            raise SystemExit(f"error: no column {target_name!r} in {args.data}")
+        target = frame.pop(target_name)
     out = pd.DataFrame({"prediction": model.predict(frame)})
     if args.proba:
         proba = model.predict_proba(frame)
@@ -643,8 +650,22 @@ def cmd_predict(args, console: Console) -> int:
         _print(console, out.to_csv(index=False).rstrip("\n"))
     if target is not None:
         accuracy = float(np.mean(out["prediction"].astype(str).to_numpy() == target.astype(str).to_numpy()))
-        console.print(f"accuracy against {args.target!r}: {accuracy:.4f}")
+        console.print(f"accuracy against {escape(printable(repr(target_name)))}: {accuracy:.4f}")
     return 0
+
+
+def _saved_target(path: str, columns, model) -> str | None:
+    """The target column a model file names (``optrules fit --target``), if ``columns`` hold it and the
+    model does not read it as a feature."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except ValueError:  # (load_model read the file already: it is JSON)
+        return None
+    name = data.get("target") if isinstance(data, dict) else None
+    features = getattr(model.binarizer, "columns_", None) if model.binarizer is not None else model.feature_names
+    if not isinstance(name, str) or name not in columns or name in set(features or ()):
+        return None
+    return name
 
 
 # -- report ---------------------------------------------------------------------------------------------
@@ -1018,7 +1039,8 @@ def _add_predict_command(commands) -> None:
     predict.add_argument("--output", "-o", help="write predictions to this CSV (or .parquet) file (default: print)")
     predict.add_argument("--proba", action="store_true", help="add one probability column per class")
     predict.add_argument("--explain", action="store_true", help="add the rule that decided each row")
-    predict.add_argument("--target", help="a column of true labels to drop from the input and score against")
+    predict.add_argument("--target", help="a column of true labels to drop from the input and score against "
+                         "(default: the training target column named in the model file, when the table has it)")
     predict.add_argument("--sep", default=None, help="CSV separator (default: detected)")
     predict.add_argument("--encoding", default="utf-8", help="text encoding of the CSV (default utf-8)")
     predict.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
