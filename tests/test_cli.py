@@ -240,3 +240,18 @@ def test_fit_refine_searches_the_larger_space_from_the_boosted_optimum(tmp_path,
     assert "certified optimum over the boosted space" in text and "numeric thresholds at quantiles and" in text
     with pytest.raises(SystemExit, match="--refine: only for the families that take refine="):
         main(["fit", str(tmp_path / "d.csv"), "--target", "label", "--refine", "--model", "frl"])
+
+
+def test_fit_help_names_the_thresholds_in_force(capsys):
+    """The fit command's words follow the declaration: the default thresholds it names are the declared
+    default, every mode the estimators take is offered, and a fit with the largest one runs."""
+    from optrules.parameters import BINARIZER_PARAMETERS, THRESHOLD_MODES
+
+    default = next(entry.default for entry in BINARIZER_PARAMETERS if entry.name == "thresholds")
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"(default: {default})" in text and "{" + ",".join(THRESHOLD_MODES) + "}" in text
+    assert "cut at quantiles" not in text and "boosted ensemble splits them at" in text
+    assert main(["fit", "--dataset", "compas", "-r", "0.01", "--thresholds", "both", "--time-limit", "30"]) == 0
+    assert "certified optimal" in capsys.readouterr().out

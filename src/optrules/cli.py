@@ -27,7 +27,7 @@ from rich.text import Text
 from .budget import interrupts_heard
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
-from .parameters import MAX_ANTECEDENTS, MAX_NODES, add_option, option_of
+from .parameters import BINARIZER_PARAMETERS, MAX_ANTECEDENTS, MAX_NODES, THRESHOLD_MODES, add_option, option_of
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
 # use them, not here: `optrules --help` and a mistyped option answer in ~0.3 s instead of ~1.7 s
@@ -152,9 +152,10 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
                              "certified first, then pairs when their search certifies")
     parser.add_argument("--negations", action=argparse.BooleanOptionalAction, default=None,
                         help="also use negated features ('not x=v') (default: the family's)")
-    parser.add_argument("--thresholds", choices=["boosted", "quantile"], default=None,
-                        help="numeric thresholds: the splits of a boosted reference ensemble fitted on the "
-                             "target (default: a small space that certifies on raw tables), or quantiles")
+    parser.add_argument("--thresholds", choices=list(THRESHOLD_MODES), default=None,
+                        help=f"numeric thresholds: the splits of a boosted reference ensemble fitted on the "
+                             f"target (a small space that certifies on raw tables), quantiles, or both (default: "
+                             f"{_declared_default(BINARIZER_PARAMETERS, 'thresholds')})")
     parser.add_argument(
         "--missing", choices=["error", "category"], default="category",
         help="missing values: their own category (default, with a warning saying how many) or reject them",
@@ -963,12 +964,18 @@ def _add_mine_command(commands) -> None:
     mine.set_defaults(handler=cmd_mine)
 
 
+def _declared_default(table, name: str):
+    """A parameter's default, from its one declaration (so that a help text names the default in force)."""
+    return next(entry.default for entry in table if entry.name == name)
+
+
 def _add_fit_command(commands) -> None:
     fit = commands.add_parser(
         "fit", help="learn a certifiably optimal model, print it with its certificate, save it as JSON",
         description="Learn the rule list minimising mistakes/N + lambda * rules and prove it optimal (or "
-                    "another model family with --model). Numeric columns are cut at quantiles, text columns "
-                    "become one feature per value.",
+                    "another model family with --model). Numeric columns are compared with the thresholds a small "
+                    "boosted ensemble splits them at (--thresholds quantile: at quantiles), text columns become "
+                    "one feature per value.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
     )
     _add_data_arguments(fit)
