@@ -255,3 +255,17 @@ def test_fit_help_names_the_thresholds_in_force(capsys):
     assert "cut at quantiles" not in text and "boosted ensemble splits them at" in text
     assert main(["fit", "--dataset", "compas", "-r", "0.01", "--thresholds", "both", "--time-limit", "30"]) == 0
     assert "certified optimal" in capsys.readouterr().out
+
+
+def test_a_rule_sets_objective_is_explained_where_it_differs_from_its_mistakes(capsys):
+    """A price per unit of complexity makes a rule set's objective more than its training mistakes: the
+    line of mistakes says what the objective counts; where the two agree it says nothing more."""
+    argv = ["fit", "--dataset", "compas", "--model", "ruleset", "--complexity", "6", "--time-limit", "20"]
+    assert main(argv + ["--regularization", "0.001"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "training mistakes" in text and "counts each missed row at its weight" in text
+    assert main(argv + ["--regularization", "0"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    mistakes = int(text.split(" training mistakes")[0].split()[-1].replace(",", ""))
+    objective = float(text.split("objective ")[1].split()[0].rstrip(",:"))
+    assert ("counts each missed row" in text) == (objective != mistakes)

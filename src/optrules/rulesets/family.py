@@ -24,7 +24,11 @@ def _fit_text(model) -> str:
     # the objective is a weighted Hamming loss (a negative counts once per clause covering it): the
     # mistakes beside it, and its gap as a share of the training rows (their weight)
     certificate = model.certificate_
-    text = f"{certificate.counters['training_mistakes']:,} training mistakes, complexity {model.rule_set_.complexity}"
+    mistakes = certificate.counters["training_mistakes"]
+    text = f"{mistakes:,} training mistakes, complexity {model.rule_set_.complexity}"
+    if abs(certificate.objective - mistakes) > 1e-9:  # (weights, a price per unit of complexity, or overlaps)
+        text += (f"; the objective, {certificate.objective:,.6g}, counts each missed row at its weight, a row of "
+                 "the other class once for each clause that covers it, and the price of the complexity")
     gap = certificate.gap
     if gap > 0:
         rows = sum(sum(totals) for totals in model.rule_set_.branch_totals or ())
