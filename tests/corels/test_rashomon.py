@@ -515,3 +515,24 @@ def test_counting_out_of_time_counts_a_smaller_set_exactly(monkeypatch, seed):
     expected = {p for p, v in lists.items() if v <= optimum + enumeration.epsilon + 1e-9}
     assert {m.prefix for m in enumeration.members()} == expected
     assert enumeration.count() == len(expected)
+
+
+def test_samples_are_distinct_lists_unless_drawn_with_replacement_and_multiplicity_prints_a_summary():
+    """``sample(k)`` draws k different lists (all of them when the set holds no more), ``replace=True``
+    independent draws; the multiplicity analysis prints a line, not one value per row."""
+    X, y = _table()
+    est = RuleListClassifier(regularization=0.02, n_thresholds=4, min_support=0.0, max_card=1).fit(X, y)
+    rashomon = est.rashomon_set(0.1, relative=True)
+    key = lambda member: (member.antecedents, member.predictions)  # noqa: E731
+    every = {key(m) for m in rashomon}
+    for k, seed in ((3, 0), (10, 1), (len(every) // 2 + 1, 2), (len(every) + 5, 3)):
+        drawn = rashomon.sample(k, seed)
+        assert len(drawn) == min(k, len(every)) and len({key(m) for m in drawn}) == len(drawn)
+        assert {key(m) for m in drawn} <= every
+    assert {key(m) for m in rashomon.sample(len(every) + 5, 4)} == every
+    with_replacement = rashomon.sample(400, 0, replace=True)
+    assert len(with_replacement) == 400 and len({key(m) for m in with_replacement}) < 400  # 400 draws of 119
+    multiplicity = rashomon.multiplicity(X)
+    text = repr(multiplicity)
+    assert text.startswith("Multiplicity(ambiguity ") and len(text) < 250 and str(multiplicity) == text
+    assert f"{multiplicity['ambiguity']:.4f}" in text and multiplicity["disagreement"].shape == (len(X),)

@@ -633,11 +633,27 @@ class RashomonSet:
     def __iter__(self) -> Iterator[RashomonMember]:
         return (self._member(m) for m in self._enumeration.members())
 
-    def sample(self, n_samples: int = 1, random_state=None, budget: Budget | None = None) -> list[RashomonMember]:
-        """Members drawn uniformly at random (with replacement); fewer (as uniform) when ``budget`` ends
-        first."""
+    def sample(self, n_samples: int = 1, random_state=None, budget: Budget | None = None,
+               replace: bool = False) -> list[RashomonMember]:
+        """``n_samples`` distinct members drawn uniformly at random (every member, in set order, when the set
+        holds no more); with ``replace=True``, independent uniform draws (a list may come more than once).
+        Fewer (as uniform) when ``budget`` ends first."""
         rng = np.random.default_rng(random_state)
-        return [self._member(m) for m in self._enumeration.sample(n_samples, rng, budget)]
+        if replace:
+            return [self._member(m) for m in self._enumeration.sample(n_samples, rng, budget)]
+        if self.size <= 2 * n_samples:  # few enough to list: a uniform subset of them
+            every = list(self._enumeration.members())
+            kept = np.sort(rng.choice(len(every), size=min(n_samples, len(every)), replace=False))
+            return [self._member(every[k]) for k in kept]
+        # uniform draws, a list drawn again dropped: a uniform subset (at least half of each draw is new)
+        distinct: dict = {}
+        while len(distinct) < n_samples:
+            drawn = self._enumeration.sample(n_samples - len(distinct), rng, budget)
+            for member in drawn:
+                distinct.setdefault((tuple(member.prefix), tuple(member.predictions)), member)
+            if len(drawn) < n_samples - len(distinct) or (budget is not None and budget.stopped()):
+                break
+        return [self._member(m) for m in list(distinct.values())[:n_samples]]
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else f"complete below objective {self.complete_below:.9f} ({self.status})"

@@ -169,6 +169,21 @@ def prediction_blocks(groups: RowGroups, members: list, index_dtype, budget: Bud
         yield out
 
 
+class Multiplicity(dict):
+    """Predictive multiplicity (``ambiguity``, ``discrepancy``, ``disagreement`` per row, ``members``,
+    ``scope``): a dict that prints as a summary, not as one value per row."""
+
+    def __repr__(self) -> str:
+        per_row = np.asarray(self["disagreement"], dtype=float)
+        read = per_row[~np.isnan(per_row)]
+        rows = (f"disagreement on {read.size:,} rows: mean {read.mean():.4f}, max {read.max():.4f}, "
+                f"{int((read > 0).sum()):,} rows changed by some member" if read.size else "no row read")
+        return (f"Multiplicity(ambiguity {self['ambiguity']:.4f}, discrepancy {self['discrepancy']:.4f}, "
+                f"{self['members']:,} members; {rows})")
+
+    __str__ = __repr__
+
+
 def multiplicity(groups: RowGroups, optimal, members: list, index_dtype, budget: Budget | None = None) -> dict:
     """Predictive multiplicity over ``members`` against the ``optimal`` list: see
     :meth:`~optrules.corels.rashomon.RashomonSet.multiplicity`."""
@@ -185,13 +200,13 @@ def multiplicity(groups: RowGroups, optimal, members: list, index_dtype, budget:
     disagreement = np.full(groups.n_rows, np.nan)
     read = slice(None) if groups.rows is None else groups.rows
     disagreement[read] = (changed / scope.members)[groups.inverse] if scope.members else 0.0
-    return {
+    return Multiplicity({
         "ambiguity": float(groups.counts[changed > 0].sum() / rows) if groups.size else 0.0,
         "discrepancy": discrepancy / rows,
         "disagreement": disagreement,
         "members": scope.members,
         "scope": scope,
-    }
+    })
 
 
 def group_codes(keys: np.ndarray, max_groups: int | None) -> tuple[np.ndarray, list, int]:
