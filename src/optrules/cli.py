@@ -838,7 +838,7 @@ def cmd_serve(args, console: Console) -> int:
     from urllib.parse import quote
 
     try:
-        from .web.app import new_token, serve
+        from .web.app import bind_socket, new_token, serve
     except ImportError as error:
         raise SystemExit(f"error: the web app needs its extra dependencies ({error.name} is not installed): "
                          "pip install 'optrules[web]'") from None
@@ -857,9 +857,14 @@ def cmd_serve(args, console: Console) -> int:
     if args.no_token:
         console.print("[bold yellow]warning:[/] no access token: every user of this machine can use the app")
     host = f"[{args.host}]" if ":" in args.host else args.host
+    try:  # the port first: a link printed before a failed start would lead to another server
+        sock = bind_socket(args.host, args.port)
+    except OSError as error:
+        raise SystemExit(f"error: cannot serve on {host}:{args.port}: {printable(error.strerror or str(error))} "
+                         "(another server holds the port? --port chooses another)") from None
     address = f"http://{host}:{args.port}/" + (f"?token={quote(token)}" if token else "")
     console.print(f"optrules web app: open {address}  (Ctrl-C to stop)", soft_wrap=True)
-    serve(args.host, args.port, args.workers, args.max_upload_mb, token, args.max_upload_total_mb)
+    serve(args.host, args.port, args.workers, args.max_upload_mb, token, args.max_upload_total_mb, sock=sock)
     return 0
 
 

@@ -774,7 +774,11 @@ def test_a_token_file_keeps_the_token_out_of_the_process_list(tmp_path, monkeypa
     import importlib
 
     seen = {}  # (the module as `optrules serve` will import it: another test may have reloaded it)
-    monkeypatch.setattr(importlib.import_module("optrules.web.app"), "serve", lambda *args: seen.setdefault("args", args))
+    def serve(*args, sock=None):
+        seen.setdefault("args", args)
+        sock.close()
+
+    monkeypatch.setattr(importlib.import_module("optrules.web.app"), "serve", serve)
     path = tmp_path / "token"
     path.write_text("a-long-enough-secret-token\n")
     assert cli.main(["serve", "--token-file", str(path)]) == 0
@@ -782,6 +786,23 @@ def test_a_token_file_keeps_the_token_out_of_the_process_list(tmp_path, monkeypa
     path.write_text("short")
     with pytest.raises(SystemExit, match="at least 16"):
         cli.main(["serve", "--token-file", str(path)])
+
+
+def test_a_port_another_server_holds_is_an_error_before_any_link(capsys):
+    """The port is taken before the link is printed: when another server listens there, the command says
+    so and prints no link (which would lead to that server)."""
+    import socket
+
+    from optrules import cli
+
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        with pytest.raises(SystemExit, match=f"cannot serve on 127.0.0.1:{port}.*--port chooses another"):
+            cli.main(["serve", "--port", str(port)])
+    assert "http://" not in capsys.readouterr().out
 
 
 def test_wide_and_odd_uploads_get_a_message(client, monkeypatch):

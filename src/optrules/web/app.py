@@ -386,12 +386,27 @@ def host_names(host: str) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if n))
 
 
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` (not yet listening), or the ``OSError`` that says why not: taken
+    before the app's link is printed, so that a port another server holds is an error, not a link to it."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (as uvicorn binds: a restart finds the port)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_upload_mb: float = 50.0,
-          token: str | None = None, max_upload_total_mb: float | None = None) -> None:
-    """Run the app with uvicorn (blocking) on ``host``:``port``; loopback only unless told otherwise."""
+          token: str | None = None, max_upload_total_mb: float | None = None, sock: socket.socket | None = None) -> None:
+    """Run the app with uvicorn (blocking) on ``host``:``port`` (or on ``sock``, bound there by
+    :func:`bind_socket`); loopback only unless told otherwise."""
     import uvicorn
 
     app = create_app(workers=workers, max_upload_mb=max_upload_mb, allowed_hosts=host_names(host),
                      token=token, max_upload_total_mb=max_upload_total_mb)
     logging.getLogger("uvicorn.access").addFilter(HideTokens())
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info"))
+    server.run(sockets=None if sock is None else [sock])
