@@ -156,8 +156,10 @@ class Model:
 
     # -- explanations and tables ---------------------------------------------------------------------
     def get_rules(self, prior: float | None = None, level: float = 0.95):
-        """A DataFrame, one row per branch in order: its condition, prediction, probability of that
-        prediction, training support and training accuracy (share of its rows of the predicted class,
+        """A DataFrame, one row per branch in order: its condition, prediction, ``probability`` of that
+        prediction (the one ``predict_proba`` gives: for rule lists and rule sets the share of the
+        branch's training rows of that class, the same number as ``accuracy``; for falling lists the fitted,
+        falling one), training support and training accuracy (share of its rows of the predicted class,
         weighted), and the training totals per class.
 
         With ``prior`` (a Dirichlet prior of ``prior`` pseudo-rows per class: 1 is Laplace's rule, 0.5
