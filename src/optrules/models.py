@@ -157,9 +157,9 @@ class Model:
     # -- explanations and tables ---------------------------------------------------------------------
     def get_rules(self, prior: float | None = None, level: float = 0.95):
         """A DataFrame, one row per branch in order: its condition, prediction, ``probability`` of that
-        prediction (the one ``predict_proba`` gives: for rule lists and rule sets the share of the
-        branch's training rows of that class, the same number as ``accuracy``; for falling lists the fitted,
-        falling one), training support and training accuracy (share of its rows of the predicted class,
+        prediction (the one ``predict_proba`` gives: for rule lists the share of the branch's training
+        rows of that class, the same number as ``accuracy``; for rule sets that share over every row the set
+        accepts, or rejects; for falling lists the fitted, falling one), training support and training accuracy (share of its rows of the predicted class,
         weighted), and the training totals per class.
 
         With ``prior`` (a Dirichlet prior of ``prior`` pseudo-rows per class: 1 is Laplace's rule, 0.5
