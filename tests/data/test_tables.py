@@ -66,3 +66,24 @@ def test_equal_rows_are_exact_and_give_up_on_distinct_tables():
     assert len(first) == len(set(keys)) == 12
     assert all(keys[i] == keys[first[g]] for i, g in enumerate(group))
     assert equal_rows([pd.Series(rng.normal(size=5000))], y, most_distinct=0.5) is None
+
+
+def test_question_marks_are_read_as_missing_values_with_a_warning(tmp_path):
+    """The UCI tables' '?' (census, heart) is a missing value, as pandas reads an empty cell: a warning
+    names the columns; a column of numbers and '?' becomes numeric; a '?' inside a text is a text."""
+    from optrules.data.tables import MissingMarkerWarning
+
+    path = tmp_path / "census.csv"
+    path.write_text("age, workclass, hours, note\n39, State-gov, 40, why?\n50, ?, ?, ok\n38, Private, 45, ?\n")
+    with pytest.warns(MissingMarkerWarning, match=r"'\?' read as missing values: 'workclass' 1, 'hours' 1, 'note' 1"):
+        frame = read_table(path)
+    assert frame["workclass"].isna().tolist() == [False, True, False]
+    assert frame["hours"].dtype.kind == "f" and frame["hours"].tolist()[0] == 40
+    assert frame["note"].tolist()[:2] == ["why?", "ok"] and pd.isna(frame["note"].iloc[2])
+    clean = tmp_path / "clean.csv"
+    clean.write_text("a,b\n1,x\n2,y\n")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_table(clean)["b"].tolist() == ["x", "y"]

@@ -956,3 +956,21 @@ def test_the_negations_setting_reaches_the_estimator(model, sent, expected):
     from optrules.web.runs import build_estimator
 
     assert build_estimator(model, {"negations": sent}, None).negations is expected
+
+
+def test_the_page_starts_from_the_declared_defaults():
+    """The page's shared fields start where the form's declaration (and the command line, and Python) do:
+    missing values a category, every thresholds mode offered, the declared one first."""
+    import re
+    from importlib import resources
+
+    from optrules.parameters import THRESHOLD_MODES
+    from optrules.web.runs import common_form
+
+    page = resources.files("optrules.web").joinpath("static/index.html").read_text()
+    form = {parameter.name: parameter for parameter in common_form()}
+    checkbox = re.search(r'<input id="missing_as_category" type="checkbox"( checked)?>', page)
+    assert checkbox and bool(checkbox.group(1)) == form["missing_as_category"].default is True
+    options = re.findall(r'<option value="(\w+)">', re.search(r'<select id="thresholds">(.*?)</select>', page).group(1))
+    assert options[0] == form["thresholds"].default and sorted(options) == sorted(THRESHOLD_MODES)
+    assert [value for value, _ in form["thresholds"].choices] == options

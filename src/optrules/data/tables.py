@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -24,8 +25,17 @@ _WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
               (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
+#: cells read as missing values beside pandas' own markers (empty, NA, NaN, null, N/A, ...): the UCI
+#: tables' "?" (the census and heart tables write it for an unknown value)
+MISSING_MARKERS = ("?",)
+
+
 class TableError(ValueError):
     """A table that cannot be read, with a message that says why."""
+
+
+class MissingMarkerWarning(UserWarning):
+    """Cells holding a missing-value marker (:data:`MISSING_MARKERS`) were read as missing values."""
 
 
 def _encoding_of(head: bytes) -> str:
@@ -143,4 +153,30 @@ def read_table(path, name: str | None = None, sep: str | None = None, encoding: 
         raise TableError(f"{name} is not a readable CSV file: {message}") from None
     if max_columns is not None and frame.shape[1] > max_columns:
         raise TableError(f"{name} has {frame.shape[1]:,} columns, more than the {max_columns:,} this reader takes")
+    return _markers_as_missing(frame, name)
+
+
+def _markers_as_missing(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The cells that hold one of :data:`MISSING_MARKERS` read as missing values, with a warning naming the
+    columns and counts; a text column that then holds only numbers becomes numeric (as pandas reads a
+    column whose missing cells are empty)."""
+    counts = {}
+    for position, column in enumerate(frame.columns):
+        series = frame.iloc[:, position]
+        if not (pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series)):
+            continue
+        marked = series.isin(MISSING_MARKERS)
+        if not marked.any():
+            continue
+        kept = series.mask(marked)
+        numbers = pd.to_numeric(kept, errors="coerce")
+        frame.iloc[:, position] = kept
+        if numbers.notna().sum() == kept.notna().sum():
+            frame[column] = numbers
+        counts[column] = int(marked.sum())
+    if counts:
+        shown = ", ".join(f"{str(c)!r} {n:,}" for c, n in list(counts.items())[:10])
+        more = f", and {len(counts) - 10:,} more columns" if len(counts) > 10 else ""
+        warnings.warn(f"{name}: cells {' or '.join(map(repr, MISSING_MARKERS))} read as missing values: {shown}{more}",
+                      MissingMarkerWarning, stacklevel=3)
     return frame

@@ -129,7 +129,7 @@ def common_form() -> tuple:
         Parameter("max_memory", "Memory limit (MB)", "number", round(default_mb), 16, round(most_mb)),
         Parameter("max_card", "Features per rule", "integer", None, 1, 3),  # empty: the family's (auto, 2)
         Parameter("thresholds", "Numeric thresholds", "choice", "boosted",
-                  choices=(("boosted", "where a boosted reference splits"), ("quantile", "at quantiles"))),
+                  choices=(("boosted", "where a boosted reference splits"), ("quantile", "at quantiles"), ("both", "both"))),
         Parameter("negations", "Negated features", "choice", "",
                   choices=(("", "the family's default"), ("with", "with negations"), ("without", "without"))),
         Parameter("missing_as_category", "treat missing values as a category", "flag", True),
