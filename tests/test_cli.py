@@ -269,3 +269,18 @@ def test_a_rule_sets_objective_is_explained_where_it_differs_from_its_mistakes(c
     mistakes = int(text.split(" training mistakes")[0].split()[-1].replace(",", ""))
     objective = float(text.split("objective ")[1].split()[0].rstrip(",:"))
     assert ("counts each missed row" in text) == (objective != mistakes)
+
+
+def test_a_headerless_file_gets_a_hint_naming_no_header(tmp_path):
+    """A target named by number in a file whose first line is data: the message names --no-header, and
+    with it the space-separated columns are found and fitted."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    lines = [f"A1{rng.integers(1, 5)} {rng.integers(4, 60)} A3{rng.integers(0, 5)} {rng.integers(1, 3)}"
+             for _ in range(200)]
+    path = tmp_path / "german.data"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SystemExit, match="first line reads like data.*--no-header"):
+        main(["fit", str(path), "--target", "3"])
+    assert main(["fit", str(path), "--target", "3", "--no-header", "--time-limit", "20"]) == 0

@@ -105,6 +105,14 @@ def _check_output(path: str | None) -> None:
         raise SystemExit(f"error: cannot write {path}: permission denied")
 
 
+def _looks_like_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _load_xy(args):
     """Features, target, sample weights (or None) and a description, from ``--dataset NAME`` or from a
     CSV/Parquet file with ``--target`` (and ``--weight-column``, ``--drop``)."""
@@ -119,8 +127,10 @@ def _load_xy(args):
     for column in named:
         if column is not None and column not in frame.columns:
             shown = ", ".join(frame.columns[:30]) + (" ..." if frame.shape[1] > 30 else "")
-            raise SystemExit(f"error: no column {column!r} in {args.data}; columns: {shown}"
-                             + ("" if not args.no_header else " (--no-header: columns are numbered from 0)"))
+            hint = (" (--no-header: columns are numbered from 0)" if args.no_header else
+                    " (its first line reads like data, not names: --no-header numbers the columns from 0)"
+                    if column.strip().isdigit() or any(_looks_like_number(name) for name in frame.columns) else "")
+            raise SystemExit(f"error: no column {column!r} in {args.data}; columns: {shown}{hint}")
     weights = None
     drop = [args.target, *(args.drop or [])]
     if getattr(args, "weight_column", None):

@@ -87,3 +87,19 @@ def test_question_marks_are_read_as_missing_values_with_a_warning(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_table(clean)["b"].tolist() == ["x", "y"]
+
+
+def test_a_space_separated_table_is_sniffed_after_the_usual_separators(tmp_path):
+    """UCI's space-separated tables (German credit) read as columns, header or not; a space inside a value
+    of a comma, tab or bar separated file does not make the space the separator."""
+    from optrules.data.tables import sniff_separator
+
+    rows = ["A11 6 A34 1169 1", "A12 48 A32 5951 2", "A14 12 A34 2096 1", "A11 42 A32 7882 1"]
+    path = tmp_path / "german.data"
+    path.write_text("\n".join(rows) + "\n")
+    frame = read_table(path, header=False)
+    assert frame.shape == (4, 5) and frame[3].tolist() == [1169, 5951, 2096, 7882]
+    assert sniff_separator("city\tn\nNew York\t3\nLos Angeles\t4\n") == "\t"
+    assert sniff_separator("city, n\nNew York, 3\nSan Jose, 4\n") == ","
+    assert sniff_separator("a b|c\nx y|z\nu v|w\n") == "|"
+    assert sniff_separator("one\ntwo\n") == ","

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-#: separators a CSV may use (sniffed from the first bytes; a single column gives nothing to sniff: comma)
+#: separators a CSV may use (sniffed from the first bytes; a single column gives nothing to sniff: comma);
+#: a space is tried after them (UCI's space-separated tables, e.g. the German credit data)
 SEPARATORS = ",;\t|"
 _SAMPLE = 65536
 #: the longest header line read to check the columns' names before parsing the file
@@ -55,14 +56,18 @@ def sniff_separator(text: str) -> str:
     lines = text.splitlines(keepends=True)
     lines = (lines[:-1] if len(lines) > 1 else lines)[:100]  # the sample's last line may be cut
     best, best_key = ",", (0, 0)
-    for sep in SEPARATORS:
-        try:
-            widths = Counter(len(row) for row in csv.reader(lines, delimiter=sep))
-        except csv.Error:
-            continue
-        width, count = max(widths.items(), key=lambda item: (item[1], item[0]), default=(0, 0))
-        if width >= 2 and (count, width) > best_key:
-            best, best_key = sep, (count, width)
+    # spaces last, and only when no other separator cuts the lines: a value may hold a space (New York)
+    for candidates in (SEPARATORS, " "):
+        for sep in candidates:
+            try:
+                widths = Counter(len(row) for row in csv.reader(lines, delimiter=sep, skipinitialspace=True))
+            except csv.Error:
+                continue
+            width, count = max(widths.items(), key=lambda item: (item[1], item[0]), default=(0, 0))
+            if width >= 2 and (count, width) > best_key:
+                best, best_key = sep, (count, width)
+        if best_key[0]:
+            break
     return best
 
 
