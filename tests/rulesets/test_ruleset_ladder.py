@@ -104,3 +104,26 @@ def test_initial_clauses_are_columns_the_set_may_keep(seed):
                               max_pricing_features=1, max_pricing_samples=2,
                               initial_clauses=found.clauses)
     assert again.objective <= found.objective + 1e-9
+
+
+@pytest.mark.parametrize("max_nodes", [0, 40, 400])
+def test_the_node_budget_is_the_whole_fits_across_the_rungs(max_nodes, monkeypatch):
+    """``max_nodes`` bounds the exact pricing of the whole fit, both rungs together: each rung's column
+    generation spends from what the rungs below left, and the nodes reported are every rung's."""
+    from optrules.rulesets import colgen
+
+    spent = []
+    run = colgen.ColumnGeneration.run
+
+    def counted(self):
+        result = run(self)
+        spent.append(result.certificate.counters["pricing_nodes"])
+        return result
+
+    monkeypatch.setattr(colgen.ColumnGeneration, "run", counted)
+    rng = np.random.default_rng(9)
+    X, y = _table(rng, 90)
+    model = RuleSetClassifier(complexity=9, max_card=2, time_limit=None, pricing_time_limit=None,
+                              max_nodes=max_nodes).fit(X, y)
+    assert model.ladder_ is not None and len(spent) == sum(row["searched"] for row in model.ladder_) == 2
+    assert sum(spent) <= max_nodes and model.certificate_.counters["pricing_nodes"] == sum(spent)

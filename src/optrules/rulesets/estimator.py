@@ -199,7 +199,8 @@ class RuleSetClassifier(RuleModelEstimator):
             return ColumnGeneration(features, target, settings, budget, sample_weight=sample_weight, chains=chains,
                                     packed=True, progress=progress).run()
 
-        done = {"iterations": 0, "seconds": 0.0}  # the rungs below's, so that progress counts the whole fit
+        # the rungs below's: progress counts the whole fit, and the node budget is the whole fit's
+        done = {"iterations": 0, "seconds": 0.0, "pricing_nodes": 0}
 
         def heard(trace, event):
             return progress(trace, replace(event, work=event.work + done["iterations"],
@@ -208,21 +209,26 @@ class RuleSetClassifier(RuleModelEstimator):
         def search(rung, starts, _):
             local = {int(j): k for k, j in enumerate(rung.positions)}
             started = time.perf_counter()
+            nodes_left = None if settings.max_nodes is None else max(0, settings.max_nodes - done["pricing_nodes"])
             result = ColumnGeneration(
-                features[rung.positions], target, settings, budget, sample_weight=sample_weight,
+                features[rung.positions], target, replace(settings, max_nodes=nodes_left), budget,
+                sample_weight=sample_weight,
                 chains=None if chains is None else np.asarray(chains)[rung.positions], packed=True,
                 progress=None if progress is None else heard,
                 initial_clauses=[tuple(local[j] for j in clause) for start in starts for clause in start]).run()
             result.clauses = [tuple(int(rung.positions[j]) for j in clause) for clause in result.clauses]
             seconds = time.perf_counter() - started
             done["iterations"] += result.certificate.counters["iterations"]
+            done["pricing_nodes"] += result.certificate.counters["pricing_nodes"]
             done["seconds"] += seconds
             return RungResult(rung, result.certificate, result.clauses, {"result": result}, seconds)
 
         ladder = Ladder(rungs, search, budget, progress, inside=clauses_inside, watched=False, noun="rule set",
                         number=",.9g").climb([])
         result = ladder.best().fitted["result"]
-        result.certificate.counters["iterations"] = done["iterations"]  # (LP solves: the whole fit's)
+        # (LP solves and pricing nodes: the whole fit's)
+        result.certificate.counters["iterations"] = done["iterations"]
+        result.certificate.counters["pricing_nodes"] = done["pricing_nodes"]
         if ladder.proven() is not None:
             result.certificate.counters["proven"] = proven_statement(ladder)
         self.ladder_ = ladder.summary()
