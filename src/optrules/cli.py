@@ -105,14 +105,6 @@ def _check_output(path: str | None) -> None:
         raise SystemExit(f"error: cannot write {path}: permission denied")
 
 
-def _looks_like_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _load_xy(args):
     """Features, target, sample weights (or None) and a description, from ``--dataset NAME`` or from a
     CSV/Parquet file with ``--target`` (and ``--weight-column``, ``--drop``)."""
@@ -127,9 +119,11 @@ def _load_xy(args):
     for column in named:
         if column is not None and column not in frame.columns:
             shown = ", ".join(frame.columns[:30]) + (" ..." if frame.shape[1] > 30 else "")
+            from .data.binarize import looks_numeric
+
             hint = (" (--no-header: columns are numbered from 0)" if args.no_header else
                     " (its first line reads like data, not names: --no-header numbers the columns from 0)"
-                    if column.strip().isdigit() or any(_looks_like_number(name) for name in frame.columns) else "")
+                    if column.strip().isdigit() or any(looks_numeric(name) for name in frame.columns) else "")
             raise SystemExit(f"error: no column {column!r} in {args.data}; columns: {shown}{hint}")
     weights = None
     drop = [args.target, *(args.drop or [])]

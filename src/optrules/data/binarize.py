@@ -173,7 +173,8 @@ def value_name(column: str, label: str) -> str:
     return f"{column}={label}"
 
 
-def _looks_numeric(text: str) -> bool:
+def looks_numeric(text: str) -> bool:
+    """Whether ``float`` reads the text as a number."""
     try:
         float(text)
     except ValueError:
@@ -779,7 +780,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if _is_zero_one(series) and not categorical:
             # named by its column ("smoker"), but "7=1" for a headerless file's column 7: a rule "if (7)"
             # reads as the number
-            name = value_name(column, 1) if _looks_numeric(str(column)) else str(column)
+            name = value_name(column, 1) if looks_numeric(str(column)) else str(column)
             return [Feature(name, column, "binary", group=-1)]
         counts = series.value_counts(dropna=True)
         self.categories_[column] = sorted((_python_value(v) for v in counts.index), key=_sort_key)
