@@ -437,3 +437,20 @@ def test_a_column_named_twice_is_refused_not_renamed(tmp_path):
     path.write_text("a,label,label\n1,0,0\n2,1,1\n3,0,0\n4,1,1\n")
     with pytest.raises(SystemExit, match="twice"):
         main(["fit", str(path), "--target", "label"])
+
+
+@pytest.mark.parametrize("values", [[{"k": 1}, {"k": 2}], [[1, 2], [3]], [{1}, {2}]])
+@pytest.mark.parametrize("categorical", [None, ["a"]])
+def test_a_column_of_lists_or_dicts_is_refused_by_name(values, categorical):
+    """A column holding lists, dicts or sets (JSON read into a DataFrame) cannot become features: one clear
+    error naming the column and the type, not pandas' "unhashable type" from deep inside, in every family."""
+    import numpy as np
+    import pandas as pd
+
+    from optrules import FallingRuleListClassifier, RuleListClassifier, RuleSetClassifier
+
+    X = pd.DataFrame({"a": values * 20, "b": np.arange(40)})
+    y = np.arange(40) % 2
+    for make in (RuleListClassifier, FallingRuleListClassifier, RuleSetClassifier):
+        with pytest.raises(ValueError, match=f"column 'a' holds {type(values[0]).__name__} values .*own column"):
+            make(time_limit=10, categorical=categorical).fit(X, y)

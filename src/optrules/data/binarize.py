@@ -27,6 +27,8 @@ A raw table needs three more decisions, each announced by a warning or kept in `
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import math
 import re
 import warnings
@@ -263,6 +265,20 @@ def _is_zero_one(values: pd.Series) -> bool:
 
 def _is_text(series: pd.Series) -> bool:
     return not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series))
+
+
+def _check_comparable(column: str, series: pd.Series) -> None:
+    """Refuse a column holding values a rule cannot compare (unhashable: lists, dicts, sets), which pandas
+    would reject deep inside with "unhashable type"."""
+    if not pd.api.types.is_object_dtype(series):
+        return
+    try:
+        pd.unique(series.dropna())
+    except TypeError:
+        odd = next(v for v in series.dropna() if not isinstance(v, Hashable))
+        raise ValueError(f"column {column!r} holds {type(odd).__name__} values (e.g. {repr(odd)[:40]}): a rule compares "
+                         "a column with a number or a text; give each part its own column, or convert the column to "
+                         "text") from None
 
 
 def _distinct_values(series: pd.Series):
@@ -727,8 +743,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _read_at_fit(self, column: str, series: pd.Series, categorical) -> tuple[pd.Series, int | None]:
         """The column as the fit reads it (text holding numbers or dates read as numbers or days, the
-        column noted as such), and a text column's number of distinct values (for the identifier check)."""
-        distinct = None if column in categorical else _distinct_values(series)
+        column noted as such), and a text column's number of distinct values (for the identifier check);
+        a column of values no rule compares (lists, dicts, sets) is refused with a message naming it."""
+        if column in categorical:
+            _check_comparable(column, series)
+            return series, None
+        try:
+            distinct = _distinct_values(series)
+        except TypeError:
+            _check_comparable(column, series)
+            raise
         if distinct is None:
             return series, None
         if _all_numbers(distinct):
