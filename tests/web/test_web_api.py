@@ -974,3 +974,22 @@ def test_the_page_starts_from_the_declared_defaults():
     options = re.findall(r'<option value="(\w+)">', re.search(r'<select id="thresholds">(.*?)</select>', page).group(1))
     assert options[0] == form["thresholds"].default and sorted(options) == sorted(THRESHOLD_MODES)
     assert [value for value, _ in form["thresholds"].choices] == options
+
+
+def test_the_page_offers_a_target_only_when_a_column_is_named_like_one():
+    """A passenger list ends with its fare and port, not with who survived: the page takes a column named
+    like a target (target, label, class, outcome, y), else none (the user chooses, as --target asks)."""
+    import numpy as np
+    import pandas as pd
+
+    from optrules.web.runs import Table, describe_table
+
+    rng = np.random.default_rng(0)
+    passengers = pd.DataFrame({"Survived": rng.integers(0, 2, 50), "Fare": rng.random(50) * 100,
+                               "Embarked": rng.choice(list("SCQ"), 50)})
+    assert describe_table("k", Table("p.csv", passengers))["target"] is None
+    assert describe_table("k", Table("p.csv", passengers.assign(Label=rng.integers(0, 2, 50))))["target"] == "Label"
+    from importlib import resources
+
+    page = resources.files("optrules.web").joinpath("static/app.js").read_text()
+    assert "choose the target column" in page and "info.columns[info.columns.length - 1]" not in page

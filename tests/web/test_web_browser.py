@@ -141,10 +141,15 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
                        and text, 20, "the error message")
     assert "not a CSV" in message
 
-    # the real upload: columns appear, the last one is proposed as target
+    # the real upload: columns appear; no column is named like a target, so none is taken for granted: Start
+    # asks for one, then the user picks it
     browser.find_element(By.ID, "file").send_keys(str(csv))
     wait_for(lambda: "6907 rows" in browser.find_element(By.ID, "table-info").text, 30, "the table summary")
     target = Select(browser.find_element(By.ID, "target"))
+    assert target.first_selected_option.text == "choose the target column"
+    browser.find_element(By.ID, "start").click()
+    assert "choose the target column" in wait_for(lambda: browser.find_element(By.ID, "message").text, 10, "the ask")
+    target.select_by_value("two_year_recid")
     assert target.first_selected_option.text == "two_year_recid"
 
     # a run long enough to watch: lambda 0.002 with a 6 s budget, over pairs of literals at quantile thresholds

@@ -84,12 +84,24 @@ def read_csv_upload(name: str, path) -> pd.DataFrame:
     return frame
 
 
+#: column names the page offers as the target (compared without case); a table with none of them gets no
+#: target chosen for it: the last column is a fare or a port as often as a class (the CLI asks --target too)
+TARGET_NAMES = ("target", "label", "class", "outcome", "y")
+
+
+def suggested_target(frame: pd.DataFrame) -> str | None:
+    """The column named like a target (:data:`TARGET_NAMES`; the last such), or None: the user chooses."""
+    return next((str(c) for c in reversed(frame.columns) if str(c).strip().lower() in TARGET_NAMES), None)
+
+
 def describe_table(key: str, table: Table) -> dict:
-    """What the page shows of a table: size, columns, where values are missing, the first rows."""
+    """What the page shows of a table: size, columns, the target it offers (None: the user chooses),
+    where values are missing, the first rows."""
     frame = table.frame
     head = frame.iloc[:PREVIEW_ROWS, :PREVIEW_COLUMNS]
     return {
         "key": key, "name": table.name, "n_rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns],
+        "target": suggested_target(frame),
         "missing": {str(c): int(n) for c, n in frame.isna().sum().items() if n},
         "preview_columns": int(head.shape[1]),
         "preview": [[_shown(value) for value in row] for row in head.itertuples(index=False, name=None)],

@@ -32,12 +32,18 @@ function showTable(info) {
     (missing.length ? ` (missing values in ${missing.slice(0, 20).join(", ")}${missing.length > 20 ? `, and ${missing.length - 20} more columns` : ""})` : "");
   const target = $("target");
   target.innerHTML = "";
+  if (!info.target) {  // no column named like a target: the user chooses (none is taken for granted)
+    const choose = document.createElement("option");
+    choose.value = "";
+    choose.textContent = "choose the target column";
+    target.appendChild(choose);
+  }
   for (const column of info.columns) {
     const option = document.createElement("option");
     option.value = option.textContent = column;
     target.appendChild(option);
   }
-  target.value = info.columns[info.columns.length - 1];
+  target.value = info.target ?? "";
   target.disabled = false;
   $("start").disabled = false;
   const shown = info.columns.slice(0, info.preview_columns ?? info.columns.length);
@@ -184,6 +190,10 @@ function parameters() {
 
 $("start").addEventListener("click", async () => {
   if (!table) return;
+  if (!$("target").value) {
+    message("choose the target column (the class to predict) first");
+    return;
+  }
   try {
     const run = await api("/api/runs", {
       method: "POST", headers: { "Content-Type": "application/json" },
