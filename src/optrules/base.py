@@ -263,7 +263,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         literals, every single literal, pairs), each rung's search started from the best list so far; the
         fitted model is the best list found, and its certificate's ``proven`` says what is proven of it
         (``ladder`` lists each rung's space, seconds and outcome). Sets ``max_card_`` (the best rung's)."""
-        from .ladder import Ladder, ladder_rungs, proven_statement
+        from .ladder import Ladder, ladder_rungs
 
         mined = self.antecedents_
         rungs = ladder_rungs(mined, self.binarizer_.feature_names_,
@@ -276,12 +276,7 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         for name, value in best.fitted.items():
             setattr(self, name, value)
         self.certificate_ = best.certificate
-        if ladder.proven() is not None:  # (else the certificate's status says it: a budget ended the first rung)
-            self.certificate_.counters["proven"] = proven_statement(ladder)
-        self.ladder_ = ladder.summary()
-        self.certificate_.counters["ladder"] = "; ".join(
-            f"{row['rung']}: {row['status']}, objective {row['objective']:.9f}, lower bound {row['lower_bound']:.9f}, "
-            f"{row['seconds']:.2f} s" if row["searched"] else f"{row['rung']}: not searched" for row in self.ladder_)
+        self.ladder_ = ladder.note(self.certificate_)
         self.certificate_.counters["fit_time"] = budget.elapsed()
         return self
 

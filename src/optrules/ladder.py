@@ -233,6 +233,20 @@ class Ladder:
         """The rungs not climbed."""
         return self.rungs[len(self.results):]
 
+    def note(self, certificate: Certificate) -> list[dict]:
+        """Write into the best model's ``certificate`` what is proven of it (``counters["proven"]``, when a
+        rung certified: else its status says it) and every rung's outcome (``counters["ladder"]``); returns
+        :meth:`summary`."""
+        if self.proven() is not None:
+            certificate.counters["proven"] = proven_statement(self)
+        rows = self.summary()
+        number = self.number
+        certificate.counters["ladder"] = "; ".join(
+            f"{row['rung']}: {row['status']}, objective {row['objective']:{number}}, lower bound "
+            f"{row['lower_bound']:{number}}, {row['seconds']:.2f} s" if row["searched"] else f"{row['rung']}: not searched"
+            for row in rows)
+        return rows
+
 
 def proven_statement(ladder: Ladder) -> str:
     """In one sentence, what is proven of the best model the ladder found."""

@@ -159,8 +159,8 @@ class Model:
         """A DataFrame, one row per branch in order: its condition, prediction, ``probability`` of that
         prediction (the one ``predict_proba`` gives: for rule lists the share of the branch's training
         rows of that class, the same number as ``accuracy``; for rule sets that share over every row the set
-        accepts, or rejects; for falling lists the fitted, falling one), training support and training accuracy (share of its rows of the predicted class,
-        weighted), and the training totals per class.
+        accepts, or rejects; for falling lists the fitted, falling one), training support and training
+        accuracy (share of its rows of the predicted class, weighted), and the training totals per class.
 
         With ``prior`` (a Dirichlet prior of ``prior`` pseudo-rows per class: 1 is Laplace's rule, 0.5
         Jeffreys'), also the smoothed probability of the predicted class, ``(n_pred + prior) / (n + K

@@ -77,6 +77,11 @@ def test_question_marks_are_read_as_missing_values_with_a_warning(tmp_path):
     path.write_text("age, workclass, hours, note\n39, State-gov, 40, why?\n50, ?, ?, ok\n38, Private, 45, ?\n")
     with pytest.warns(MissingMarkerWarning, match=r"'\?' read as missing values: 'workclass' 1, 'hours' 1, 'note' 1"):
         frame = read_table(path)
+    hostile = tmp_path / "hostile.csv"  # a column name holding a terminal escape: named with the escape escaped
+    hostile.write_text("a\x1b[2J,b\n?,1\nx,2\n")
+    with pytest.warns(MissingMarkerWarning) as heard:
+        read_table(hostile)
+    assert "'a\\x1b[2J' 1" in str(heard[0].message) and "\x1b" not in str(heard[0].message)
     assert frame["workclass"].isna().tolist() == [False, True, False]
     assert frame["hours"].dtype.kind == "f" and frame["hours"].tolist()[0] == 40
     assert frame["note"].tolist()[:2] == ["why?", "ok"] and pd.isna(frame["note"].iloc[2])

@@ -189,7 +189,7 @@ class RuleSetClassifier(RuleModelEstimator):
         """Column generation over the ladder of features (:func:`optrules.ladder.feature_rungs`): the
         reference's, then every feature from the set found (its clauses the master's first columns);
         the better set's result, its clauses in feature indices. Sets ``ladder_``."""
-        from ..ladder import Ladder, RungResult, clauses_inside, feature_rungs, proven_statement
+        from ..ladder import Ladder, RungResult, clauses_inside, feature_rungs
         from .colgen import ColumnGeneration
 
         chains = self.binarizer_.chains_  # (negated for a CNF, still nested)
@@ -229,13 +229,7 @@ class RuleSetClassifier(RuleModelEstimator):
         # (LP solves and pricing nodes: the whole fit's)
         result.certificate.counters["iterations"] = done["iterations"]
         result.certificate.counters["pricing_nodes"] = done["pricing_nodes"]
-        if ladder.proven() is not None:
-            result.certificate.counters["proven"] = proven_statement(ladder)
-        self.ladder_ = ladder.summary()
-        result.certificate.counters["ladder"] = "; ".join(
-            f"{row['rung']}: {row['status']}, objective {row['objective']:,.9g}, lower bound "
-            f"{row['lower_bound']:,.9g}, {row['seconds']:.2f} s" if row["searched"] else f"{row['rung']}: not searched"
-            for row in self.ladder_)
+        self.ladder_ = ladder.note(result.certificate)
         return result
 
     def _penalty(self, target, positive_weight: float, negative_weight: float, sample_weight) -> float:
