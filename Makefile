@@ -9,7 +9,12 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[web,test,plot,docs]'
+	$(BIN)/python -m pip install --quiet -e .
+	@# the kernels a first session takes compile on one core (numba caches them) while the optional extras
+	@# install on the other: the first `make run` and Rashomon set then start at once, not after 20-50 s
+	$(BIN)/optrules compile --first > $(VENV)/compile.log 2>&1 & compiling=$$!; \
+	$(BIN)/python -m pip install --quiet -e '.[web,test,plot,docs]'; installed=$$?; \
+	wait $$compiling || { cat $(VENV)/compile.log; exit 1; }; exit $$installed
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -271,7 +271,7 @@ def test_a_rule_sets_objective_is_explained_where_it_differs_from_its_mistakes(c
     assert ("counts each missed row" in text) == (objective != mistakes)
 
 
-def test_a_headerless_file_gets_a_hint_naming_no_header(tmp_path):
+def test_a_headerless_file_gets_a_hint_naming_no_header(tmp_path, capsys):
     """A target named by number in a file whose first line is data: the message names --no-header, and
     with it the space-separated columns are found and fitted."""
     import numpy as np
@@ -283,4 +283,73 @@ def test_a_headerless_file_gets_a_hint_naming_no_header(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(SystemExit, match="first line reads like data.*--no-header"):
         main(["fit", str(path), "--target", "3"])
-    assert main(["fit", str(path), "--target", "3", "--no-header", "--time-limit", "20"]) == 0
+    capsys.readouterr()
+
+    def rules(target: str) -> list[str]:
+        assert main(["fit", str(path), "--target", target, "--no-header", "--time-limit", "20"]) == 0
+        return [line for line in capsys.readouterr().out.splitlines() if line.startswith(("if ", "else"))]
+
+    by_number = rules("3")
+    assert by_number == rules("x3") and any(" x0" in line or " x2" in line for line in by_number), by_number
+
+
+def _help_defaults():
+    """(command, option flags, argparse default, default named in the help) for every option of every
+    command whose help names a default ("(default X", "; default: X")."""
+    import argparse
+    import re
+
+    from optrules.cli import build_parser
+
+    def walk(parser, command):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, name)
+            elif action.help:
+                for named in re.finditer(r"[(;]\s*default:? ([\w.\-/]+)", action.help):
+                    yield command, action.option_strings, action.default, named.group(1)
+
+    return list(walk(build_parser(), ""))
+
+
+#: what a help may name as the default of an option whose value is worked out at run time (argparse
+#: default None): each phrase says where the value comes from
+WORKED_OUT = {"detected", "the", "every", "no", "print", "lambda", "on", "10", "1024", "boosted"}
+
+
+def test_every_default_a_help_names_is_the_one_in_force():
+    """A help that names a default names the option's own (a hand-written help and its argparse default
+    drifted apart once: `fit --help` still said quantiles after the default became boosted); the
+    defaults worked out at run time are named by where they come from, and the per-family ones (the
+    regularization's) are each estimator's."""
+    from optrules.budget import DEFAULT_MAX_MEMORY
+    from optrules.families import families
+    from optrules.parameters import BINARIZER_PARAMETERS
+
+    checked = 0
+    for command, flags, default, named in _help_defaults():
+        if isinstance(default, list):
+            default = default[0]
+        if isinstance(default, (int, float)) and not isinstance(default, bool):
+            assert float(named) == float(default), (command, flags, default, named)
+        elif isinstance(default, str) and flags != ["--model"]:
+            assert named == default, (command, flags, default, named)
+        else:
+            assert named in WORKED_OUT or "--regularization" in flags or "--time-limit" in flags, (command, flags, named)
+        checked += 1
+    assert checked > 50
+    from optrules.cli import build_parser
+
+    fit = build_parser()._subparsers._group_actions[0].choices["fit"]
+    helps = {flag: " ".join(action.help.split()) for action in fit._actions if action.help for flag in action.option_strings}
+    for name, family in families().items():
+        regularization = family.estimator().get_params()["regularization"]
+        assert f"--model {name}: default {regularization:g}" in helps["--regularization"], (name, regularization)
+    from optrules.parameters import DEFAULT_TIME_LIMIT  # (the estimators', the web app's and the CLI's: one)
+
+    assert f"(default {DEFAULT_TIME_LIMIT:g};" in helps["--time-limit"]
+    assert all(family.estimator().get_params()["time_limit"] == DEFAULT_TIME_LIMIT for family in families().values())
+    assert f"(default {DEFAULT_MAX_MEMORY >> 20}" in helps["--max-memory"]
+    thresholds = next(entry.default for entry in BINARIZER_PARAMETERS if entry.name == "thresholds")
+    assert f"default: {thresholds})" in helps["--thresholds"]

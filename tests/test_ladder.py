@@ -136,6 +136,17 @@ def test_a_better_list_of_an_unfinished_rung_is_the_model_and_says_so():
     assert "within 0.070000000 of the optimum over 20 large" in text
 
 
+def test_a_rung_its_watch_ended_says_why_before_the_budget():
+    """A rung ended by its watch stops long before the time budget: the sentence says it would have needed
+    about the projected time, not only that its search ended (a user read "time budget" at 6.8 s of 120)."""
+    large = _result("large", 20, TIME_BUDGET, 0.28, 0.21, seconds=6.79)
+    assert "before its budget's end" not in proven_statement(_ladder([_result("small", 5, OPTIMAL, 0.30, 0.30), large]))
+    large.certificate.counters["rung_projected_seconds"] = 1234.4
+    text = proven_statement(_ladder([_result("small", 5, OPTIMAL, 0.30, 0.30), large]))
+    assert text.endswith("whose search ended after 6.79 s, before its budget's end: its lower bound, rising as it "
+                         "did, would have reached the objective only after ~1,234 s"), text
+
+
 def test_an_unfinished_rung_that_found_nothing_better_leaves_the_proven_list():
     ladder = _ladder([_result("small", 5, OPTIMAL, 0.30, 0.30), _result("large", 20, TIME_BUDGET, 0.30, 0.25)])
     assert ladder.best().rung.name == "small"

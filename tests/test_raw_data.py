@@ -90,15 +90,18 @@ def test_the_first_column_of_a_headerless_file_of_distinct_integers_is_an_identi
     path = tmp_path / "records.csv"
     pd.DataFrame({"number": rng.choice(900_000_000 - 8_000, n, replace=False) + 8_000,  # (not an array of 900M)
                   "measure": rng.normal(size=n).round(3)}).to_csv(path, header=False, index=False)
-    frame = read_table(str(path), header=False)  # columns 0 and 1
-    with pytest.warns(UserWarning, match="row identifiers: '0'"):
-        dropped = Binarizer().fit(frame).dropped_columns_
-    assert list(dropped) == ["0"] and "without a header" in dropped["0"]
+    frame = read_table(str(path), header=False)  # columns x0 and x1
+    assert list(frame.columns) == ["x0", "x1"]
+    for named in (frame, frame.set_axis([0, 1], axis=1)):  # ours, and pandas's read_csv(header=None)
+        with pytest.warns(UserWarning, match=f"row identifiers: '{named.columns[0]}'"):
+            dropped = Binarizer().fit(named).dropped_columns_
+        first = str(named.columns[0])
+        assert list(dropped) == [first] and "without a header" in dropped[first]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert Binarizer().fit(frame[[1, 0]].set_axis([0, 1], axis=1)).dropped_columns_ == {}  # not first
+        assert Binarizer().fit(frame[["x1", "x0"]].set_axis(["x0", "x1"], axis=1)).dropped_columns_ == {}  # not first
         assert Binarizer().fit(frame.iloc[:60]).dropped_columns_ == {}  # a small table: they say little
-        assert Binarizer().fit(pd.concat([frame[0] % 97, frame[1]], axis=1)).dropped_columns_ == {}  # repeats
+        assert Binarizer().fit(pd.concat([frame["x0"] % 97, frame["x1"]], axis=1)).dropped_columns_ == {}  # repeats
         assert Binarizer().fit(frame.set_axis(["number", "measure"], axis=1)).dropped_columns_ == {}  # named
 
 
@@ -363,7 +366,9 @@ def test_cli_headerless_file_drop_and_default_budget(tmp_path, capsys):
     frame.to_csv(path, index=False, header=False)
     assert _cli(["fit", path, "--no-header", "--target", "3", "--drop", "2", "-r", "0.02", "-q"]) == 0
     out = capsys.readouterr().out
-    assert "time budget 60 s (default" in out
-    assert "certified optimal" in out and "2<=" not in out and "2>" not in out
-    with pytest.raises(SystemExit, match="no column 'label'.*numbered from 0"):
+    assert "time budget 120 s (default" in out
+    assert "certified optimal" in out and "x2<=" not in out and "x2>" not in out
+    # the columns are named as a numpy array's: rules read x0>2 and x1=a, not 0>2 and 1=a
+    assert ("x0>" in out or "x0<=" in out) and "x1=a" in out
+    with pytest.raises(SystemExit, match="no column 'label'.*named x0, x1"):
         _cli(["fit", path, "--no-header", "--target", "label"])

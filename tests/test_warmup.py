@@ -67,6 +67,47 @@ def test_compile_command_reports_every_part(capsys):
     assert "compiled kernels cached" in out
 
 
+def test_compile_first_runs_only_a_first_sessions_parts(capsys):
+    """``make``'s install runs ``optrules compile --first`` while the extras install: the default fit of a
+    bundled table and its Rashomon set, nothing else (the whole command takes minutes)."""
+    from optrules.cli import main
+    from optrules.warmup import FIRST_PARTS, PARTS
+
+    assert FIRST_PARTS and set(FIRST_PARTS) < set(PARTS)
+    assert main(["compile", "--first"]) == 0
+    out = capsys.readouterr().out
+    for part in PARTS:
+        assert (part in out) == (part in FIRST_PARTS)
+
+
+FIRST_SESSION = r"""
+import gc, warnings
+from numba.core.dispatcher import Dispatcher
+from optrules.warmup import FIRST_PARTS, PARTS
+
+def compiled():
+    return {(d.__module__, d.__name__, str(signature)) for d in gc.get_objects()
+            if isinstance(d, Dispatcher) and d.__module__.startswith("optrules") for signature in d.signatures}
+
+for part in FIRST_PARTS:
+    PARTS[part]()
+before = compiled()
+from optrules.cli import main
+main(["fit", "--dataset", "compas", "--regularization", "0.005"])
+from optrules import RuleListClassifier, load_compas
+data = load_compas("A")
+RuleListClassifier(regularization=0.005).fit(data.X, data.y).rashomon_set(0.01, relative=True)
+print("new:", sorted(compiled() - before))
+"""
+
+
+@pytest.mark.slow
+def test_the_first_parts_leave_nothing_for_make_run_and_the_readmes_rashomon_set():
+    done = subprocess.run([sys.executable, "-c", FIRST_SESSION], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "new: []"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("part, kernel", [("rule lists on several cores", "corels"),
                                           ("falling lists on several cores", "frl")])

@@ -27,6 +27,7 @@ _EXPORTS = {
     "load_compas": "optrules.data.datasets",
     "load_dataset": "optrules.data.datasets",
     "mine_antecedents": "optrules.data.mine",
+    "read_table": "optrules.data.tables",
     "STOP": "optrules.budget",
 }
 __all__ = sorted(_EXPORTS)

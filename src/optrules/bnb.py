@@ -120,6 +120,24 @@ def expansions_left(max_nodes, state: "SearchState") -> int:
 #: compiling it) and starting threads cost more than a shorter search could save (0: threads from the
 #: first slice, the parallel compilation made ready first)
 PARALLEL_AFTER = 0.2
+#: ... and when numba's cache does not hold the parallel compilation yet: compiling it takes 6-25 s under
+#: numba's one lock, which every kernel a process calls for the first time then waits for (even one its
+#: cache holds): a first Rashomon set on COMPAS waited 6 s to load the kernel counting its tables
+PARALLEL_COLD_AFTER = 3.0
+
+
+def compiled_or_cached(kernel, *args) -> bool:
+    """Whether ``kernel`` (a numba dispatcher) is compiled for these arguments' types in this process or
+    in numba's disk cache (read from the cache's index: nothing is loaded or compiled, no lock taken);
+    False when the cache cannot say (numba's internal layout changed: a search then waits longer)."""
+    try:
+        signature = tuple(kernel.typeof_pyval(arg) for arg in args)
+        if signature in kernel.overloads:
+            return True
+        cache = kernel._cache
+        return cache._index_key(signature, kernel.targetctx.codegen()) in cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 (internals of numba's cache: unknown means "not cached")
+        return False
 
 
 class ThreadedKernel:
@@ -136,12 +154,20 @@ class ThreadedKernel:
         self.compiling = False
         self.ready = threading.Event()
         self.used = 1  # the most threads a slice ran on
+        self.cold: bool | None = None  # the parallel compilation neither compiled nor cached (once asked)
 
     def __call__(self, max_pops: int) -> int:
+        if self.started is None and PARALLEL_AFTER > 0:
+            # the clock starts after the first slice, which compiles the serial kernel in a first fit:
+            # counted as search time, it started the parallel compilation (under numba's one lock) in every
+            # cold search, and the next compilation, a first Rashomon set's, waited 20 s for it
+            result = self.serial(*self.arguments(max_pops, 0))
+            self.started = time.perf_counter()
+            return result
         now = time.perf_counter()
         if self.started is None:
             self.started = now
-        if self.threads > 1 and not self.compiling and now - self.started >= PARALLEL_AFTER:
+        if self.threads > 1 and not self.compiling and now - self.started >= self._parallel_after():
             self.compiling = True
             if PARALLEL_AFTER <= 0:  # (threads from the first slice: the tests')
                 self._compile_parallel()
@@ -153,6 +179,13 @@ class ThreadedKernel:
                     self.used = max(self.used, threads)
                     return self.parallel(*self.arguments(max_pops, threads))
         return self.serial(*self.arguments(max_pops, 0))
+
+    def _parallel_after(self) -> float:
+        """Seconds of search before the threads: :data:`PARALLEL_AFTER`, or :data:`PARALLEL_COLD_AFTER`
+        when the parallel compilation is neither compiled nor cached (asked once)."""
+        if self.cold is None:
+            self.cold = PARALLEL_AFTER > 0 and not compiled_or_cached(self.parallel, *self.arguments(0, self.threads))
+        return max(PARALLEL_AFTER, PARALLEL_COLD_AFTER) if self.cold else PARALLEL_AFTER
 
     def _compile_parallel(self) -> None:
         # a daemon: a search that ends first does not wait for it (the next one loads what it cached)

@@ -27,7 +27,8 @@ from rich.text import Text
 from .budget import interrupts_heard
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
-from .parameters import BINARIZER_PARAMETERS, MAX_ANTECEDENTS, MAX_NODES, THRESHOLD_MODES, add_option, option_of
+from .parameters import (BINARIZER_PARAMETERS, DEFAULT_TIME_LIMIT, MAX_ANTECEDENTS, MAX_NODES, THRESHOLD_MODES,
+                         add_option, option_of)
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
 # use them, not here: `optrules --help` and a mistyped option answer in ~0.3 s instead of ~1.7 s
@@ -51,8 +52,6 @@ examples:
 Run 'optrules COMMAND --help' for the options of one command.
 """
 
-#: seconds a fit may take unless --time-limit says otherwise (the whole fit: reading the file included)
-DEFAULT_TIME_LIMIT = 60.0
 _UNSET = object()  # --time-limit not given (argparse converts string defaults, not this)
 
 
@@ -115,14 +114,18 @@ def _load_xy(args):
         raise SystemExit("error: give a data file and --target COLUMN, or --dataset NAME (see 'optrules info')")
     frame = _read_table(args.data, args.sep, args.encoding, not args.no_header)
     frame.columns = [str(c) for c in frame.columns]
+    if args.no_header:  # --target 8 names the column x8 (columns are numbered from 0)
+        for option in ("target", "weight_column"):
+            setattr(args, option, _headerless_column(getattr(args, option, None)))
+        args.drop = [_headerless_column(column) for column in args.drop or []] or None
     named = [args.target, getattr(args, "weight_column", None), *(args.drop or [])]
     for column in named:
         if column is not None and column not in frame.columns:
             shown = ", ".join(frame.columns[:30]) + (" ..." if frame.shape[1] > 30 else "")
             from .data.binarize import looks_numeric
 
-            hint = (" (--no-header: columns are numbered from 0)" if args.no_header else
-                    " (its first line reads like data, not names: --no-header numbers the columns from 0)"
+            hint = (" (--no-header: columns are named x0, x1, ...)" if args.no_header else
+                    " (its first line reads like data, not names: --no-header names the columns x0, x1, ...)"
                     if column.strip().isdigit() or any(looks_numeric(name) for name in frame.columns) else "")
             raise SystemExit(f"error: no column {column!r} in {args.data}; columns: {shown}{hint}")
     weights = None
@@ -138,6 +141,11 @@ def _load_xy(args):
     return frame.drop(columns=list(dict.fromkeys(drop))), frame[args.target], weights, args.data
 
 
+def _headerless_column(column: str | None) -> str | None:
+    """A column of a table without a header, given as its number (8) or its name (x8): its name."""
+    return f"x{column.strip()}" if column is not None and column.strip().isdigit() else column
+
+
 def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None = None) -> None:
     parser.add_argument("data", nargs="?",
                         help=data_help or "CSV (or .parquet) file with the features and the target column")
@@ -147,7 +155,8 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     parser.add_argument("--sep", default=None, help="CSV separator (default: detected)")
     parser.add_argument("--encoding", default="utf-8", help="text encoding of the CSV (default utf-8; e.g. latin-1)")
     parser.add_argument("--no-header", action="store_true",
-                        help="the CSV has no header line: columns are named 0, 1, 2, ... (--target 8)")
+                        help="the CSV has no header line: columns are named x0, x1, x2, ... as a numpy array's "
+                             "(--target 8 or --target x8: the ninth)")
     parser.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out of the features")
     parser.add_argument("--keep-identifiers", action="store_true",
                         help="use columns that look like row identifiers (left out by default, with a warning)")
@@ -820,7 +829,7 @@ def cmd_compile(args, console: Console) -> int:
         console.print(f"{part}: {seconds:.1f} s")
 
     start = time.perf_counter()
-    compile_kernels(large=not args.skip_large, progress=progress)
+    compile_kernels(large=not args.skip_large, progress=progress, first=args.first)
     console.print(f"compiled kernels cached in {time.perf_counter() - start:.1f} s: later fits start without compiling")
     return 0
 
@@ -1059,7 +1068,7 @@ def _add_predict_command(commands) -> None:
                          "(default: the training target column named in the model file, when the table has it)")
     predict.add_argument("--sep", default=None, help="CSV separator (default: detected)")
     predict.add_argument("--encoding", default="utf-8", help="text encoding of the CSV (default utf-8)")
-    predict.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
+    predict.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns x0, x1, ...)")
     predict.set_defaults(handler=cmd_predict)
 
 
@@ -1115,6 +1124,9 @@ def _add_compile_command(commands) -> None:
     compile_.add_argument("--skip-large", action="store_true",
                           help="leave out the kernels only large problems take: the two-core kernel of large tables "
                                "and the searches over 65,535+ antecedents (about half the time)")
+    compile_.add_argument("--first", action="store_true",
+                          help="only what a first session takes: the default rule list on a bundled table and its "
+                               "Rashomon set (what `make`'s install runs while the optional extras install)")
     compile_.set_defaults(handler=cmd_compile)
 
 

@@ -141,6 +141,7 @@ class WarmUp:
     label: str  # what the command prints
     function_path: str  # "module:function"
     large: bool = False  # only large problems take its kernels: ``--skip-large`` leaves it out
+    first: bool = False  # a first session takes its kernels: ``--first`` runs only such parts
 
     def run(self) -> None:
         _resolve(self.function_path)()

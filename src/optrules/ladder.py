@@ -270,4 +270,13 @@ def proven_statement(ladder: Ladder) -> str:
                 f"of the optimum")
     return (f"better than every {noun} over {proven.rung.describe()} (whose optimum, "
             f"{number(proven.certificate.objective)}, is proven), and within {number(best.certificate.gap)} of the "
-            f"optimum over {best.rung.describe()}, whose search ended after {best.seconds:.2f} s")
+            f"optimum over {best.rung.describe()}, whose search ended after {best.seconds:.2f} s{_why_ended(best)}")
+
+
+def _why_ended(result: RungResult) -> str:
+    """Why a rung's search ended early when its watch ended it (the time budget was not spent)."""
+    projected = result.certificate.counters.get("rung_projected_seconds")
+    if projected is None:
+        return ""
+    return (f", before its budget's end: its lower bound, rising as it did, would have reached the objective only "
+            f"after ~{projected:,.0f} s")

@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 import math
 import numbers
-import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .escape import shown
+from .notices import warn
 
 
 class ParameterError(ValueError, TypeError):
@@ -204,8 +204,8 @@ def given(value) -> bool:
 def _warn_old_name(estimator, old: Declared, current: Declared) -> None:
     if getattr(estimator, current.name) != current.default:
         raise ParameterError(f"{old.name} is the old name of {current.name}: pass {current.name} alone")
-    warnings.warn(f"{type(estimator).__name__}: {old.name} is the {old.help}; the old name is refused from "
-                  f"optrules {OLD_NAMES_REMOVED_IN}", FutureWarning, stacklevel=4)
+    warn(f"{type(estimator).__name__}: {old.name} is the {old.help}; the old name is refused from "
+         f"optrules {OLD_NAMES_REMOVED_IN}", FutureWarning)
 
 
 def value_of(estimator, name: str):

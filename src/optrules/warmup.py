@@ -58,12 +58,18 @@ PARTS: dict[str, Callable[[], None]] = {label: part.run for label, part in _part
 LARGE_PARTS = tuple(label for label, part in _parts().items() if part.large)
 
 
-def compile_kernels(large: bool = True, progress: Callable[[str, float], None] | None = None) -> dict[str, float]:
-    """Run every part (without :data:`LARGE_PARTS` when ``large`` is false); return the seconds each
-    took (a part whose kernels are cached already takes well under a second)."""
+#: the parts ``first=True`` (``--first``) runs alone: the kernels a first session takes
+FIRST_PARTS = tuple(label for label, part in _parts().items() if part.first)
+
+
+def compile_kernels(large: bool = True, progress: Callable[[str, float], None] | None = None,
+                    first: bool = False) -> dict[str, float]:
+    """Run every part (without :data:`LARGE_PARTS` when ``large`` is false; only :data:`FIRST_PARTS` when
+    ``first``); return the seconds each took (a part whose kernels are cached already takes well under
+    a second)."""
     seconds = {}
     for name, part in _parts().items():  # (the registry as it is now: a family registered since counts)
-        if not large and part.large:
+        if (not large and part.large) or (first and not part.first):
             continue
         start = time.perf_counter()
         part.run()

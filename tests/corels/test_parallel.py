@@ -1,6 +1,9 @@
 """The rule-list search on several threads: the same search as on one (the same prefixes expanded, the
 same list, the same certificate), certified optima equal to brute force, budgets and stops heard."""
 
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -137,6 +140,86 @@ def test_the_threads_wait_until_the_search_has_run_a_while(monkeypatch):
     result = search(Problem.from_captures(captures, y, 0.01), n_jobs=THREADS)
     assert result.certificate.status == OPTIMAL
     assert result.certificate.counters["threads"] == 1
+
+
+class _Clock:
+    """bnb's clock, moved by the stand-in kernel below: what these tests check does not depend on the load."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+class _Serial:
+    """A stand-in serial kernel: its first slice takes ``first`` seconds (a first fit's compilation), the
+    others ``each``; it ends after ``slices``."""
+
+    def __init__(self, clock: _Clock, first: float, each: float, slices: int):
+        self.clock, self.first, self.each, self.left = clock, first, each, slices
+
+    def __call__(self, *args):
+        self.clock.now += self.first if self.first is not None else self.each
+        self.first = None
+        self.left -= 1
+        return 0 if self.left == 0 else 1
+
+
+class _AtOnce:
+    """threading.Thread, running its target when started."""
+
+    def __init__(self, target, **kwargs):
+        self.target = target
+
+    def start(self):
+        self.target()
+
+
+def _parallel_compilations(monkeypatch, first: float, slices: int, cached: bool, each: float = 0.01) -> int:
+    """How many times a search of ``slices`` slices starts compiling its parallel kernel (PARALLEL_AFTER
+    0.2 s, PARALLEL_COLD_AFTER 3 s)."""
+    clock, compilations = _Clock(), []
+    monkeypatch.setattr(bnb, "time", clock)
+    monkeypatch.setattr(bnb.threading, "Thread", _AtOnce)
+    monkeypatch.setattr(bnb, "PARALLEL_AFTER", 0.2)
+    monkeypatch.setattr(bnb, "PARALLEL_COLD_AFTER", 3.0)
+    monkeypatch.setattr(bnb, "compiled_or_cached", lambda kernel, *args: cached)
+    kernel = bnb.ThreadedKernel(_Serial(clock, first, each, slices), None, 2, lambda max_pops, threads: ())
+    monkeypatch.setattr(kernel, "_compile_parallel", lambda: compilations.append(clock.now))
+    while kernel(1) != 0:
+        pass
+    return len(compilations)
+
+
+def test_the_first_slice_compiling_is_not_search_time(monkeypatch):
+    """A first fit's first slice compiles the serial kernel for seconds: counted as search time, it started
+    the parallel compilation in every cold search, whose lock every other first kernel then waited for."""
+    assert _parallel_compilations(monkeypatch, first=20.0, slices=10, cached=True) == 0  # 0.09 s searched
+    assert _parallel_compilations(monkeypatch, first=20.0, slices=30, cached=True) == 1  # 0.29 s
+
+
+def test_an_uncached_parallel_compilation_waits_longer(monkeypatch):
+    """Neither compiled nor cached, the parallel kernel (6-25 s of compiling under numba's lock) is
+    compiled after PARALLEL_COLD_AFTER of search, not PARALLEL_AFTER."""
+    assert _parallel_compilations(monkeypatch, first=0.01, slices=30, cached=False) == 0  # 0.29 s
+    assert _parallel_compilations(monkeypatch, first=0.01, slices=40, cached=False, each=0.1) == 1  # 3.9 s
+
+
+def test_compiled_or_cached_reads_numbas_cache_index(tmp_path, monkeypatch):
+    """The index says which signatures a kernel's cache holds: none before a first call in a new cache, the
+    called one after it, in a new process too (what a search asks before compiling the parallel kernel)."""
+    module = tmp_path / "cached_kernel.py"
+    module.write_text("from numba import njit\n\n@njit(cache=True)\ndef add_one(x):\n    return x + 1\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import numpy as np; from optrules.bnb import "
+              "compiled_or_cached; from cached_kernel import add_one; "
+              "before = compiled_or_cached(add_one, np.int64(1)); add_one(np.int64(1)); "
+              "print(before, compiled_or_cached(add_one, np.int64(1)), compiled_or_cached(add_one, 1.5))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, env=env)
+    again = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, env=env)
+    assert first.stdout.split() == ["False", "True", "False"], first.stderr[-2000:]
+    assert again.stdout.split() == ["True", "True", "False"], again.stderr[-2000:]
 
 
 def test_several_searches_side_by_side_share_the_threads():

@@ -43,7 +43,7 @@ def test_categorical_bins_thresholds_and_zero_one(frame):
 
 
 def test_zero_one_columns_of_a_headerless_file_name_their_value(frame):
-    # columns 0, 1, 2, 3 as `--no-header` reads them: a rule "if (3)" would read as the number three
+    # columns 0, 1, 2, 3 as pandas's read_csv(header=None) names them: a rule "if (3)" would read as the number
     numbered = frame.set_axis([str(k) for k in range(frame.shape[1])], axis=1)
     b = Binarizer(n_thresholds=1).fit(numbered)
     assert "3=1" in b.feature_names_ and "3" not in b.feature_names_

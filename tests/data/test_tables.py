@@ -103,8 +103,14 @@ def test_a_space_separated_table_is_sniffed_after_the_usual_separators(tmp_path)
     path = tmp_path / "german.data"
     path.write_text("\n".join(rows) + "\n")
     frame = read_table(path, header=False)
-    assert frame.shape == (4, 5) and frame[3].tolist() == [1169, 5951, 2096, 7882]
+    assert frame.shape == (4, 5) and frame["x3"].tolist() == [1169, 5951, 2096, 7882]
     assert sniff_separator("city\tn\nNew York\t3\nLos Angeles\t4\n") == "\t"
     assert sniff_separator("city, n\nNew York, 3\nSan Jose, 4\n") == ","
     assert sniff_separator("a b|c\nx y|z\nu v|w\n") == "|"
     assert sniff_separator("one\ntwo\n") == ","
+
+
+def test_the_command_lines_reader_is_public():
+    import optrules
+
+    assert optrules.read_table is read_table

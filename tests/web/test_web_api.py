@@ -486,9 +486,10 @@ def test_non_finite_numbers_in_the_body_are_a_400(client):
 
 def test_limits_are_published(client):
     from optrules.budget import default_memory_budget
+    from optrules.parameters import DEFAULT_TIME_LIMIT
 
     limits = client.get("/api/limits").json()
-    assert limits["time_limit"]["default"] == 60
+    assert limits["time_limit"]["default"] == DEFAULT_TIME_LIMIT == 120  # (the estimators' and the CLI's)
     assert limits["max_memory_mb"]["default"] == round(default_memory_budget() / 2**20)
     assert limits["max_upload_mb"] == 2 and limits["max_upload_total_mb"] == 20
 

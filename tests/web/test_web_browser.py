@@ -129,7 +129,7 @@ def test_upload_run_watch_and_read_the_model(server, browser, shots, tmp_path):
     browser.get(server.link)  # the link 'optrules serve' prints: one click
     assert browser.current_url == server.url + "/"  # the token went into a cookie, out of the address
     assert "optrules" in browser.title
-    assert "default 60 s" in wait_for(lambda: browser.find_element(By.ID, "limits").text, 20, "the limits")
+    assert "default 120 s" in wait_for(lambda: browser.find_element(By.ID, "limits").text, 20, "the limits")
     wait_for(lambda: len(Select(browser.find_element(By.ID, "dataset")).options) > 1, 20, "the dataset list")
 
     # a bad upload gets a message on the page

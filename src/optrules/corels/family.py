@@ -59,6 +59,8 @@ FAMILY = Family(
     settings_text=lambda model: f"{len(model.antecedents_)} antecedents, lambda = {model.regularization:g}",
     fit_reference_files=_fit_reference_files,
     warm_up=(
+        WarmUp("a first session (a rule list and its Rashomon set on bundled COMPAS)",
+               "optrules.corels.warmup:first_session", first=True),
         WarmUp("rule lists (and Rashomon sets)", "optrules.corels.warmup:rule_lists"),
         WarmUp("rule lists on several cores", "optrules.corels.warmup:rule_lists_on_threads", large=True),
         WarmUp("rule lists with 65,535+ antecedents", "optrules.corels.warmup:many_antecedents", large=True),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -13,6 +12,7 @@ from ..data.formats import ReferenceProblem
 from ..data.groups import sample_counts, signature_groups
 from ..data.mine import Antecedents
 from ..data.validation import check_sample_weight
+from ..notices import warn
 from .prefix import class_weight_matrix, prefix_mistakes
 
 #: below this lambda the bounds prune little and the search space explodes
@@ -29,12 +29,8 @@ def check_regularization(regularization: float) -> float:
         raise ValueError(f"regularization (lambda) {regularization} is 0 for every purpose but overflows the bounds: "
                          f"pass 0 or at least {SMALLEST_REGULARIZATION:g}")
     if regularization < SMALL_REGULARIZATION:
-        warnings.warn(
-            f"regularization {regularization} is close to 0: the bounds barely prune and the search may "
-            "not finish; set max_nodes or time_limit",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        warn(f"regularization {regularization} is close to 0: the bounds barely prune and the search may "
+             "not finish; set max_nodes or time_limit", RuntimeWarning)
     return regularization
 
 

@@ -8,6 +8,17 @@ import numpy as np
 from ..warmup import random_table, threads_from_the_first_slice
 
 
+def first_session() -> None:
+    """What ``make run`` and the README's first lines take: the default fit of a bundled table (the data
+    layer's kernels on mixed columns, the serial search) and its Rashomon set. ``make``'s install runs it
+    (``optrules compile --first``) while the optional extras install."""
+    from ..data.datasets import load_dataset
+    from .estimator import RuleListClassifier
+
+    data = load_dataset("compas")
+    RuleListClassifier(regularization=0.005).fit(data.X, data.y).rashomon_set(0.01, relative=True)
+
+
 def rule_lists() -> None:
     """Plain and weighted, two and three classes, Rashomon sets, the prefix map's rehash and the
     compaction kernels of a search that fills its memory."""

@@ -18,7 +18,7 @@ A raw table needs three more decisions, each announced by a warning or kept in `
   compared with thresholds too, named as dates (``c_offense_date<=2013-05-02``);
 * a column that identifies rows (a text column with a distinct value in at least half of its rows, or
   an integer column unique per row that numbers the rows of a table of 100 rows or more, is the first
-  column of such a table read without a header (column ``0``), or is named like an identifier: ``id``,
+  column of such a table read without a header (column ``0`` or ``x0``), or is named like an identifier: ``id``,
   ``customer_id``, ``PassengerId``) is left out, unless ``identifiers="keep"``: a rule ``Ticket=1601``
   describes one passenger, not a pattern;
 * categories seen in fewer than ``min_category_count`` training rows get no feature (an antecedent
@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from ..notices import warn
 from ..parameters import BINARIZER_PARAMETERS, Declared, Interval, check_parameters, with_defaults
 from .distinct import equal_rows
 from .validation import as_frame, check_no_infinite
@@ -57,8 +58,9 @@ _DATE = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{
 _EPOCH = pd.Timestamp("1970-01-01")
 _IDENTIFIER_WORD = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid)$", re.IGNORECASE)  # id, customer_id, Key
 _IDENTIFIER_CAMEL = re.compile(r"[a-z](Id|ID)$")  # PassengerId, userID (but not "paid")
-#: the name pandas gives the first column of a file read without a header (numbered from 0)
-HEADERLESS_FIRST_COLUMN = "0"
+#: the names of the first column of a file read without a header: pandas's (0) and ours (x0, as a numpy
+#: array's: :func:`optrules.data.tables.headerless_names`)
+HEADERLESS_FIRST_COLUMNS = ("0", "x0")
 
 
 @dataclass(frozen=True)
@@ -370,7 +372,7 @@ def identifier_reason(column: str, series: pd.Series, n_distinct: int | None = N
         return f"{n:,} distinct integers in {n:,} rows and an identifier's name"
     # a file without a header names nothing, and its first column is where records keep their number
     # (UCI's wdbc.csv: 569 patient numbers from 8,670 to 911,320,502 made 18 threshold features)
-    if many_rows and str(column) == HEADERLESS_FIRST_COLUMN:
+    if many_rows and str(column) in HEADERLESS_FIRST_COLUMNS:
         return f"{n:,} distinct integers in {n:,} rows, first column of a table without a header"
     return None
 
@@ -550,9 +552,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if self.unread_columns_:
             for column in self.unread_columns_:
                 self.dropped_columns_[column] = UNREAD_REASON
-            warnings.warn(f"the fit was stopped (time budget or Ctrl-C) while binarizing: {len(self.unread_columns_)} "
-                          f"of {len(columns)} columns get no feature ({self.unread_columns_[:5]}"
-                          f"{', ...' if len(self.unread_columns_) > 5 else ''})", UserWarning, stacklevel=3)
+            warn(f"the fit was stopped (time budget or Ctrl-C) while binarizing: {len(self.unread_columns_)} "
+                 f"of {len(columns)} columns get no feature ({self.unread_columns_[:5]}"
+                 f"{', ...' if len(self.unread_columns_) > 5 else ''})")
         self.columns_ = list(frame.columns)
         self.features_ = features
         self.reference_features_ = None if guide is None else np.asarray(picked, dtype=bool)
@@ -636,15 +638,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if len(self.dropped_columns_) == len(columns):
                 raise ValueError(f"every column looks like a row identifier ({self._dropped_text()}): "
                                  "pass identifiers='keep' to use them")
-            warnings.warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
-                          "(command line: --keep-identifiers) to use them", UserWarning, stacklevel=4)
+            warn(f"left out as row identifiers: {self._dropped_text()}; pass identifiers='keep' "
+                 "(command line: --keep-identifiers) to use them")
         if self.missing_counts_:
             shown = list(self.missing_counts_.items())
             text = ", ".join(f"{c!r} {n:,}" for c, n in shown[:10]) + (f", and {len(shown) - 10:,} more columns"
                                                                           if len(shown) > 10 else "")
-            warnings.warn(f"missing values, each read as its own value (a 'column=missing' feature; every other "
-                          f"feature of the column is false there): {text}; missing='error' refuses them",
-                          MissingValuesWarning, stacklevel=4)
+            warn(f"missing values, each read as its own value (a 'column=missing' feature; every other "
+                 f"feature of the column is false there): {text}; missing='error' refuses them", MissingValuesWarning)
 
     def _fit_reference(self, read, n_rows: int, y, weights, kept_rows, should_stop, keep_columns: set, time_left=None):
         """Fit the reference ensemble on the columns read, on as many rows as the time left pays for;
@@ -995,8 +996,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 unseen[column] = (int(new.sum()), values[new].iloc[0])
         if unseen:
             shown = "; ".join(f"{c!r}: {n} row(s), e.g. {v!r}" for c, (n, v) in list(unseen.items())[:5])
-            warnings.warn(f"values not seen at fit time (no category feature holds for them): {shown}",
-                          UserWarning, stacklevel=3)
+            warn(f"values not seen at fit time (no category feature holds for them): {shown}")
 
     def transform_frame(self, X, features=None) -> pd.DataFrame:
         """Like :meth:`transform`, as a DataFrame whose columns are the feature names."""

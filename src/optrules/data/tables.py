@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import codecs
 import csv
-import warnings
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
+
+from ..notices import warn
 
 #: separators a CSV may use (sniffed from the first bytes; a single column gives nothing to sniff: comma);
 #: a space is tried after them (UCI's space-separated tables, e.g. the German credit data)
@@ -158,7 +159,15 @@ def read_table(path, name: str | None = None, sep: str | None = None, encoding: 
         raise TableError(f"{name} is not a readable CSV file: {message}") from None
     if max_columns is not None and frame.shape[1] > max_columns:
         raise TableError(f"{name} has {frame.shape[1]:,} columns, more than the {max_columns:,} this reader takes")
+    if not header:  # named as a numpy array's columns are (rules read x4>10875, not 4>10875)
+        frame.columns = headerless_names(frame.shape[1])
     return _markers_as_missing(frame, name)
+
+
+def headerless_names(n_columns: int) -> list[str]:
+    """The names of a table's columns when it has none: x0, x1, ... (a numpy array's, see
+    :func:`optrules.data.validation.check_X`)."""
+    return [f"x{j}" for j in range(n_columns)]
 
 
 def _markers_as_missing(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -182,6 +191,6 @@ def _markers_as_missing(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     if counts:
         shown = ", ".join(f"{str(c)!r} {n:,}" for c, n in list(counts.items())[:10])
         more = f", and {len(counts) - 10:,} more columns" if len(counts) > 10 else ""
-        warnings.warn(f"{name}: cells {' or '.join(map(repr, MISSING_MARKERS))} read as missing values: {shown}{more}",
-                      MissingMarkerWarning, stacklevel=3)
+        warn(f"{name}: cells {' or '.join(map(repr, MISSING_MARKERS))} read as missing values: {shown}{more}",
+             MissingMarkerWarning)
     return frame

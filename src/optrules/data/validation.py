@@ -7,6 +7,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .tables import headerless_names
+
 
 def as_frame(X, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """A DataFrame view of ``X``; arrays get the given column names (or ``x0, x1, ...``)."""
@@ -26,7 +28,7 @@ def as_frame(X, columns: Sequence[str] | None = None) -> pd.DataFrame:
         if np.iscomplexobj(array):
             raise ValueError("Complex data not supported: columns must be numbers, booleans or categories")
         if columns is None or len(columns) != array.shape[1]:
-            columns = [f"x{j}" for j in range(array.shape[1])]
+            columns = headerless_names(array.shape[1])
         frame = pd.DataFrame(array, columns=list(columns))
     if frame.columns.inferred_type not in ("string", "empty"):  # (not a loop over a wide table's names)
         frame = frame.rename(columns=str)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..budget import STOP, Budget
 from ..families import family, with_rashomon_sets
+from ..parameters import DEFAULT_TIME_LIMIT
 from ..solve import ProgressEvent
 from .uploads import UploadStore
 
@@ -119,7 +120,6 @@ def _shown(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-DEFAULT_TIME_LIMIT = 60.0
 MAX_TIME_LIMIT = 24 * 3600.0
 
 
