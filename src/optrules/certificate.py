@@ -117,6 +117,8 @@ class Certificate:
         parts = [head]
         if isinstance(c.get("space"), str):  # what the model is optimal over (the binarized space)
             parts.append(f"over {c['space']}")
+        if isinstance(c.get("fairness"), str):  # a constrained fit: over the lists that meet the constraint
+            parts.append(_fairness_line(c))
         for note in ("guided_space", "pairs_search", "ladder"):  # the other spaces a fit searched
             if isinstance(c.get(note), str):
                 parts.append(c[note])
@@ -250,3 +252,13 @@ def _plain(value):
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _fairness_line(counters: dict) -> str:
+    """A constrained fit's constraint, and what its model achieves (exactly, and as a decimal)."""
+    from fractions import Fraction
+
+    groups = f"{counters.get('sensitive_group_0', 'group 0')} and {counters.get('sensitive_group_1', 'group 1')}"
+    bound, achieved = Fraction(counters["max_unfairness"]), Fraction(counters["unfairness"])
+    return (f"among the lists whose {counters['fairness'].replace('_', ' ')} gap between {groups} is at most "
+            f"{float(bound):g} (rules predict either class): this one's is {float(achieved):.6f} ({achieved})")

@@ -135,6 +135,8 @@ class RuleListClassifier(RuleModelEstimator):
         required=None,
         refine: bool = False,
         n_jobs: int | None = None,
+        fairness: str | None = None,
+        max_unfairness: float = 0.05,
     ):
         self.regularization = regularization
         self.max_card = max_card
@@ -165,6 +167,8 @@ class RuleListClassifier(RuleModelEstimator):
         self.required = required
         self.refine = refine
         self.n_jobs = n_jobs
+        self.fairness = fairness
+        self.max_unfairness = max_unfairness
 
     def _ablation(self) -> Ablation:
         return Ablation(
@@ -179,9 +183,17 @@ class RuleListClassifier(RuleModelEstimator):
     _parameter_table = RULE_LIST_PARAMETERS
     _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_",)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive=None):
+        """Fit the certified optimal list. With ``fairness=``: the best list whose metric between the two
+        groups of ``sensitive`` (a column name of ``X``, which is then not a feature, or one value a row) is
+        at most ``max_unfairness`` (:mod:`optrules.fairness`)."""
         check_parameters(self)
         regularization = check_regularization(self.regularization)
+        if self.fairness is not None or sensitive is not None:
+            from ..fairness.fit import fit_fair
+
+            return self._within_budget(lambda budget, progress: fit_fair(self, X, y, sample_weight, sensitive,
+                                                                         regularization, budget))
         if self.refine and self.thresholds != "boosted":
             raise ValueError(f"refine=True starts from the boosted space: thresholds='boosted', not {self.thresholds!r}")
         if self.refine:
@@ -306,6 +318,10 @@ class RuleListClassifier(RuleModelEstimator):
         epsilon)`` (``mined_all_rules`` says whether that holds).
         """
         self._fitted_estimator()
+        if self.fairness is not None:
+            raise ValueError("the Rashomon set of a fit under a fairness constraint is not available yet: fit without "
+                             "fairness= for the set of every near-optimal list (its fairness can then be read from "
+                             "each member's predictions)")
         if not hasattr(self, "_training"):
             raise ValueError("a pickled estimator keeps neither its training labels nor its capture vectors (they "
                              "grow with the rows): fit again to search its Rashomon set")
@@ -375,12 +391,21 @@ class RuleListClassifier(RuleModelEstimator):
         requirements.check_length(self.max_rules, "max_rules")
         return requirements
 
-    def _rule_list(self, codes, weights, prefix):
-        """The rule list of ``prefix`` (only its antecedents' capture vectors are unpacked)."""
+    def _rule_list(self, codes, weights, prefix, labels=None):
+        """The rule list of ``prefix`` (only its antecedents' capture vectors are unpacked); each rule
+        predicts its majority, or its class in ``labels`` (a constrained list's: each rule's, then the
+        default's)."""
         rows = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(codes))
         conditions = [self.antecedents_.conditions(a) for a in prefix]
         return rule_list_from_prefix(rows, codes, range(len(prefix)), conditions, self.classes_, self.binarizer_,
-                                     sample_weight=weights)
+                                     sample_weight=weights, labels=labels)
+
+    def _mining_card(self) -> int:
+        """As every family's; with a fairness constraint ``"auto"`` mines single literals (the ladder's
+        rungs are certified with bounds the constraint does not keep: :mod:`optrules.fairness.fit`)."""
+        if self.fairness is not None and self.max_card == "auto":
+            return 1
+        return super()._mining_card()
 
     def __getstate__(self) -> dict:
         # a pickled estimator weighs what its model weighs: the training labels and weights kept for

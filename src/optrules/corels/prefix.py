@@ -28,9 +28,11 @@ def rule_list_from_prefix(
     binarizer=None,
     feature_names=None,
     sample_weight=None,
+    labels=None,
 ):
     """The rule list of a prefix: each rule predicts the (weighted) majority of what it captures in
-    context; rules keep their sample counts and, for weighted or multi-class data, their class totals."""
+    context, or ``labels[k]`` (class indices: each rule's, then the default's) when given (a constrained
+    list's); rules keep their sample counts and, for weighted or multi-class data, their class totals."""
     from ..models import Rule
     from .model import RuleList  # imported here: the search core does not need pandas
 
@@ -39,10 +41,12 @@ def rule_list_from_prefix(
     totals = sizes if sample_weight is None else rule_class_totals(captures, y, prefix, n_classes, sample_weight)
     plain = n_classes == 2 and sample_weight is None
 
-    def rule(conds, total, size):
+    def rule(conds, total, size, label=None):
         class_totals = None if plain else tuple(float(t) for t in total)
         n_positive = int(round(size[1])) if n_classes == 2 else 0
-        return Rule(tuple(conds), majority(total), int(round(size.sum())), n_positive, class_totals)
+        predicted = majority(total) if label is None else int(label)
+        return Rule(tuple(conds), predicted, int(round(size.sum())), n_positive, class_totals)
 
-    rules = [rule(conditions[a], t, s) for a, t, s in zip(prefix, totals, sizes)]
-    return RuleList(rules, rule((), totals[-1], sizes[-1]), classes, binarizer, feature_names)
+    labels = [None] * (len(prefix) + 1) if labels is None else list(labels)
+    rules = [rule(conditions[a], t, s, label) for a, t, s, label in zip(prefix, totals, sizes, labels)]
+    return RuleList(rules, rule((), totals[-1], sizes[-1], labels[-1]), classes, binarizer, feature_names)

@@ -1,0 +1,93 @@
+"""``RuleListClassifier(fairness=..., max_unfairness=...).fit(X, y, sensitive=...)``: the estimator's fit
+under a fairness constraint (:mod:`optrules.fairness.search`).
+
+What changes from an unconstrained fit, and why: antecedents are mined without the support floor of
+Theorem 10 (it assumes rules predict their majority; a rule of small support may be what makes a list
+fair), so ``min_support`` defaults to 0 here; ``max_card="auto"`` searches single literals (the ladder's
+rungs are certified with the unconstrained bounds); the search is the constrained one, whose certificate
+holds over every list of the mined antecedents, each rule and the default free to predict either class.
+Mining's other shortcuts hold under any constraint: an antecedent capturing the same rows as another is
+the other in every list, one capturing no row only costs lambda, and one capturing every row makes a list
+no better than its default alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..budget import Budget
+from ..certificate import INTERRUPTED, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate
+from ..data import bitset
+from ..data.validation import as_frame
+from .metrics import check_max_unfairness, check_metric, check_sensitive, exact_cells, exact_unfairness
+from .search import FairListSearch
+
+STATUS = {"optimal": OPTIMAL, "node_budget": NODE_BUDGET, "time_budget": TIME_BUDGET, "interrupted": INTERRUPTED}
+
+
+def split_sensitive(X, sensitive):
+    """``(features, sensitive values)``: a column name of ``X`` is taken out of the features."""
+    frame = as_frame(X)
+    if sensitive is None:
+        raise ValueError("fairness= needs the two groups: fit(X, y, sensitive=COLUMN or one value a row)")
+    if isinstance(sensitive, str) or (np.ndim(sensitive) == 0 and sensitive in frame.columns):
+        if sensitive not in frame.columns:
+            raise ValueError(f"sensitive={sensitive!r} is not a column of X")
+        return frame.drop(columns=[sensitive]), frame[sensitive].to_numpy()
+    return frame, np.asarray(sensitive, dtype=object)
+
+
+def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, budget: Budget):
+    """Fit ``estimator`` (a RuleListClassifier) under its fairness constraint, within ``budget``."""
+    if estimator.fairness is None:
+        raise ValueError("sensitive= is read with a fairness constraint only: pass fairness= (one of "
+                         "'statistical_parity', 'equal_opportunity', 'predictive_equality', 'equalized_odds')")
+    metric = check_metric(estimator.fairness)
+    eps = check_max_unfairness(estimator.max_unfairness)
+    if estimator.refine:
+        raise ValueError("refine=True is not available with fairness=: pass thresholds='both' for the larger space")
+    frame, values = split_sensitive(X, sensitive)
+    group, group_labels = check_sensitive(values, frame.shape[0])
+    if sample_weight is not None:  # (the rows of zero weight are left out of the fit: of the groups too)
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        if weights.shape == (frame.shape[0],) and (weights == 0).any():
+            kept = weights > 0
+            frame, y, group, sample_weight = frame[kept], np.asarray(y)[kept], group[kept], weights[kept]
+    codes, weights = estimator._prepare(frame, y, sample_weight, 0.0, budget)
+    if len(estimator.classes_) != 2:
+        raise ValueError(f"a fairness constraint compares the rates of one class: the target needs two classes, "
+                         f"it has {len(estimator.classes_)}")
+    budget.enter("search")
+    estimator.antecedents_ = estimator.mined_antecedents_
+    estimator.max_card_ = estimator._mining_card()
+    estimator._space_positions = np.arange(len(estimator.antecedents_))
+    captures = bitset.unpack(estimator.antecedents_.bits, len(codes)) if len(estimator.antecedents_) else \
+        np.zeros((0, len(codes)), dtype=bool)
+    search = FairListSearch(captures, codes, group, regularization, metric, eps, weights, estimator.max_rules)
+    result = search.run(max_nodes=estimator.max_nodes, time_limit=budget.remaining(), should_stop=budget.stopped)
+    predicted = search.predictions(result.prefix, result.labels)
+    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps),
+                    unfairness=str(exact_unfairness(codes, group, weights, predicted, metric)),
+                    **_confusion(codes, group, weights, predicted, group_labels),
+                    antecedents=len(estimator.antecedents_), fit_time=budget.elapsed())
+    estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
+    estimator.antecedent_indices_ = list(result.prefix)
+    estimator.rule_list_ = estimator._rule_list(codes, weights, result.prefix, labels=result.labels)
+    estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
+                           "unfairness": float(exact_unfairness(codes, group, weights, predicted, metric))}
+    return estimator
+
+
+def _confusion(y, group, weights, predicted, group_labels) -> dict:
+    """Each group's name (``sensitive_group_0``, ``_1``) and confusion counts (weights summed:
+    ``group_0_true_positives`` ...) of the returned list, what proves it feasible (flat: a certificate's
+    counters are names and numbers)."""
+    positive, total = exact_cells(y, group, weights, predicted)
+    counters = {}
+    for g, label in enumerate(group_labels):
+        tp, fp = positive[g][1], positive[g][0]
+        counters[f"sensitive_group_{g}"] = str(label)
+        counters.update({f"group_{g}_true_positives": float(tp), f"group_{g}_false_positives": float(fp),
+                         f"group_{g}_false_negatives": float(total[g][1] - tp),
+                         f"group_{g}_true_negatives": float(total[g][0] - fp)})
+    return counters

@@ -1,0 +1,92 @@
+"""``RuleListClassifier(fairness=..., max_unfairness=...).fit(X, y, sensitive=...)``: the model it returns
+is the exhaustive optimum over its antecedents with free labels, its predictions meet the constraint on the
+training rows, its certificate says so, and what a user gets wrong gets one clear error."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules import RuleListClassifier
+from optrules.certificate import Certificate
+from optrules.data import bitset
+from optrules.fairness.bruteforce import best_fair_list
+from optrules.fairness.metrics import METRICS, exact_unfairness
+
+
+def _table(seed: int, n: int = 60):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"f{j}": rng.integers(0, 2, n) for j in range(3)})
+    X["group"] = rng.choice(["a", "b"], n)
+    y = ((X["f0"] == 1) ^ (rng.random(n) < 0.25) | (X["group"] == "b") & (rng.random(n) < 0.3)).astype(int)
+    return X, y.to_numpy()
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("metric", METRICS)
+def test_the_fit_is_the_exhaustive_fair_optimum_and_is_fair(seed, metric):
+    X, y = _table(seed)
+    weights = np.random.default_rng(seed).integers(1, 3, len(y)).astype(float) if seed % 2 else None
+    model = RuleListClassifier(regularization=0.02, fairness=metric, max_unfairness=0.1, negations=False).fit(
+        X, y, sample_weight=weights, sensitive="group")
+    assert "group" not in model.feature_names_in_
+    group = (X["group"] == "b").to_numpy().astype(int)
+    captures = bitset.unpack(model.antecedents_.bits, len(y))
+    expected = best_fair_list(captures, y, group, 0.02, metric, Fraction(1, 10), weights)
+    c = model.certificate_
+    assert c.is_optimal and c.objective == pytest.approx(expected, abs=1e-12)
+    predicted = model.predict(X.drop(columns="group")) == 1
+    assert exact_unfairness(y, group, weights, predicted, metric) <= Fraction(1, 10)
+    assert Fraction(c.counters["unfairness"]) == exact_unfairness(y, group, weights, predicted, metric)
+    w = np.ones(len(y)) if weights is None else weights
+    assert c.objective == pytest.approx(w[predicted != (y == 1)].sum() / w.sum() + 0.02 * len(model.rule_list_.rules))
+    assert (c.counters["sensitive_group_0"], c.counters["sensitive_group_1"]) == ("a", "b")
+    cells = [c.counters[f"group_{g}_{kind}"] for g in (0, 1)
+             for kind in ("true_positives", "false_positives", "false_negatives", "true_negatives")]
+    assert sum(cells) == pytest.approx(w.sum())
+    assert c.counters["group_1_true_positives"] == pytest.approx(w[predicted & (y == 1) & (group == 1)].sum())
+    assert "between a and b is at most 0.1 (rules predict either class)" in str(c)
+    saved = Certificate.from_dict(json.loads(json.dumps(c.to_dict())))  # (a model file keeps it whole)
+    assert str(saved) == str(c)
+
+
+def test_the_groups_may_be_given_as_values_and_a_tight_bound_costs_accuracy():
+    X, y = _table(3, 120)
+    groups = X.pop("group").to_numpy()
+    loose = RuleListClassifier(regularization=0.01, fairness="statistical_parity", max_unfairness=1.0).fit(
+        X, y, sensitive=groups)
+    tight = RuleListClassifier(regularization=0.01, fairness="statistical_parity", max_unfairness=0.0).fit(
+        X, y, sensitive=groups)
+    assert loose.certificate_.objective <= tight.certificate_.objective
+    assert Fraction(tight.certificate_.counters["unfairness"]) == 0
+
+
+@pytest.mark.parametrize("params, fit, message", [
+    ({}, {"sensitive": "group"}, "sensitive= is read with a fairness constraint only"),
+    ({"fairness": "statistical_parity"}, {}, "fairness= needs the two groups"),
+    ({"fairness": "statistical_parity"}, {"sensitive": "race"}, "not a column of X"),
+    ({"fairness": "parity"}, {"sensitive": "group"}, "fairness"),
+    ({"fairness": "statistical_parity", "max_unfairness": 1.5}, {"sensitive": "group"}, "max_unfairness"),
+    ({"fairness": "statistical_parity"}, {"sensitive": ["a", "b", "c"] * 20}, "exactly two groups, got 3"),
+    ({"fairness": "statistical_parity"}, {"sensitive": ["a", "b"] * 10}, "20 values for 60 rows"),
+])
+def test_what_a_user_gets_wrong_is_one_clear_error(params, fit, message):
+    X, y = _table(0)
+    with pytest.raises(ValueError, match=message):
+        RuleListClassifier(**params).fit(X, y, **fit)
+
+
+def test_a_constraint_needs_two_classes():
+    X, y = _table(0)
+    y = np.arange(len(y)) % 3
+    with pytest.raises(ValueError, match="two classes"):
+        RuleListClassifier(fairness="equal_opportunity").fit(X, y, sensitive="group")
+
+
+def test_the_rashomon_set_of_a_fair_fit_says_it_is_not_available():
+    X, y = _table(0)
+    model = RuleListClassifier(fairness="statistical_parity").fit(X, y, sensitive="group")
+    with pytest.raises(ValueError, match="not available yet"):
+        model.rashomon_set(0.01)
