@@ -13,6 +13,7 @@ _EXPORTS = {
     "Certificate": "optrules.certificate",
     "FallingRuleList": "optrules.frl.model",
     "FallingRuleListClassifier": "optrules.frl.estimator",
+    "fairness_frontier": "optrules.fairness.frontier",
     "load_bank_marketing": "optrules.data.datasets",
     "load_car_evaluation": "optrules.data.datasets",
     "regularization_path": "optrules.corels.model_selection",

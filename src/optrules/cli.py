@@ -282,6 +282,14 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
         refuse("--reference-out", "fit_reference_files")
     if args.weight_column and not family.sample_weight:
         refuse("--weight-column", "sample_weight")
+    fairness = getattr(args, "fairness", None)
+    if getattr(args, "sensitive", None) and "fairness" not in family.estimator().get_params():
+        raise SystemExit(f"error: --sensitive: only with --fairness, for the families that take it, not --model {family.name}")
+    if bool(fairness) != bool(getattr(args, "sensitive", None)):
+        raise SystemExit("error: --fairness needs --sensitive COLUMN (the column of the two groups it compares), and "
+                         "--sensitive needs --fairness METRIC")
+    if fairness and args.cv:
+        raise SystemExit("error: --cv with --fairness is not available yet: fit one lambda at a time")
     if (args.max_rules is not None or args.forbid or args.require) and not family.constraints:
         refuse("--max-rules, --forbid and --require", "constraints")
     if getattr(args, "refine", False) and "refine" not in family.estimator().get_params():
@@ -370,6 +378,8 @@ def _fit_model(args, console: Console):
     family.estimator
     estimator = _estimator(args, family, y, _time_left(args, started))
     fit_weights = {} if weights is None else {"sample_weight": weights}
+    if getattr(args, "sensitive", None):
+        fit_weights["sensitive"] = args.sensitive
     if args.cv:
         search = family.cv_from_cli(args, estimator).fit(X, y, **fit_weights)
         _print_cv_table(console, args.cv, search, family.cv_parameter, family.cv_label, *family.cv_size)
@@ -377,6 +387,8 @@ def _fit_model(args, console: Console):
     else:
         with _on_scheduler(getattr(args, "scheduler", None), _time_left(args, started)):
             model = estimator.fit(X, y, **fit_weights)
+    if getattr(args, "sensitive", None):  # (not a feature: what reads the model's predictions leaves it out)
+        X = X.drop(columns=[args.sensitive])
     summary = (f"{source}: {len(X)} samples, {family.settings_text(model)}; {_budget_text(args)}"
                + (" per fit" if args.cv else ""))
     return model, X, y, weights, source, summary
@@ -590,6 +602,8 @@ def _save(args, model, certificate, console: Console) -> int:
             data["certificate"] = certificate.to_dict()
         if isinstance(getattr(args, "target", None), str):  # (predict reads it as the target, not a feature)
             data["target"] = args.target
+        if isinstance(getattr(args, "sensitive", None), str):  # (predict leaves it out: not a feature)
+            data["sensitive"] = args.sensitive
         _write_text(args.output, json.dumps(data, indent=2, default=float))
         console.print(f"model written to {args.output}")
     return 0
@@ -650,6 +664,9 @@ def cmd_predict(args, console: Console) -> int:
         if target_name not in frame.columns:
             raise SystemExit(f"error: no column {target_name!r} in {args.data}")
         target = frame.pop(target_name)
+    sensitive = _saved_target(args.model_file, frame.columns, model, key="sensitive")
+    if sensitive is not None:  # the groups a fairness constraint compared: not a feature
+        frame.pop(sensitive)
     out = pd.DataFrame({"prediction": model.predict(frame)})
     if args.proba:
         proba = model.predict_proba(frame)
@@ -668,14 +685,15 @@ def cmd_predict(args, console: Console) -> int:
     return 0
 
 
-def _saved_target(path: str, columns, model) -> str | None:
-    """The target column a model file names (``optrules fit --target``), if ``columns`` hold it and the
-    model does not read it as a feature."""
+def _saved_target(path: str, columns, model, key: str = "target") -> str | None:
+    """The target column a model file names (``optrules fit --target``; ``key="sensitive"``: the column of
+    the groups a fairness constraint compared, ``--sensitive``), if ``columns`` hold it and the model does
+    not read it as a feature."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except ValueError:  # (load_model read the file already: it is JSON)
         return None
-    name = data.get("target") if isinstance(data, dict) else None
+    name = data.get(key) if isinstance(data, dict) else None
     features = getattr(model.binarizer, "columns_", None) if model.binarizer is not None else model.feature_names
     if not isinstance(name, str) or name not in columns or name in set(features or ()):
         return None
@@ -918,6 +936,8 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     fit.add_argument("--class-weight", choices=["balanced"], default=None,
                      help=f"weight classes inversely to their frequency ({only('class_weight')})")
     fit.add_argument("--weight-column", help="column of per-sample weights (cost of misclassifying each row)")
+    fit.add_argument("--sensitive", metavar="COLUMN",
+                     help="with --fairness: the column of the two groups it compares (not a feature; --model rulelist)")
     fit.add_argument("--pos-label", default=None, metavar="LABEL",
                      help=f"the class the model describes ({only('pos_label')}; default: the second of the sorted "
                           "classes); 'both' with --cv K chooses it")

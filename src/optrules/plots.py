@@ -143,3 +143,21 @@ def _plot_ranges(ax, labels, frame, xlabel: str) -> None:
     ax.set_yticks(positions, list(labels), fontsize="small")
     ax.set_xlabel(xlabel)
     ax.legend(fontsize="small")
+
+
+def plot_fairness_frontier(frontier, X_test=None, y_test=None, ax=None):
+    """A :class:`~optrules.fairness.frontier.FairnessFrontier`: the certified objective (and, with test data,
+    the test error) against the achieved unfairness, a point per bound; returns the axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    rows = frontier.table(X_test, y_test)
+    unfair = [r["unfairness"] for r in rows]
+    ax.plot(unfair, [r["objective"] for r in rows], "o-", label="training objective (certified)")
+    if X_test is not None:
+        ax.plot(unfair, [1 - r["test_accuracy"] for r in rows], "s--", label="test error")
+    ax.set_xlabel(f"{frontier.metric.replace('_', ' ')} gap of the optimum")
+    ax.set_ylabel("objective / error")
+    ax.legend()
+    return ax

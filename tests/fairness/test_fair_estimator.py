@@ -90,3 +90,29 @@ def test_the_rashomon_set_of_a_fair_fit_says_it_is_not_available():
     model = RuleListClassifier(fairness="statistical_parity").fit(X, y, sensitive="group")
     with pytest.raises(ValueError, match="not available yet"):
         model.rashomon_set(0.01)
+
+
+def test_the_command_line_fits_predicts_and_refuses(tmp_path, capsys):
+    from optrules.cli import main
+
+    X, y = _table(1, 200)
+    path = tmp_path / "table.csv"
+    X.assign(label=y).to_csv(path, index=False)
+    model_file = tmp_path / "fair.json"
+    assert main(["fit", str(path), "--target", "label", "-r", "0.02", "--fairness", "equalized_odds",
+                 "--max-unfairness", "0.08", "--sensitive", "group", "-o", str(model_file)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "certified optimal" in out and "equalized odds gap between a and b is at most 0.08" in out
+    assert json.loads(model_file.read_text())["sensitive"] == "group"
+    scored = tmp_path / "scored.csv"  # (the groups' column left out, as the target is)
+    assert main(["predict", str(model_file), str(path), "-o", str(scored)]) == 0
+    predicted = pd.read_csv(scored)["prediction"].to_numpy() == 1
+    group = (X["group"] == "b").to_numpy().astype(int)
+    assert len(predicted) == len(y) and exact_unfairness(y, group, None, predicted, "equalized_odds") <= Fraction(8, 100)
+    for argv, message in ((["--fairness", "statistical_parity"], "--fairness needs --sensitive"),
+                          (["--sensitive", "group"], "--sensitive needs --fairness"),
+                          (["--sensitive", "group", "--fairness", "statistical_parity", "--model", "frl"],
+                           "--sensitive: only with --fairness"),
+                          (["--sensitive", "group", "--fairness", "statistical_parity", "--cv", "3"], "not available yet")):
+        with pytest.raises(SystemExit, match=message):
+            main(["fit", str(path), "--target", "label", *argv])

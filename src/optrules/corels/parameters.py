@@ -37,8 +37,9 @@ RULE_LIST_PARAMETERS = COMMON_PARAMETERS + (
     Declared("refine", "after the certified optimum over the boosted thresholds, search quantile and boosted "
              "thresholds together from it (the certificate covers that larger space)", False, flag=True),
     N_JOBS,
-    Declared("fairness", "a fairness constraint on the training rows: the most accurate list whose metric, between "
-             "the two groups of fit's sensitive=, is at most max_unfairness (rules may predict either class)", None,
+    Declared("fairness", f"a fairness constraint on the training rows ({', '.join(FAIRNESS_METRICS)}): the most "
+             "accurate list whose gap in that metric between the two groups of fit's sensitive= (--sensitive) is at "
+             "most max_unfairness (rules may predict either class)", None,
              options=FAIRNESS_METRICS, none=True, none_means="no constraint"),
     Declared("max_unfairness", "with fairness=: the largest difference of the two groups' rates allowed, decided "
              "exactly", 0.05, Interval(0, 1)),
