@@ -779,6 +779,40 @@ class RashomonSet:
             return A.group_rates(row_groups, codes, names, truth, positive_index, optimal, chosen, self._index_dtype,
                                  within, pooled)
 
+    def fairness(self, X, y, sensitive, metric: str = "statistical_parity", members=None, max_members: int = 100_000,
+                 positive=None, time_limit: float | None = None, budget: Budget | None = None) -> dict:
+        """How fair the near-optimal lists are: the smallest and largest gap in ``metric`` (a metric of
+        :mod:`optrules.fairness.metrics`) between the two groups of ``sensitive`` (a column of ``X`` or one
+        value a row) over the members, the optimal list's, and the fairest member (the least gap, then the
+        least objective) with its exact gap: how much fairness is free within epsilon. Exact over every
+        member when ``scope`` (an :class:`~optrules.corels.rashomon_analysis.AnalysisScope`) says all were
+        read, on the rows of ``X``."""
+        from ..fairness.metrics import check_metric, check_sensitive, exact_unfairness
+
+        if len(self.classes) != 2:
+            raise ValueError("a fairness metric needs two classes")
+        check_metric(metric)
+        chosen = self._chosen(members, max_members)
+        positive_index = 1 if positive is None else int(np.flatnonzero(self.classes == positive)[0])
+        keys = np.asarray(X[sensitive] if isinstance(sensitive, str) else sensitive, dtype=object)
+        group, labels = check_sensitive(keys, len(X))
+        truth = np.asarray(y) == self.classes[positive_index]
+        features = X.drop(columns=[sensitive]) if isinstance(sensitive, str) and sensitive in X.columns else X
+        everyone = [self.optimal_member()] + A.analysis_order(chosen)
+        scope = A.AnalysisScope(len(X), len(X), len(chosen), len(chosen))
+        with self._analysis_budget(time_limit, budget) as within:
+            row_groups = self._row_groups(features, everyone)
+            gaps = A.fairness_gaps(row_groups, group, truth, positive_index, everyone, self._index_dtype, metric,
+                                   within, scope)
+        if scope.stopped:
+            scope.members -= 1  # (the gaps counted the optimal list too)
+        read = everyone[:len(gaps)]
+        fairest = min(range(len(read)), key=lambda k: (round(float(gaps[k]), 12), read[k].objective))
+        predicted = read[fairest].predict(features) == self.classes[positive_index]
+        return {"metric": metric, "groups": labels, "min": float(gaps[1:].min(initial=gaps[0])),
+                "max": float(gaps[1:].max(initial=gaps[0])), "optimal": float(gaps[0]), "fairest": read[fairest],
+                "fairest_gap": exact_unfairness(truth.astype(int), group, None, predicted, metric), "scope": scope}
+
     def reliance(self, X, y, members=None, max_members: int = 100_000, random_state=0, time_limit: float | None = None,
                  budget: Budget | None = None):
         """Model class reliance (Fisher, Rudin and Dominici, 2019) per column of ``X``: over the members,

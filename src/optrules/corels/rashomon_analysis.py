@@ -269,6 +269,34 @@ def group_rates(groups: RowGroups, codes: np.ndarray, names: list, truth: np.nda
     return frame
 
 
+def fairness_gaps(groups: RowGroups, sensitive: np.ndarray, truth: np.ndarray, positive_index: int, members: list,
+                  index_dtype, metric: str, budget: Budget | None = None, scope: AnalysisScope | None = None):
+    """Each member's gap in a fairness metric (:mod:`optrules.fairness.metrics`) between the two groups of
+    ``sensitive`` (0/1 a row), in ``members``' order (fewer when the budget stopped it): the rates of its
+    predicted positives, from its predictions on each row group."""
+    from scipy.sparse import csr_array
+
+    from ..fairness.metrics import RATES
+
+    read = slice(None) if groups.rows is None else groups.rows
+    sensitive, truth = np.asarray(sensitive)[read], np.asarray(truth, dtype=bool)[read]
+    cells = [csr_array((np.ones(int(rows.sum())), (groups.inverse[rows], sensitive[rows])), shape=(groups.size, 2))
+             for rows in (~truth, truth)]  # rows of each (row group, group) of each true label
+    wholes = [np.asarray(cell.sum(axis=0), dtype=np.float64) for cell in cells]
+    gaps = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for block in prediction_blocks(groups, members, index_dtype, budget, scope):
+            predicted = (block == positive_index).astype(np.float64)
+            worst = np.zeros(predicted.shape[0])
+            for labels in RATES[metric]:
+                hits = sum(predicted @ cells[label] for label in labels)
+                whole = sum(wholes[label] for label in labels)
+                rates = np.where(whole > 0, hits / np.where(whole > 0, whole, 1.0), 0.0)
+                worst = np.maximum(worst, np.abs(rates[:, 1] - rates[:, 0]))
+            gaps.append(worst)
+    return np.concatenate(gaps) if gaps else np.zeros(0)
+
+
 def _add_range(ranges: dict, name: str, values: np.ndarray) -> None:
     """Fold a block's ``(members, groups)`` values into ``ranges[name]`` = (min, optimal, max) per group:
     the first row ever folded is the optimal list's, the others are the members'; NaN (no row to rate)
