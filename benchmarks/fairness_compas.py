@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np

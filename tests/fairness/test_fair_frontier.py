@@ -3,7 +3,6 @@ not searched again, and says whose proof it takes."""
 
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from optrules import RuleListClassifier

@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import linprog
 
 from optrules.fairness.bruteforce import best_fair_list
-from optrules.fairness.metrics import METRICS, exact_unfairness, within
+from optrules.fairness.metrics import METRICS, within
 from optrules.fairness.search import FairListSearch, _fractional_knapsack
 
 
