@@ -258,7 +258,11 @@ def _fairness_line(counters: dict) -> str:
     """A constrained fit's constraint, and what its model achieves (exactly, and as a decimal)."""
     from fractions import Fraction
 
-    groups = f"{counters.get('sensitive_group_0', 'group 0')} and {counters.get('sensitive_group_1', 'group 1')}"
+    from .escape import printable
+
+    # (values from the data: a line break or a control character in one stays on this one line, escaped)
+    groups = (f"{printable(counters.get('sensitive_group_0', 'group 0'))} and "
+              f"{printable(counters.get('sensitive_group_1', 'group 1'))}")
     bound, achieved = Fraction(counters["max_unfairness"]), Fraction(counters["unfairness"])
     return (f"among the lists whose {counters['fairness'].replace('_', ' ')} gap between {groups} is at most "
             f"{float(bound):g} (rules predict either class): this one's is {float(achieved):.6f} ({achieved})")

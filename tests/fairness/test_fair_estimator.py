@@ -116,3 +116,24 @@ def test_the_command_line_fits_predicts_and_refuses(tmp_path, capsys):
                           (["--sensitive", "group", "--fairness", "statistical_parity", "--cv", "3"], "not available yet")):
         with pytest.raises(SystemExit, match=message):
             main(["fit", str(path), "--target", "label", *argv])
+
+
+def test_hostile_group_names_stay_on_one_escaped_line_and_in_the_model_file(tmp_path, capsys):
+    """Group values from the data end up in the terminal, the certificate's line and the model file: a line
+    break, a terminal escape or rich markup in one is shown escaped on the one line, and the file is JSON."""
+    from optrules.cli import main
+
+    X, y = _table(2, 200)
+    hostile = "[bold red]a\x1b[31m</td>\r\nDROP TABLE x;--"
+    X["group"] = X["group"].map({"a": hostile, "b": "b"})
+    path, model_file = tmp_path / "hostile.csv", tmp_path / "m.json"
+    X.assign(label=y).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "label", "--fairness", "statistical_parity", "--max-unfairness",
+                 "0.1", "--sensitive", "group", "-o", str(model_file)]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "statistical parity gap between" in line)
+    assert "\x1b" not in out and "\\x1b[31m" in line and "\\r\\nDROP TABLE x;--" in line and "[bold red]" in line
+    saved = json.loads(model_file.read_text())
+    assert hostile in (saved["certificate"]["counters"]["sensitive_group_0"], saved["certificate"]["counters"]["sensitive_group_1"])
+    lines = str(Certificate.from_dict(saved["certificate"])).splitlines()
+    assert not any(line.startswith("DROP TABLE") for line in lines) and any("\\r\\nDROP" in line for line in lines)

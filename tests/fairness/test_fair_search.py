@@ -120,3 +120,42 @@ def test_a_budget_ends_it_with_a_valid_bound():
     stopped = search.run(max_nodes=1)
     assert stopped.lower_bound <= full.objective + 1e-12 <= stopped.objective + 1e-12
     assert stopped.status in ("node_budget", "optimal")
+
+
+class _FullAfter:
+    """A memory budget that takes ``room`` bytes for the queue (what the search asks of a Budget)."""
+
+    def __init__(self, room: int):
+        self.room, self.charged = room, {}
+
+    def fits(self, extra: int, replacing: str | None = None) -> bool:
+        return extra <= self.room
+
+    def charge(self, name: str, nbytes: int) -> None:
+        self.charged[name] = nbytes
+
+    def release(self, name: str) -> None:
+        self.charged.pop(name, None)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_memory_or_a_stop_ends_it_with_a_bound_below_the_optimum(seed):
+    """A full memory budget (the queue may not grow) or a stop request ends the search with its list and a
+    lower bound that the exhaustive optimum does not pass."""
+    captures, y, group, weights, eps, regularization = _problem(seed)
+    expected = best_fair_list(captures, y, group, regularization, "equal_opportunity", eps, weights)
+    search = FairListSearch(captures, y, group, regularization, "equal_opportunity", eps, weights)
+    memory = _FullAfter(3 * 1024)
+    full = search.run(memory=memory)
+    stopped = search.run(should_stop=lambda: True)
+    assert stopped.status == "interrupted" and stopped.lower_bound <= expected + 1e-12 <= stopped.objective + 1e-12
+    assert full.status in ("memory_budget", "optimal") and full.lower_bound <= expected + 1e-12 <= full.objective + 1e-12
+    assert memory.charged == {}  # (released when it ends)
+    if full.status == "optimal":
+        assert full.objective == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_memory_budget_is_heard():
+    captures, y, group, weights, eps, regularization = _problem(7)
+    assert FairListSearch(captures, y, group, 0.0, "statistical_parity", Fraction(1, 100)).run(
+        memory=_FullAfter(0)).status == "memory_budget"

@@ -16,13 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..budget import Budget
-from ..certificate import INTERRUPTED, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate
+from ..certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate
 from ..data import bitset
 from ..data.validation import as_frame
 from .metrics import check_max_unfairness, check_metric, check_sensitive, exact_cells, exact_unfairness
 from .search import FairListSearch
 
-STATUS = {"optimal": OPTIMAL, "node_budget": NODE_BUDGET, "time_budget": TIME_BUDGET, "interrupted": INTERRUPTED}
+STATUS = {"optimal": OPTIMAL, "node_budget": NODE_BUDGET, "time_budget": TIME_BUDGET, "interrupted": INTERRUPTED,
+          "memory_budget": MEMORY_BUDGET}
 
 
 def split_sensitive(X, sensitive):
@@ -61,20 +62,26 @@ def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, b
     estimator.antecedents_ = estimator.mined_antecedents_
     estimator.max_card_ = estimator._mining_card()
     estimator._space_positions = np.arange(len(estimator.antecedents_))
-    captures = bitset.unpack(estimator.antecedents_.bits, len(codes)) if len(estimator.antecedents_) else \
+    # the captures as bytes, by row and by signature (as many as the rows at most), and the signatures'
+    # key, a copy of them as bits (numpy's unique then sorts it)
+    n_antecedents = len(estimator.antecedents_)
+    budget.require("fair search captures", 2 * n_antecedents * len(codes) + 2 * len(codes) * ((n_antecedents + 7) // 8),
+                   "the fair search's copy of the captures")
+    captures = bitset.unpack(estimator.antecedents_.bits, len(codes)) if n_antecedents else \
         np.zeros((0, len(codes)), dtype=bool)
     search = FairListSearch(captures, codes, group, regularization, metric, eps, weights, estimator.max_rules)
-    result = search.run(max_nodes=estimator.max_nodes, time_limit=budget.remaining(), should_stop=budget.stopped)
+    result = search.run(max_nodes=estimator.max_nodes, time_limit=budget.remaining(), should_stop=budget.stopped,
+                        memory=budget)
     predicted = search.predictions(result.prefix, result.labels)
-    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps),
-                    unfairness=str(exact_unfairness(codes, group, weights, predicted, metric)),
+    achieved = exact_unfairness(codes, group, weights, predicted, metric)
+    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
                     **_confusion(codes, group, weights, predicted, group_labels),
                     antecedents=len(estimator.antecedents_), fit_time=budget.elapsed())
     estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
     estimator.antecedent_indices_ = list(result.prefix)
     estimator.rule_list_ = estimator._rule_list(codes, weights, result.prefix, labels=result.labels)
     estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
-                           "unfairness": float(exact_unfairness(codes, group, weights, predicted, metric))}
+                           "unfairness": float(achieved)}
     return estimator
 
 

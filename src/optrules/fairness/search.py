@@ -41,6 +41,13 @@ from .metrics import RATES, within
 
 #: rates closer to the bound than this are decided by the exact test (floats only prune with a margin)
 TOLERANCE = 1e-9
+#: what a queued prefix costs besides its uncaptured signatures (one bit each): its tuple, bounds, labels
+#: and cell weights, as Python holds them (measured ~0.6 KB)
+ENTRY_BYTES = 640
+#: the name the queue is charged under in the fit's memory budget
+QUEUE = "fair search queue"
+#: antecedents x signatures read in one product when a prefix's children are counted (its float copy: 8 MB)
+SLICE_CELLS = 1 << 20
 
 
 @dataclass
@@ -144,7 +151,11 @@ class FairListSearch:
                 break
         return best
 
-    def run(self, max_nodes: int | None = None, time_limit: float | None = None, should_stop=None) -> FairSearchResult:
+    def run(self, max_nodes: int | None = None, time_limit: float | None = None, should_stop=None,
+            memory=None) -> FairSearchResult:
+        """Search within ``max_nodes`` prefixes expanded, ``time_limit`` seconds, until ``should_stop()``,
+        and with the queue charged to ``memory`` (a :class:`~optrules.budget.Budget`): a prefix whose
+        children would pass it is queued again and the search ends (``memory_budget``), its bound kept."""
         started = time.perf_counter()
         deadline = None if time_limit is None else started + float(time_limit)
         everyone = np.ones(self.cells.shape[0], dtype=bool)
@@ -159,12 +170,14 @@ class FairListSearch:
         # entries: (bound, tie, tight, prefix, labels, uncaptured, mistakes, positive); a node is queued on
         # its cheap bound, and when it comes first its completion bound is worked out and it is queued again
         # on that (tight): the queue stays ordered by the best bound known of each node
-        queue = [(root_bound, next(tie), False, (), (), everyone, 0.0, np.zeros((2, 2)))]
+        queue = [(root_bound, next(tie), False, (), (), np.packbits(everyone), 0.0, np.zeros((2, 2)))]
+        self._memory, self._entry_bytes = memory, ENTRY_BYTES + (everyone.shape[0] + 7) // 8
         expanded = evaluated = pruned = 0
         status = "optimal"
         while queue:
             entry = heapq.heappop(queue)
-            bound, _, tight, prefix, labels, uncaptured, mistakes, positive = entry
+            bound, _, tight, prefix, labels, packed, mistakes, positive = entry
+            uncaptured = np.unpackbits(packed, count=everyone.shape[0]).astype(bool)
             if bound >= best_objective - TOLERANCE / self.total_weight:
                 continue
             if max_nodes is not None and expanded >= max_nodes:
@@ -191,40 +204,60 @@ class FairListSearch:
                     best_objective, best = objective, (list(prefix), list(labels) + [default])
             if len(prefix) >= self.max_length or self.regularization * (len(prefix) + 1) >= best_objective:
                 continue
-            evaluated += self._push_children(queue, tie, prefix, labels, uncaptured, mistakes, positive,
-                                             best_objective)
+            pushed = self._push_children(queue, tie, prefix, labels, uncaptured, mistakes, positive, best_objective)
+            if pushed is None:  # its children would pass the memory budget: it waits in the queue, unexpanded
+                heapq.heappush(queue, entry)
+                status = "memory_budget"
+                break
+            evaluated += pushed
         lower_bound = min([best_objective] + [entry[0] for entry in queue if entry[0] < best_objective])
         if status == "optimal":
             lower_bound = best_objective
+        if memory is not None:
+            memory.release(QUEUE)
         counters = {"nodes_expanded": expanded, "children_evaluated": evaluated, "pruned_by_completion": pruned,
                     "time": time.perf_counter() - started, "queue_left": len(queue) if status != "optimal" else 0}
         return FairSearchResult(best[0], best[1], float(best_objective), float(lower_bound), status, counters)
 
-    def _push_children(self, queue, tie, prefix, labels, uncaptured, mistakes, positive, best_objective) -> int:
+    def _push_children(self, queue, tie, prefix, labels, uncaptured, mistakes, positive, best_objective) -> int | None:
         """Queue each child (prefix + (a, label)) whose bound may beat ``best_objective`` and whose
-        extensions may still be fair; returns how many children were evaluated."""
+        extensions may still be fair; returns how many children were evaluated, or None (nothing queued)
+        when the queue with them would pass the memory budget."""
         in_prefix = np.zeros(self.n_antecedents, dtype=bool)
         in_prefix[list(prefix)] = True
-        captured = self.captures & uncaptured  # (A, S)
-        candidates = np.flatnonzero(~in_prefix & captured.any(axis=1))
+        left = np.flatnonzero(uncaptured)
+        weights = np.column_stack([self.cells[left], self.minor[left]])  # (S left, 4 cells + equivalent points)
+        # what each antecedent captures of them, in slices of antecedents: the product casts its booleans
+        # to floats, which for every antecedent at once took 8 bytes an antecedent and a signature
+        step = max(1, SLICE_CELLS // max(1, left.size))
+        captured_weights = np.concatenate([self.captures[a:a + step][:, left] @ weights
+                                           for a in range(0, self.n_antecedents, step)])
+        # (no signature weighs 0: rows of zero weight are left out of the fit)
+        candidates = np.flatnonzero(~in_prefix & (captured_weights[:, :4].sum(axis=1) > 0))
         if candidates.size == 0:
             return 0
-        captured = captured[candidates]
-        rule_cells = (captured @ self.cells).reshape(-1, 2, 2)  # (C, group, label) the rule captures
+        rule_cells = captured_weights[candidates, :4].reshape(-1, 2, 2)  # (C, group, label) the rule captures
         rest = self.cells[uncaptured].sum(axis=0).reshape(2, 2) - rule_cells  # left after it
-        minor_left = float(self.minor[uncaptured].sum()) - captured @ self.minor
+        minor_left = float(self.minor[uncaptured].sum()) - captured_weights[candidates, 4]
         k = len(prefix) + 1
         margin = TOLERANCE / self.total_weight
+        children = []
         for label in (0, 1):
             child_mistakes = mistakes + rule_cells[:, :, 1 - label].sum(axis=1)
             bound = (child_mistakes + minor_left) / self.total_weight + self.regularization * k
             child_positive = positive + (rule_cells if label == 1 else np.zeros_like(rule_cells))
             unfair = self._least_unfairness(child_positive, child_positive + rest)
             keep = (bound < best_objective - margin) & (unfair <= float(self.eps) + TOLERANCE)
-            for c in np.flatnonzero(keep):
-                heapq.heappush(queue, (float(bound[c]), next(tie), False, prefix + (int(candidates[c]),),
-                                       labels + (label,), uncaptured & ~captured[c], float(child_mistakes[c]),
-                                       child_positive[c]))
+            children += [(label, c, bound, child_mistakes, child_positive) for c in np.flatnonzero(keep)]
+        if self._memory is not None:
+            need = (len(queue) + len(children)) * self._entry_bytes
+            if not self._memory.fits(need, replacing=QUEUE):
+                return None
+            self._memory.charge(QUEUE, need)
+        for label, c, bound, child_mistakes, child_positive in children:
+            heapq.heappush(queue, (float(bound[c]), next(tie), False, prefix + (int(candidates[c]),), labels + (label,),
+                                   np.packbits(uncaptured & ~self.captures[candidates[c]]), float(child_mistakes[c]),
+                                   child_positive[c]))
         return 2 * candidates.size
 
     def _least_unfairness(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
