@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .metrics import RATES, within
+from .metrics import cell_totals, unfairness, within
 
 
 def every_fair_list(captures, y, group, regularization: float, metric: str, eps: Fraction, sample_weight=None,
@@ -15,7 +15,7 @@ def every_fair_list(captures, y, group, regularization: float, metric: str, eps:
     """``(objective, prefix, labels)`` of every list of distinct antecedents (up to ``max_length`` rules),
     each rule and the default labelled 0 or 1, that meets the constraint exactly; nothing pruned."""
     captures = np.asarray(captures, dtype=bool)
-    y = np.asarray(y)
+    y, group = np.asarray(y), np.asarray(group)
     weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     total = float(weights.sum())
     longest = captures.shape[0] if max_length is None else min(max_length, captures.shape[0])
@@ -41,14 +41,8 @@ def best_fair_list(captures, y, group, regularization: float, metric: str, eps: 
 
 def _fair(y, group, weights, sample_weight, predicted, metric, eps) -> bool:
     """The constraint, in floats when far from ``eps``, exactly near it."""
-    gap = 0.0
-    for labels in RATES[metric]:
-        rows = np.isin(y, list(labels))
-        rates = []
-        for g in (0, 1):
-            whole = weights[rows & (group == g)].sum()
-            rates.append(weights[rows & (group == g) & predicted].sum() / whole if whole > 0 else 0.0)
-        gap = max(gap, abs(rates[0] - rates[1]))
+    gap = unfairness(cell_totals(y[predicted], group[predicted], weights[predicted]), cell_totals(y, group, weights),
+                     metric)
     if abs(gap - float(eps)) > 1e-9:
         return gap < float(eps)
     return within(y, group, sample_weight, predicted, metric, eps)
