@@ -30,3 +30,21 @@ def test_compas_feature_set_b_adds_race():
     data = load_dataset("compas-B")
     assert set(data.X["race"]) == {"African-American", "Caucasian", "Hispanic", "Other"}
     assert (data.X["race"] == "Other").sum() == (np.isin(data.extra["race"], ["Other", "Asian", "Native American"])).sum()
+
+
+def test_compas_propublica_rows_are_the_analysis_filters():
+    raw = pd.read_csv(shared_path("data", "compas", "compas-scores-two-years.csv"))
+    kept = raw[raw["days_b_screening_arrest"].between(-30, 30) & (raw["is_recid"] != -1)
+               & (raw["c_charge_degree"] != "O") & (raw["score_text"] != "N/A")]
+    data = load_dataset("compas-B-propublica")
+    assert len(data.y) == len(kept) == 6172  # ProPublica's count
+    np.testing.assert_array_equal(data.y, kept["two_year_recid"])
+    assert "race" in data.X.columns and data.name == "compas-B-propublica"
+
+
+def test_unknown_dataset_variants_are_clear_errors():
+    import pytest
+
+    for name in ("bank-x", "compas-A-corels-x", "compas-C", "compas-A-everyone", "nothing"):
+        with pytest.raises(ValueError, match="unknown dataset|feature_set|rows"):
+            load_dataset(name)

@@ -48,6 +48,8 @@ FAMILY = Family(
         Field("forbidden", "Features or columns no rule may use"),
         Field("required", "Features or columns some rule must use"),
         Field("refine", "then search quantile thresholds too, from the boosted optimum"),
+        Field("fairness", "Fairness constraint (between the sensitive column's two groups)"),
+        Field("max_unfairness", "Largest gap allowed between the groups' rates"),
     ),
     cli_options=(Option("regularization", ("--regularization", "-r"), several=True, metavar="LAMBDA"),
                  Option("min_support"), Option("policy"), Option("map_type"), Option("fairness"),

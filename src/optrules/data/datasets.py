@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -45,11 +46,17 @@ COMPAS_BINS = {
 }
 
 
-def load_compas(feature_set: str = "A") -> Dataset:
+#: the rows of :func:`load_compas`: CORELS's (the paper's 6,907) or ProPublica's analysis's (6,172)
+COMPAS_ROWS = ("corels", "propublica")
+
+
+def load_compas(feature_set: str = "A", rows: str = "corels") -> Dataset:
     """ProPublica COMPAS two-year recidivism with the CORELS paper's features (Appendix E).
 
-    Rows: the 6,907 of 7,214 that have no missing screening/jail data (``days_b_screening_arrest``,
-    ``c_jail_in`` and ``c_jail_out`` present), which is the paper's count. Feature set A: sex, age
+    Rows (``rows="corels"``): the 6,907 of 7,214 that have no missing screening/jail data
+    (``days_b_screening_arrest``, ``c_jail_in`` and ``c_jail_out`` present), which is the paper's count;
+    ``rows="propublica"``: the 6,172 ProPublica's own analysis keeps (charge within 30 days of the
+    screening, a known recidivism outcome, no ordinary traffic offence, a score). Feature set A: sex, age
     (18-20, 21-22, 23-25, 26-45, >45), juvenile felonies, misdemeanors and crimes (0, >0; crimes = felonies
     + misdemeanors + other juvenile counts) and priors (0, 1, 2-3, >3); set B adds race
     (African-American, Caucasian, Hispanic, Other; Asian and Native American fall into Other).
@@ -63,8 +70,14 @@ def load_compas(feature_set: str = "A") -> Dataset:
     feature_set = str(feature_set).upper()
     if feature_set not in ("A", "B"):
         raise ValueError(f"feature_set must be 'A' or 'B', got {feature_set!r}")
+    if rows not in COMPAS_ROWS:
+        raise ValueError(f"rows must be one of {', '.join(COMPAS_ROWS)}, got {rows!r}")
     raw = _bundled_csv("compas-scores-two-years.csv.gz")
-    raw = raw[raw["days_b_screening_arrest"].notna() & raw["c_jail_in"].notna() & raw["c_jail_out"].notna()]
+    if rows == "corels":
+        raw = raw[raw["days_b_screening_arrest"].notna() & raw["c_jail_in"].notna() & raw["c_jail_out"].notna()]
+    else:
+        raw = raw[raw["days_b_screening_arrest"].between(-30, 30) & (raw["is_recid"] != -1)
+                  & (raw["c_charge_degree"] != "O") & (raw["score_text"] != "N/A")]
     raw = raw.reset_index(drop=True)
     numeric = pd.DataFrame(
         {
@@ -82,11 +95,12 @@ def load_compas(feature_set: str = "A") -> Dataset:
         race = raw["race"].astype(object)
         X["race"] = race.where(race.isin(["African-American", "Caucasian", "Hispanic"]), "Other")
     return Dataset(
-        name=f"compas-{feature_set}",
+        name=f"compas-{feature_set}" + ("" if rows == "corels" else f"-{rows}"),
         X=X,
         y=raw["two_year_recid"].to_numpy(dtype=np.int8),
         target="two_year_recid",
-        description=f"ProPublica COMPAS, two-year recidivism, CORELS feature set {feature_set}",
+        description=f"ProPublica COMPAS, two-year recidivism, CORELS feature set {feature_set}"
+                    + ("" if rows == "corels" else ", ProPublica's rows"),
         source=COMPAS_SOURCE,
         extra={
             "decile_score": raw["decile_score"].to_numpy(),
@@ -161,16 +175,21 @@ def load_car_evaluation() -> Dataset:
 
 
 DATASETS = {
-    "compas": (load_compas, "ProPublica COMPAS two-year recidivism, CORELS features (set A; B adds race)"),
+    "compas": (load_compas, "ProPublica COMPAS two-year recidivism, CORELS features (set A; B adds race; "
+                            "compas-A-propublica: ProPublica's 6,172 rows)"),
     "bank": (load_bank_marketing, "UCI bank marketing, the falling rule list paper's items"),
     "car": (load_car_evaluation, "UCI car evaluation, 4 classes (multi-class rule lists)"),
 }
 
 
 def load_dataset(name: str) -> Dataset:
-    """Load a bundled dataset by name (``compas``, ``compas-A``, ``compas-B``)."""
-    base, _, variant = name.partition("-")
+    """Load a bundled dataset by name (``compas``, ``compas-A``, ``compas-B``, ``compas-B-propublica``: the
+    parts after the name are the loader's arguments in order)."""
+    base, *variant = str(name).split("-")
     if base not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; bundled: {sorted(DATASETS)}")
     loader = DATASETS[base][0]
-    return loader(variant) if variant else loader()
+    if len(variant) > len(inspect.signature(loader).parameters):
+        raise ValueError(f"unknown dataset {name!r}: {base} has no variants" if not inspect.signature(loader).parameters
+                         else f"unknown dataset {name!r}: too many parts")
+    return loader(*variant)

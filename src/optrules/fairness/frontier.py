@@ -69,15 +69,19 @@ class FairnessFrontier:
                 f"objective {self.points[-1].objective:.6f} to {self.points[0].objective:.6f})")
 
 
-def fairness_frontier(estimator, X, y, sensitive, max_unfairness=DEFAULT_BOUNDS, sample_weight=None) -> FairnessFrontier:
+def fairness_frontier(estimator, X, y, sensitive, max_unfairness=DEFAULT_BOUNDS, sample_weight=None,
+                      should_stop=None) -> FairnessFrontier:
     """The certified optimum of ``estimator`` (a ``RuleListClassifier`` with ``fairness=`` set) under each
     bound of ``max_unfairness``, fitted on ``X``, ``y`` with the groups ``sensitive`` (as ``fit`` takes
-    them); see the module's docstring for the work saved."""
+    them); see the module's docstring for the work saved. ``should_stop``: asked before each bound's fit;
+    True ends the frontier with the bounds done so far (the looser ones)."""
     if getattr(estimator, "fairness", None) is None:
         raise ValueError("fairness_frontier needs an estimator with fairness= set (the metric the bounds are of)")
     bounds = sorted({float(check_max_unfairness(b)) for b in np.atleast_1d(max_unfairness)}, reverse=True)
     points: list[FrontierPoint] = []
     for bound in bounds:
+        if should_stop is not None and points and should_stop():
+            break
         looser = points[-1] if points else None
         if looser is not None and looser.model.certificate_.is_optimal and \
                 Fraction(looser.model.certificate_.counters["unfairness"]) <= check_max_unfairness(bound):

@@ -6,12 +6,16 @@ API (all JSON unless said):
 * ``GET /api/datasets``: the bundled datasets;
 * ``POST /api/uploads`` (multipart ``file``): store a CSV; returns its key, columns and a preview;
 * ``GET /api/tables/{key}``: columns and preview of an upload or ``dataset:NAME``;
-* ``POST /api/runs`` ``{table, target, model, params}``: validate and queue a run (400 with a message);
+* ``POST /api/runs`` ``{table, target, model, params, sensitive}``: validate and queue a run (400 with a
+  message; ``sensitive``: the column of the two groups a fairness constraint compares, with ``params.fairness``);
 * ``GET /api/runs``, ``GET /api/runs/{id}``: status, last progress point, result when done;
 * ``GET /api/runs/{id}/events``: ``text/event-stream`` of progress points, then an ``end`` event;
 * ``POST /api/runs/{id}/rashomon`` ``{params: {epsilon_percent, group, time_limit, max_memory}}``: queue
   the enumeration of every rule list within that % of a finished rule-list run's optimum (a run of
   kind ``rashomon``; its result holds the set's size, certificate and analysis);
+* ``POST /api/runs/{id}/frontier`` ``{params: {bounds, time_limit, max_memory}}``: queue the certified
+  optimum under each bound of a finished fit under a fairness constraint (a run of kind ``frontier``: the
+  trade-off curve, a point per bound);
 * ``POST /api/runs/{id}/cancel``; ``GET /api/runs/{id}/model.json``: the model as a download.
 """
 
@@ -111,7 +115,7 @@ class RefuseOtherSites:
 
 def _takes_json(path: str) -> bool:
     """Requests with a JSON body: a run, a Rashomon set of a run."""
-    return path == "/api/runs" or (path.startswith("/api/runs/") and path.endswith("/rashomon"))
+    return path == "/api/runs" or (path.startswith("/api/runs/") and path.endswith(("/rashomon", "/frontier")))
 
 
 def _same(given: str, token: str) -> bool:
@@ -212,6 +216,7 @@ class Api:
             Route("/api/runs/{run_id}", self.run_detail),
             Route("/api/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
             Route("/api/runs/{run_id}/rashomon", self.rashomon, methods=["POST"]),
+            Route("/api/runs/{run_id}/frontier", self.frontier, methods=["POST"]),
             Route("/api/runs/{run_id}/events", self.events),
             Route("/api/runs/{run_id}/model.json", self.model_json),
             Mount("/static", StaticFiles(directory=str(self.static)), name="static"),
@@ -276,13 +281,13 @@ class Api:
         if isinstance(body, Response):
             return body
         fields = {"table": body.get("table"), "target": body.get("target"),
-                  "model": body.get("model", default_family().name)}
+                  "model": body.get("model", default_family().name), "sensitive": body.get("sensitive") or ""}
         wrong = [name for name, value in fields.items() if not isinstance(value, str)]
         if wrong:
             return _error(f"{', '.join(wrong)} must be text (a table key, a column name, a model family)")
         try:
             run = await asyncio.to_thread(self.manager.submit, fields["table"], fields["target"], fields["model"],
-                                          body.get("params") or {})
+                                          body.get("params") or {}, fields["sensitive"])
         except InputError as error:
             return _error(str(error), error.status)
         return _json(run.summary(), 201)
@@ -293,6 +298,17 @@ class Api:
             return body
         try:
             run = await asyncio.to_thread(self.manager.submit_rashomon, request.path_params["run_id"],
+                                          body.get("params") or {})
+        except InputError as error:
+            return _error(str(error), 404 if str(error).startswith("no run") else error.status)
+        return _json(run.summary(), 201)
+
+    async def frontier(self, request: Request) -> Response:
+        body = await _json_object(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            run = await asyncio.to_thread(self.manager.submit_frontier, request.path_params["run_id"],
                                           body.get("params") or {})
         except InputError as error:
             return _error(str(error), 404 if str(error).startswith("no run") else error.status)

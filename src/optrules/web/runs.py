@@ -222,12 +222,13 @@ class Run:
     kind: str = "fit"  # or "rashomon": the near-optimal lists of the fit of run ``parent``
     parent: int | None = None
     fit_params: dict = field(default_factory=dict)  # a Rashomon run's: its parent's, to fit again if need be
+    sensitive: str = ""  # the column of the groups a fairness constraint compares (not a feature)
 
     def summary(self) -> dict:
         return {
             "id": self.id, "kind": self.kind, "parent": self.parent, "table": self.table,
             "source": self.source, "target": self.target, "model": self.model, "params": self.params,
-            "status": self.status, "message": self.message, "submitted": self.submitted, "started": self.started,
+            "sensitive": self.sensitive, "status": self.status, "message": self.message, "submitted": self.submitted, "started": self.started,
             "finished": self.finished, "n_points": len(self.points),
             "last": self.points[-1] if self.points else None,
         }
@@ -336,8 +337,9 @@ class RunManager:
         if waiting >= MAX_QUEUED_RUNS:
             raise InputError(f"{waiting} runs are waiting already: wait for some to finish, or cancel some", 429)
 
-    def submit(self, source: str, target: str, model: str, params: dict) -> Run:
-        """Validate now (clear message on the page), fit later (queued)."""
+    def submit(self, source: str, target: str, model: str, params: dict, sensitive: str = "") -> Run:
+        """Validate now (clear message on the page), fit later (queued). ``sensitive``: the column of the two
+        groups a fairness constraint compares (not a feature), with the form's ``fairness`` set."""
         self._check_queue_room()
         from ..data.binarize import Binarizer
         from ..data.validation import check_target
@@ -346,7 +348,7 @@ class RunManager:
         table = self.table(source)
         if not target or target not in table.frame.columns:
             raise InputError(f"no column {target!r} in {table.name}; columns: {', '.join(map(str, table.frame.columns))}")
-        X, y = table.frame.drop(columns=[target]), table.frame[target]
+        X, y = _features_and_target(table.frame, target, _checked_sensitive(estimator, table.frame, target, sensitive))
         _described_class(estimator, y)
         try:
             chosen = family(model)
@@ -359,7 +361,7 @@ class RunManager:
         except ValueError as error:
             hint = " (tick 'treat missing values as a category', or clean the file)" if "missing" in str(error) else ""
             raise InputError(f"{error}{hint}") from None
-        run = Run(next(self._ids), table.name, target, model, dict(params), table=source)
+        run = Run(next(self._ids), table.name, target, model, dict(params), table=source, sensitive=sensitive)
         with self._lock:
             self.runs[run.id] = run
             self._forget_old_runs()
@@ -377,6 +379,9 @@ class RunManager:
         if parent.kind != "fit" or not family(parent.model).rashomon or parent.status != DONE:
             raise InputError("the Rashomon set is enumerated from a finished rule-list run (model family "
                              + ", ".join(with_rashomon_sets()) + ")")
+        if parent.sensitive:
+            raise InputError("the Rashomon set of a fit under a fairness constraint is not available yet: fit "
+                             "without the constraint, and compare the groups' rates over its Rashomon set")
         if not isinstance(params, dict):
             raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
         form = rashomon_form()
@@ -396,6 +401,38 @@ class RunManager:
             raise InputError(f"group must be a feature column ({', '.join(columns)}) or empty, got {group!r}")
         run = Run(next(self._ids), parent.source, parent.target, parent.model, {**settings, "group": group},
                   table=parent.table, kind="rashomon", parent=parent.id, fit_params=dict(parent.params))
+        with self._lock:
+            self.runs[run.id] = run
+            self._forget_old_runs()
+        self._queue.put(run)
+        return run
+
+    def submit_frontier(self, parent_id, params) -> Run:
+        """Queue the certified optimum under each bound of ``params["bounds"]`` (numbers in [0, 1], or their
+        text separated by commas) of a finished fit under a fairness constraint: the trade-off curve."""
+        self._check_queue_room()
+        try:
+            parent = self.get(int(parent_id))
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"no run {parent_id!r}") from None
+        if parent.kind != "fit" or not parent.sensitive or parent.status != DONE:
+            raise InputError("the trade-off curve is drawn from a finished fit under a fairness constraint")
+        if not isinstance(params, dict):
+            raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
+        form = frontier_form()
+        allowed = [parameter.name for parameter in form] + ["bounds"]
+        unknown = sorted(str(k) for k in params if k not in allowed)
+        if unknown:
+            raise InputError(f"{', '.join(unknown)}: not a setting of a trade-off curve (it takes {', '.join(allowed)})")
+        from ..families import ParameterError
+
+        try:
+            settings = {parameter.name: parameter.read(params) for parameter in form}
+        except ParameterError as error:
+            raise InputError(str(error)) from None
+        settings["bounds"] = _frontier_bounds(params.get("bounds"))
+        run = Run(next(self._ids), parent.source, parent.target, parent.model, settings, table=parent.table,
+                  kind="frontier", parent=parent.id, fit_params=dict(parent.params), sensitive=parent.sensitive)
         with self._lock:
             self.runs[run.id] = run
             self._forget_old_runs()
@@ -440,7 +477,7 @@ class RunManager:
                     continue
                 run.status, run.started = RUNNING, time.time()
             try:
-                (self._rashomon if run.kind == "rashomon" else self._fit)(run)
+                {"rashomon": self._rashomon, "frontier": self._frontier}.get(run.kind, self._fit)(run)
             except KeyboardInterrupt:
                 # an interrupt that a fit let through ends the run, never the worker: a rule-list run
                 # cancelled while its kernel compiled (when the cancel raised it) killed the worker's
@@ -513,11 +550,28 @@ class RunManager:
                        f"{rashomon.size:,} rule lists, stopped on its {rashomon.status}: complete below objective "
                        f"{rashomon.complete_below:.9f}")
 
+    def _frontier(self, run: Run) -> None:
+        from ..fairness.frontier import fairness_frontier
+
+        fit_params = {**run.fit_params, "time_limit": run.params["time_limit"], "max_memory": run.params["max_memory"]}
+        estimator = build_estimator(run.model, fit_params, self._progress(run))
+        frame = self.table(run.table).frame
+        X, y = _features_and_target(frame, run.target, run.sensitive)
+        y = y.to_numpy()
+        frontier = fairness_frontier(_described_class(estimator, y), X, y, frame[run.sensitive], run.params["bounds"],
+                                     should_stop=lambda: run.cancel_requested)
+        run.result = describe_frontier(frontier, X, y)
+        run.status = CANCELLED if run.cancel_requested else DONE
+        proven = sum(point["status"] == "optimal" for point in run.result["points"])
+        run.message = (f"{len(run.result['points'])} of {len(run.params['bounds'])} bounds, {proven} certified optimal"
+                       + ("; cancelled: the bounds done are shown" if run.cancel_requested else ""))
+
     def _fit(self, run: Run) -> None:
         estimator = build_estimator(run.model, run.params, self._progress(run))
         frame = self.table(run.table).frame
-        X, y = frame.drop(columns=[run.target]), frame[run.target].to_numpy()
-        _described_class(estimator, y).fit(X, y)
+        X, y = _features_and_target(frame, run.target, run.sensitive)
+        y = y.to_numpy()
+        _described_class(estimator, y).fit(X, y, **({"sensitive": frame[run.sensitive]} if run.sensitive else {}))
         certificate = getattr(estimator, "certificate_", None)
         if certificate is not None and len(certificate.trace):
             work, unit = certificate.work
@@ -548,6 +602,76 @@ class RunManager:
                            else "certified optimal" if certificate.is_optimal
                            else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible") + (
                                f"; {fitted}" if fitted else "")
+
+
+def frontier_form() -> tuple:
+    """The settings of a trade-off curve's run (beside its bounds): each bound's budgets."""
+    from ..families import Parameter
+
+    time_limit, max_memory = common_form()[:2]
+    return (Parameter("time_limit", "Time limit of each bound's fit (s)", "number", DEFAULT_TIME_LIMIT / 4, 0.1,
+                      time_limit.high), max_memory)
+
+
+#: the most bounds one curve may ask for (each may search for its time limit)
+MAX_FRONTIER_BOUNDS = 20
+
+
+def _frontier_bounds(given) -> list[float]:
+    """The bounds of a trade-off curve: a list of numbers, or their text separated by commas or spaces (each in
+    [0, 1], at most :data:`MAX_FRONTIER_BOUNDS`); none given: 0.01 to 0.10."""
+    from ..fairness.frontier import DEFAULT_BOUNDS
+    from ..fairness.metrics import check_max_unfairness
+
+    if given is None or given == "":
+        return list(DEFAULT_BOUNDS)
+    items = given.replace(",", " ").split() if isinstance(given, str) else given
+    if not isinstance(items, list) or not items or len(items) > MAX_FRONTIER_BOUNDS:
+        raise InputError(f"bounds must be 1 to {MAX_FRONTIER_BOUNDS} numbers in [0, 1], got {str(given)[:80]!r}")
+    try:
+        if any(isinstance(item, bool) or not isinstance(item, (int, float, str)) for item in items):
+            raise ValueError("each bound is a number")
+        return sorted({float(check_max_unfairness(item)) for item in items})
+    except ValueError as error:
+        raise InputError(f"bounds: {error}") from None
+
+
+def describe_frontier(frontier, X, y) -> dict:
+    """What the page shows of a trade-off curve, as strict JSON: a point per bound (its certified optimum,
+    the achieved unfairness, the training accuracy, the list's text)."""
+    rows = frontier.table(X, y)
+    for row, point in zip(rows, frontier.points):
+        row["training_accuracy"] = row.pop("test_accuracy")
+        row["text"] = str(point.model.rule_list_)
+    return _strict({"kind": "frontier", "metric": frontier.metric, "text": repr(frontier), "points": rows})
+
+
+def _checked_sensitive(estimator, frame: pd.DataFrame, target: str, sensitive) -> str:
+    """``sensitive`` (a column of ``frame`` holding two groups) when the estimator has a fairness constraint,
+    "" when neither is set; a clear error when one is set without the other, or the column is wrong."""
+    if not isinstance(sensitive, str):
+        raise InputError(f"sensitive must be a column name (text), got {type(sensitive).__name__}")
+    fairness = estimator.get_params().get("fairness")
+    if bool(fairness) != bool(sensitive):
+        raise InputError("a fairness constraint needs the sensitive column (the two groups it compares), and the "
+                         "sensitive column needs a fairness constraint" if "fairness" in estimator.get_params() else
+                         "a sensitive column is for a fairness constraint, which this model family does not take")
+    if not sensitive:
+        return ""
+    if sensitive not in frame.columns or sensitive == target:
+        raise InputError(f"sensitive must be a column other than the target, got {sensitive!r}")
+    from ..fairness.metrics import check_sensitive
+
+    try:
+        check_sensitive(frame[sensitive].to_numpy(dtype=object), len(frame))
+    except ValueError as error:
+        raise InputError(f"sensitive column {sensitive!r}: {error}") from None
+    return sensitive
+
+
+def _features_and_target(frame: pd.DataFrame, target: str, sensitive: str = ""):
+    """The features (every column but the target and the sensitive one) and the target of ``frame``."""
+    return frame.drop(columns=[target] + ([sensitive] if sensitive else [])), frame[target]
 
 
 def describe_rashomon(rashomon, X, y, group: str | None, budget: Budget | None = None) -> dict:

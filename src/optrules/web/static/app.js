@@ -45,6 +45,13 @@ function showTable(info) {
   }
   target.value = info.target ?? "";
   target.disabled = false;
+  const sensitive = $("sensitive");
+  sensitive.innerHTML = '<option value="">(choose)</option>';
+  for (const column of info.columns) {
+    const option = document.createElement("option");
+    option.value = option.textContent = column;
+    sensitive.appendChild(option);
+  }
   $("start").disabled = false;
   const shown = info.columns.slice(0, info.preview_columns ?? info.columns.length);
   let html = "<table><thead><tr>" + shown.map((c) => `<th>${escapeHtml(c)}</th>`).join("") +
@@ -99,7 +106,7 @@ function familyField(parameter) {
     for (const [value, shown] of parameter.choices) {
       const option = document.createElement("option");
       option.value = value;
-      option.textContent = shown;
+      option.textContent = shown.replaceAll("_", " ");
       input.appendChild(option);
     }
     input.value = parameter.default ?? "";
@@ -174,8 +181,17 @@ function showFamilyFields() {
     }
   }
   shownFamily = model;
+  showSensitive();
 }
 $("model").addEventListener("change", showFamilyFields);
+
+// the sensitive column: asked for when the family's fairness constraint is chosen
+function fairnessChosen() {
+  const family = chosenFamily();
+  return Boolean(family && family.parameters.some((p) => p.name === "fairness") && $("fairness") && $("fairness").value);
+}
+function showSensitive() { $("sensitive-label").classList.toggle("hidden", !fairnessChosen()); }
+document.addEventListener("change", (event) => { if (event.target.id === "fairness") showSensitive(); });
 
 // -- runs --------------------------------------------------------------------------------------------
 function parameters() {
@@ -194,10 +210,15 @@ $("start").addEventListener("click", async () => {
     message("choose the target column (the class to predict) first");
     return;
   }
+  if (fairnessChosen() && !$("sensitive").value) {
+    message("choose the sensitive column (the two groups the fairness constraint compares) first");
+    return;
+  }
   try {
     const run = await api("/api/runs", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ table: table.key, target: $("target").value, model: $("model").value, params: parameters() }),
+      body: JSON.stringify({ table: table.key, target: $("target").value, model: $("model").value, params: parameters(),
+                             sensitive: fairnessChosen() ? $("sensitive").value : "" }),
     });
     message(`run #${run.id} queued`, true);
     await refreshRuns();
@@ -216,7 +237,7 @@ async function refreshRuns() {
     row.dataset.id = run.id;
     if (current === run.id) row.className = "selected";
     row.innerHTML = `<td>${run.id}</td><td>${escapeHtml(run.source)}</td><td>${escapeHtml(run.target)}</td>` +
-      `<td>${run.kind === "rashomon" ? `Rashomon set of #${run.parent}` : run.model}</td><td class="run-status">${run.status}</td><td></td>`;
+      `<td>${run.kind === "rashomon" ? `Rashomon set of #${run.parent}` : run.kind === "frontier" ? `trade-off curve of #${run.parent}` : run.model}</td><td class="run-status">${run.status}</td><td></td>`;
     if (run.status === "queued" || run.status === "running") {
       const button = document.createElement("button");
       button.className = "small secondary";
@@ -242,6 +263,7 @@ async function watch(id) {
   $("run").classList.remove("hidden");
   $("result").classList.add("hidden");
   $("rashomon-result").classList.add("hidden");
+  $("frontier-result").classList.add("hidden");
   $("run-title").textContent = `Run #${id}`;
   draw();
   const detail = await api(`/api/runs/${id}`);
@@ -278,8 +300,10 @@ function showStatus(run) {
   const element = $("run-status");
   element.textContent = run.status + (run.message ? ": " + run.message : "");
   element.className = "status " + run.status;
-  $("progress").classList.toggle("hidden", run.kind === "rashomon");  // an enumeration has no bound to trace
-  $("run-title").textContent = run.kind === "rashomon" ? `Run #${run.id}: near-optimal lists of run #${run.parent}` : `Run #${run.id}`;
+  // an enumeration has no bound to trace; a curve's fits each have their own
+  $("progress").classList.toggle("hidden", run.kind === "rashomon" || run.kind === "frontier");
+  $("run-title").textContent = run.kind === "rashomon" ? `Run #${run.id}: near-optimal lists of run #${run.parent}`
+    : run.kind === "frontier" ? `Run #${run.id}: the trade-off curve of run #${run.parent}` : `Run #${run.id}`;
   $("cancel").classList.toggle("hidden", !(run.status === "queued" || run.status === "running"));
 }
 
@@ -297,6 +321,7 @@ function showPoint(point) {
 function showResult(run) {
   if (!run.result) return;
   if (run.kind === "rashomon") { showRashomon(run); return; }
+  if (run.kind === "frontier") { showFrontier(run); return; }
   $("result").classList.remove("hidden");
   $("model-text").textContent = run.result.text;
   $("certificate-text").textContent = run.result.certificate_text;
@@ -304,6 +329,60 @@ function showResult(run) {
   $("download").href = `/api/runs/${run.id}/model.json`;
   $("download").setAttribute("download", `optrules-run-${run.id}.json`);
   offerRashomon(run);
+  $("frontier-form").classList.toggle("hidden", !(run.sensitive && run.status === "done"));
+  $("frontier-form").dataset.run = run.id;
+}
+
+// -- the trade-off curve of a fit under a fairness constraint --------------------------------------------
+$("f-start").addEventListener("click", async () => {
+  const parent = $("frontier-form").dataset.run;
+  const params = { bounds: $("f-bounds").value, time_limit: $("f-time").value, max_memory: $("max_memory").value };
+  try {
+    const run = await api(`/api/runs/${parent}/frontier`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ params }),
+    });
+    message(`run #${run.id} queued: the certified optimum under each bound of run #${parent}'s constraint`, true);
+    await refreshRuns();
+    watch(run.id);
+  } catch (error) { message(error.message); }
+});
+
+function showFrontier(run) {
+  const r = run.result;
+  $("frontier-result").classList.remove("hidden");
+  $("f-title").textContent = `The trade-off curve: ${r.metric.replaceAll("_", " ")}`;
+  $("f-points").innerHTML = "<thead><tr><th>bound</th><th>status</th><th>objective</th><th>lower bound</th>" +
+    "<th>gap achieved</th><th>training accuracy</th><th>rules</th><th>searched</th></tr></thead><tbody>" +
+    r.points.map((p) => "<tr>" + cell(p.max_unfairness, true) + cell(p.status) + cell(fmt(p.objective), true) +
+      cell(fmt(p.lower_bound), true) + cell(fmt(p.unfairness, 4), true) + cell(fmt(p.training_accuracy, 4), true) +
+      cell(p.rules, true) + cell(p.searched ? "yes" : "no (a looser optimum meets it)") + "</tr>").join("") + "</tbody>";
+  $("f-lists").textContent = r.points.map((p) => `at most ${p.max_unfairness}:\n${p.text}`).join("\n\n");
+  drawFrontier(r.points);
+}
+
+function drawFrontier(rows) {
+  const svg = $("f-chart");
+  const W = 640, H = 260, L = 60, R = 12, T = 12, B = 36;
+  const xs = rows.map((p) => p.unfairness);
+  const ys = rows.flatMap((p) => [p.objective, 1 - p.training_accuracy]).filter(Number.isFinite);
+  let xMin = Math.min(...xs), xMax = Math.max(...xs), yMin = Math.min(...ys), yMax = Math.max(...ys);
+  if (xMax - xMin < 1e-9) { xMin -= 0.01; xMax += 0.01; }
+  if (yMax - yMin < 1e-9) { yMin -= 0.01; yMax += 0.01; }
+  const x = (v) => L + (W - L - R) * ((v - xMin) / (xMax - xMin));
+  const y = (v) => T + (H - T - B) * (1 - (v - yMin) / (yMax - yMin));
+  let html = `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#ccc"/>`;
+  for (let k = 0; k <= 4; k++) {
+    const v = yMin + (yMax - yMin) * k / 4, u = xMin + (xMax - xMin) * k / 4;
+    html += `<text x="${L - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11" fill="#555">${v.toFixed(3)}</text>` +
+      `<text x="${x(u)}" y="${H - B + 16}" text-anchor="middle" font-size="11" fill="#555">${u.toFixed(3)}</text>`;
+  }
+  const line = (values, color, dash) => `<path d="${rows.map((p, i) => `${i ? "L" : "M"}${x(p.unfairness)},${y(values[i])}`).join(" ")}" ` +
+    `fill="none" stroke="${color}" stroke-width="2"${dash ? ' stroke-dasharray="5 3"' : ""}/>` +
+    rows.map((p, i) => `<circle cx="${x(p.unfairness)}" cy="${y(values[i])}" r="3.5" fill="${color}"><title>bound ${p.max_unfairness}: ` +
+      `gap ${fmt(p.unfairness, 4)}, ${fmt(values[i], 4)}</title></circle>`).join("");
+  html += line(rows.map((p) => p.objective), "#1d3557", false) + line(rows.map((p) => 1 - p.training_accuracy), "#e07a1f", true);
+  html += `<text x="${(L + W - R) / 2}" y="${H - 4}" text-anchor="middle" font-size="12" fill="#333">gap between the groups of each bound's optimum</text>`;
+  svg.innerHTML = html;
 }
 
 // -- the Rashomon set of a finished rule list ------------------------------------------------------------
