@@ -317,3 +317,39 @@ def test_a_page_from_another_origin_cannot_drive_the_app(server, browser, tmp_pa
     assert outcomes["run as json"].startswith("failed"), json.dumps(outcomes)  # no CORS: the preflight fails
     assert outcomes["read runs"].startswith("failed"), json.dumps(outcomes)  # and nothing can be read
     assert len(server.manager.runs) == runs_before and server.manager.uploads.keys() == uploads_before
+
+
+def test_a_fit_under_a_fairness_constraint_and_its_trade_off_curve(server, browser, shots):
+    """Choosing a fairness constraint asks for the sensitive column; the fit's certificate says the
+    constraint; Draw it runs the curve, drawn as two lines of a point per bound, with its table."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server.link)
+    wait_for(lambda: len(Select(browser.find_element(By.ID, "dataset")).options) > 1, 20, "the dataset list")
+    Select(browser.find_element(By.ID, "dataset")).select_by_value("dataset:compas")
+    wait_for(lambda: "6907 rows" in browser.find_element(By.ID, "table-info").text, 30, "the table summary")
+    Select(browser.find_element(By.ID, "target")).select_by_value("two_year_recid")
+    Select(browser.find_element(By.ID, "model")).select_by_value("rulelist")
+    assert not browser.find_element(By.ID, "sensitive-label").is_displayed()  # no constraint: no question
+    Select(browser.find_element(By.ID, "fairness")).select_by_value("statistical_parity")
+    assert browser.find_element(By.ID, "sensitive-label").is_displayed()
+    browser.find_element(By.ID, "start").click()
+    assert "choose the sensitive column" in wait_for(lambda: browser.find_element(By.ID, "message").text, 10, "the ask")
+    Select(browser.find_element(By.ID, "sensitive")).select_by_value("sex")
+    browser.find_element(By.ID, "start").click()
+    wait_for(lambda: "done" in browser.find_element(By.ID, "run-status").text
+             and browser.find_element(By.ID, "frontier-form").is_displayed(), 90, "the fair fit")
+    assert "statistical parity" in browser.find_element(By.ID, "certificate-text").text
+    bounds = browser.find_element(By.ID, "f-bounds")
+    bounds.clear()
+    bounds.send_keys("0.02, 0.1")
+    browser.find_element(By.ID, "f-start").click()
+    wait_for(lambda: "trade-off curve" in browser.find_element(By.ID, "run-title").text
+             and "done" in browser.find_element(By.ID, "run-status").text, 120, "the curve")
+    wait_for(lambda: browser.find_element(By.ID, "frontier-result").is_displayed(), 10, "the curve's result")
+    circles = browser.execute_script("return document.querySelectorAll('#f-chart circle').length")
+    rows = browser.execute_script("return document.querySelectorAll('#f-points tbody tr').length")
+    assert circles == 4 and rows == 2  # two bounds, two lines
+    browser.execute_script("document.getElementById('run').scrollIntoView()")
+    browser.save_screenshot(str(shots / "web_fairness.png"))

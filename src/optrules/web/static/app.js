@@ -366,8 +366,9 @@ function drawFrontier(rows) {
   const xs = rows.map((p) => p.unfairness);
   const ys = rows.flatMap((p) => [p.objective, 1 - p.training_accuracy]).filter(Number.isFinite);
   let xMin = Math.min(...xs), xMax = Math.max(...xs), yMin = Math.min(...ys), yMax = Math.max(...ys);
-  if (xMax - xMin < 1e-9) { xMin -= 0.01; xMax += 0.01; }
-  if (yMax - yMin < 1e-9) { yMin -= 0.01; yMax += 0.01; }
+  const pad = (lo, hi) => (hi - lo < 1e-9 ? [lo - 0.01, hi + 0.01] : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)]);
+  [xMin, xMax] = pad(xMin, xMax);
+  [yMin, yMax] = pad(yMin, yMax);
   const x = (v) => L + (W - L - R) * ((v - xMin) / (xMax - xMin));
   const y = (v) => T + (H - T - B) * (1 - (v - yMin) / (yMax - yMin));
   let html = `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#ccc"/>`;
@@ -519,6 +520,7 @@ function draw() {
 async function showLimits() {
   const limits = await api("/api/limits");
   $("time_limit").max = limits.time_limit.max;
+  $("time_limit").value = limits.time_limit.default;
   $("max_memory").value = limits.max_memory_mb.default;
   $("max_memory").max = limits.max_memory_mb.max;
   $("limits").textContent = `Each run stops at its time limit (default ${limits.time_limit.default} s) and keeps its ` +
