@@ -290,6 +290,8 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
                          "--sensitive needs --fairness METRIC")
     if fairness and args.cv:
         raise SystemExit("error: --cv with --fairness is not available yet: fit one lambda at a time")
+    if not fairness and type(getattr(args, "max_unfairness", None)) is list:  # (not its DefaultValues: given)
+        raise SystemExit("error: --max-unfairness bounds the gap of --fairness METRIC: give both (and --sensitive)")
     if (args.max_rules is not None or args.forbid or args.require) and not family.constraints:
         refuse("--max-rules, --forbid and --require", "constraints")
     if getattr(args, "refine", False) and "refine" not in family.estimator().get_params():
@@ -309,7 +311,7 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
         raise SystemExit(f"error: several {option_of(family.cv_parameter)} values need --cv K to choose among them")
     for option in family.cli_options:  # (an option several families share takes several values for one of them)
         given = getattr(args, option.name)
-        if option.name != family.cv_parameter and isinstance(given, list) and len(given) > 1:
+        if option.name not in (family.cv_parameter, "max_unfairness") and isinstance(given, list) and len(given) > 1:
             raise SystemExit(f"error: {family.option_flags(option)[0]} takes one value with --model {family.name}"
                              + (f" (--cv K chooses among {option_of(family.cv_parameter)} values)"
                                 if family.cv_parameter else ""))
@@ -366,7 +368,9 @@ def _estimator(args, family, y, time_limit: float | None):
 
 
 def _fit_model(args, console: Console):
-    """Fit what the arguments ask for; returns ``(estimator, X, y, weights, source, summary line)``."""
+    """Fit what the arguments ask for; returns ``(estimator, X, y, weights, source, summary line, frontier)``
+    (``frontier``: the trade-off curve when --max-unfairness gave several bounds, its tightest bound's
+    optimum the estimator; else None)."""
     from .families import family as family_named
 
     started = args.started
@@ -380,18 +384,40 @@ def _fit_model(args, console: Console):
     fit_weights = {} if weights is None else {"sample_weight": weights}
     if getattr(args, "sensitive", None):
         fit_weights["sensitive"] = args.sensitive
+    bounds = getattr(args, "max_unfairness", None)
+    frontier = None
     if args.cv:
         search = family.cv_from_cli(args, estimator).fit(X, y, **fit_weights)
         _print_cv_table(console, args.cv, search, family.cv_parameter, family.cv_label, *family.cv_size)
         model = search.best_estimator_
+    elif isinstance(bounds, list) and len(bounds) > 1:
+        from .fairness.frontier import fairness_frontier
+
+        # (the time limit covers the whole command: the bounds share what is left)
+        frontier = fairness_frontier(estimator, X, y, args.sensitive, bounds, sample_weight=weights,
+                                     time_limit=_time_left(args, started))
+        _print_frontier(console, frontier)
+        model = frontier.points[0].model
     else:
         with _on_scheduler(getattr(args, "scheduler", None), _time_left(args, started)):
             model = estimator.fit(X, y, **fit_weights)
     if getattr(args, "sensitive", None):  # (not a feature: what reads the model's predictions leaves it out)
+        args.sensitive_values = X[args.sensitive].to_numpy(dtype=object)  # (the report's groups)
         X = X.drop(columns=[args.sensitive])
     summary = (f"{source}: {len(X)} samples, {family.settings_text(model)}; {_budget_text(args)}"
                + (" per fit" if args.cv else ""))
-    return model, X, y, weights, source, summary
+    return model, X, y, weights, source, summary, frontier
+
+
+def _print_frontier(console: Console, frontier) -> None:
+    """The trade-off curve's table: a row per bound, the tightest first (its list is the one kept)."""
+    table = Table(title=f"the certified optimum under each bound ({frontier.metric.replace('_', ' ')}); the first is kept")
+    for column in ("bound", "status", "objective", "lower bound", "gap achieved", "rules", "searched"):
+        table.add_column(column, justify="right")
+    for row in frontier.table():
+        table.add_row(f"{row['max_unfairness']:g}", row["status"], f"{row['objective']:.6f}", f"{row['lower_bound']:.6f}",
+                      f"{row['unfairness']:.4f}", str(row["rules"]), "yes" if row["searched"] else "no (a looser optimum)")
+    console.print(table)
 
 
 @contextlib.contextmanager
@@ -437,7 +463,7 @@ def _print_cv_table(console: Console, n_folds, search, parameter: str, label: st
 def cmd_fit(args, console: Console) -> int:
     if args.reference_out:
         return _fit_reference(args, console)
-    model, X, y, weights, _, summary = _fit_model(args, console)
+    model, X, y, weights, _, summary, frontier = _fit_model(args, console)
     console.print(f"[dim]{escape(printable_lines(summary))}[/]")
     report = getattr(getattr(model, "antecedents_", None), "report", None)
     if report is not None and report.notes:
@@ -458,8 +484,8 @@ def cmd_fit(args, console: Console) -> int:
     extra = family(args.model).fit_text(model)
     console.print(line + (f", {extra}" if extra else ""))
     if args.report:
-        _write_report(args.report, model.rule_list_, certificate, X, y, _group_columns(args, X), weights,
-                      args.data or args.dataset, console)
+        _write_report(args.report, model.rule_list_, certificate, X, y, _report_groups(args, X), weights,
+                      args.data or args.dataset, console, frontier)
     return _save(args, model.rule_list_, certificate, console)
 
 
@@ -481,7 +507,7 @@ def cmd_rashomon(args, console: Console) -> int:
     if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
         raise SystemExit(f"error: --plot {args.plot}: name a .png, .svg or .pdf file")
     started = args.started
-    model, X, y, _, _, summary = _fit_model(args, console)
+    model, X, y, _, _, summary, _ = _fit_model(args, console)
     console.print(f"[dim]{escape(printable_lines(summary))}[/]")
     for column in args.group or []:
         if column not in X.columns:
@@ -716,10 +742,19 @@ def _group_columns(args, X, frame=None):
     return found
 
 
-def _write_report(path: str, model, certificate, X, y, groups, weights, source, console: Console) -> None:
+def _report_groups(args, X):
+    """The report's groups of a fit: the --group columns, and the sensitive column a constraint compared."""
+    groups = _group_columns(args, X) or {}
+    if getattr(args, "sensitive", None):
+        groups[args.sensitive] = args.sensitive_values
+    return groups or None
+
+
+def _write_report(path: str, model, certificate, X, y, groups, weights, source, console: Console, frontier=None) -> None:
     from .report import html_report
 
-    html = html_report(model, certificate, X, y, groups, weights, title=f"optrules: {Path(source).name}", source=source)
+    html = html_report(model, certificate, X, y, groups, weights, title=f"optrules: {Path(source).name}", source=source,
+                       frontier=frontier)
     _write_text(path, html)
     console.print(f"report written to {path}")
 
@@ -759,7 +794,7 @@ def cmd_trace(args, console: Console) -> int:
             raise SystemExit(f"error: {args.data} has no certificate: save it with 'optrules fit ... -o FILE'")
         title = args.data
     else:
-        model, *_, summary = _fit_model(args, console)
+        model, *_, summary, _ = _fit_model(args, console)
         certificate, title = model.certificate_, summary
         if certificate is None:
             raise SystemExit("error: a Monte-Carlo search has no certificate to trace")

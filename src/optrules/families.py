@@ -129,7 +129,7 @@ class Option:
 
     name: str
     flags: tuple[str, ...] = ()  # default: --name-with-dashes
-    several: bool = False  # one or more values (the --cv parameter's)
+    several: bool | str = False  # one or more values (the --cv parameter's; text: what several do, for the help)
     metavar: str | None = None
 
 

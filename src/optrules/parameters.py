@@ -277,10 +277,15 @@ def _default_text(entry: Declared) -> str:
     return text + (f"; 'none': {entry.none_means}" if entry.none and entry.none_means else "")
 
 
-def add_option(parser, entry: Declared, *flags: str, several: bool = False, help: str | None = None,
+class DefaultValues(list):
+    """A several-valued option's default, told apart from the same values given on the command line."""
+
+
+def add_option(parser, entry: Declared, *flags: str, several: bool | str = False, help: str | None = None,
                metavar: str | None = None, takers: dict[str, Declared] | None = None) -> None:
     """Add ``entry`` to an argparse ``parser`` as ``--name`` (or ``flags``), with the type, choices, default
-    and help its declaration gives (``several``: one or more values, as the --cv parameter takes).
+    and help its declaration gives (``several``: one or more values, as the --cv parameter takes; text: what
+    several values do, for the help).
 
     ``takers``: the families that take it by name, when several do (their declarations may differ in
     range and default): it takes what any of them takes, its value is :data:`NOT_GIVEN` unless given
@@ -300,10 +305,10 @@ def add_option(parser, entry: Declared, *flags: str, several: bool = False, help
         default = NOT_GIVEN
         text += " (" + "; ".join(f"--model {name}: {_default_text(each)}" for name, each in takers.items()) + ")"
     else:
-        default = [entry.default] if several else entry.default
+        default = DefaultValues([entry.default]) if several else entry.default
         text += f" ({_default_text(entry)})" if _default_text(entry) else ""
     if several:
-        text += "; several values with --cv K, to choose among them"
+        text += "; several values " + (several if isinstance(several, str) else "with --cv K, to choose among them")
     if entry.options and entry.number is None and not entry.none and len(entries) == 1:
         parser.add_argument(*flags, dest=entry.name, choices=list(entry.options), default=default, help=text)
         return

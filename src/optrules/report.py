@@ -26,13 +26,15 @@ pre { background: #f6f6f6; padding: .8em; overflow-x: auto; }
 
 
 def html_report(model, certificate=None, X=None, y=None, groups=None, sample_weight=None,
-                title: str = "optrules model", source: str | None = None) -> str:
+                title: str = "optrules model", source: str | None = None, frontier=None) -> str:
     """The report page of ``model`` (a RuleList, FallingRuleList or RuleSet) as HTML text.
 
     ``certificate``: the fit's (status, gap, trace), if any. ``X``, ``y``: the data to describe and score
     the model on (the training data, or held-out data: the page says which it was told, ``source``).
     ``groups``: a DataFrame (or dict of arrays) of columns to break accuracy down by, one row per row of
     ``X`` (they need not be features of the model: ``race`` left out of the features, say).
+    ``frontier``: a :class:`~optrules.fairness.frontier.FairnessFrontier` (the trade-off curve), drawn with
+    the accuracy of each bound's list on ``X``, ``y``.
     """
     parts = [f"<h1>{html_text(title)}</h1>",
              f"<p class='muted'>{html_text(_family(model))}; written {datetime.datetime.now():%Y-%m-%d %H:%M} "
@@ -42,6 +44,8 @@ def html_report(model, certificate=None, X=None, y=None, groups=None, sample_wei
     parts.append(_model_section(model))
     if certificate is not None:
         parts.append(_certificate_section(certificate))
+    if (certificate is not None and "fairness" in certificate.counters) or frontier is not None:
+        parts.append(_fairness_section(certificate, frontier, X, y))
     if X is not None and y is not None:
         parts.append(_accuracy_section(model, X, y, groups, sample_weight))
     body = "\n".join(parts)
@@ -168,6 +172,84 @@ def trace_svg(trace, width: int = 640, height: int = 240) -> str:
             f"<path d='{steps(lower)}' fill='none' stroke='#e07a1f' stroke-width='2'/>{labels}</svg>"
             "<p class='muted'><span style='color:#1d3557'>&#9632;</span> best objective "
             "<span style='color:#e07a1f'>&#9632;</span> lower bound</p>")
+
+
+# -- fairness -----------------------------------------------------------------------------------------
+#: a constrained fit's confusion counters (``group_0_true_positives`` ...), as the table shows them
+CONFUSION = (("true_positives", "true positives"), ("false_positives", "false positives"),
+             ("false_negatives", "false negatives"), ("true_negatives", "true negatives"))
+
+
+def _fairness_section(certificate, frontier, X, y) -> str:
+    """A constrained fit's constraint, the gap its list achieves (exactly) and each group's confusion counts
+    (what proves it feasible); with a frontier, the trade-off curve and its table."""
+    from fractions import Fraction
+
+    text = "<h2>Fairness</h2>"
+    counters = certificate.counters if certificate is not None else {}
+    if "fairness" in counters:
+        bound, achieved = Fraction(counters["max_unfairness"]), Fraction(counters["unfairness"])
+        names = [str(counters.get(f"sensitive_group_{g}", f"group {g}")) for g in (0, 1)]
+        text += (f"<p>Constraint: the {html_text(counters['fairness'].replace('_', ' '))} gap between "
+                 f"{html_text(names[0])} and {html_text(names[1])} is at most {float(bound):g} ({bound}) on the "
+                 f"training rows; this list's is <strong>{float(achieved):.6f}</strong> ({achieved}), from the "
+                 "counts below. The certificate's bound holds over every list meeting the constraint, each rule "
+                 "predicting either class.</p>")
+        rows = [[names[g]] + [_count(counters.get(f"group_{g}_{key}")) for key, _ in CONFUSION] for g in (0, 1)]
+        text += _table(["group"] + [label for _, label in CONFUSION], rows, numeric=(1, 2, 3, 4))
+    if frontier is not None:
+        table = frontier.table(X, y) if X is not None and y is not None else frontier.table()
+        text += (f"<h3>The trade-off curve ({html_text(frontier.metric.replace('_', ' '))})</h3>"
+                 + frontier_svg(table) + _table(
+                     ["bound", "status", "objective", "lower bound", "gap achieved", "rules", "searched"]
+                     + (["accuracy"] if X is not None and y is not None else []),
+                     [[f"{r['max_unfairness']:g}", r["status"], f"{r['objective']:.6f}", f"{r['lower_bound']:.6f}",
+                       f"{r['unfairness']:.4f}", r["rules"], "yes" if r["searched"] else "no (a looser optimum meets it)"]
+                      + ([f"{r['test_accuracy']:.4f}"] if "test_accuracy" in r else []) for r in table],
+                     numeric=(0, 2, 3, 4, 5, 7)))
+    return text
+
+
+def _count(value) -> str:
+    """A confusion count: whole (rows, or whole weights) with separators, else its weight's digits."""
+    if value is None:
+        return ""
+    return f"{int(value):,}" if float(value).is_integer() else f"{float(value):.6g}"
+
+
+def frontier_svg(rows, width: int = 640, height: int = 260) -> str:
+    """The certified objective (and, when the rows have it, the error on the report's data) against the gap
+    each bound's optimum achieves, as an inline SVG: a point per bound."""
+    xs = [r["unfairness"] for r in rows]
+    series = [("certified objective", "#1d3557", "", [r["objective"] for r in rows])]
+    if rows and "test_accuracy" in rows[0]:
+        series.append(("error on the report's data", "#e07a1f", " stroke-dasharray='5 3'",
+                       [1 - r["test_accuracy"] for r in rows]))
+    values = [v for *_, ys in series for v in ys]
+    left, right, top, bottom = 70, 12, 12, 34
+
+    def scale(lo, hi, start, end):
+        lo, hi = (lo - 0.01, hi + 0.01) if hi - lo < 1e-12 else (lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+        return lambda v: start + (end - start) * (v - lo) / (hi - lo), lo, hi
+
+    x, *_ = scale(min(xs), max(xs), left, width - right)
+    y, y0, y1 = scale(min(values), max(values), height - bottom, top)
+    shapes = ""
+    for label, color, dash, ys in series:
+        path = " ".join(f"{'L' if k else 'M'}{x(a):.1f},{y(b):.1f}" for k, (a, b) in enumerate(zip(xs, ys)))
+        shapes += f"<path d='{path}' fill='none' stroke='{color}' stroke-width='2'{dash}/>" + "".join(
+            f"<circle cx='{x(a):.1f}' cy='{y(b):.1f}' r='3.5' fill='{color}'/>" for a, b in zip(xs, ys))
+    labels = (f"<text x='{left - 6}' y='{top + 10}' text-anchor='end' font-size='11'>{y1:.4g}</text>"
+              f"<text x='{left - 6}' y='{height - bottom}' text-anchor='end' font-size='11'>{y0:.4g}</text>"
+              f"<text x='{x(min(xs)):.1f}' y='{height - 18}' text-anchor='middle' font-size='11'>{min(xs):.3g}</text>"
+              f"<text x='{x(max(xs)):.1f}' y='{height - 18}' text-anchor='middle' font-size='11'>{max(xs):.3g}</text>"
+              f"<text x='{(left + width - right) / 2}' y='{height - 4}' text-anchor='middle' font-size='12'>"
+              "gap between the groups of each bound's optimum</text>")
+    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
+            "aria-label='objective and error against unfairness'>"
+            f"<rect x='{left}' y='{top}' width='{width - left - right}' height='{height - top - bottom}' "
+            f"fill='none' stroke='#ccc'/>{shapes}{labels}</svg><p class='muted'>" + " ".join(
+                f"<span style='color:{color}'>&#9632;</span> {label}" for label, color, *_ in series) + "</p>")
 
 
 # -- accuracy -----------------------------------------------------------------------------------------

@@ -113,7 +113,9 @@ def test_the_command_line_fits_predicts_and_refuses(tmp_path, capsys):
                           (["--sensitive", "group"], "--sensitive needs --fairness"),
                           (["--sensitive", "group", "--fairness", "statistical_parity", "--model", "frl"],
                            "--sensitive: only with --fairness"),
-                          (["--sensitive", "group", "--fairness", "statistical_parity", "--cv", "3"], "not available yet")):
+                          (["--sensitive", "group", "--fairness", "statistical_parity", "--cv", "3"], "not available yet"),
+                          (["--max-unfairness", "0.1"], "--max-unfairness bounds the gap of --fairness"),
+                          (["--max-unfairness", "0.1", "0.2"], "--max-unfairness bounds the gap of --fairness")):
         with pytest.raises(SystemExit, match=message):
             main(["fit", str(path), "--target", "label", *argv])
 
@@ -137,3 +139,49 @@ def test_hostile_group_names_stay_on_one_escaped_line_and_in_the_model_file(tmp_
     assert hostile in (saved["certificate"]["counters"]["sensitive_group_0"], saved["certificate"]["counters"]["sensitive_group_1"])
     lines = str(Certificate.from_dict(saved["certificate"])).splitlines()
     assert not any(line.startswith("DROP TABLE") for line in lines) and any("\\r\\nDROP" in line for line in lines)
+
+
+def test_several_bounds_on_the_command_line_draw_the_curve_in_the_report(tmp_path, capsys):
+    """--max-unfairness with several bounds prints the certified optimum under each (fairness_frontier's),
+    keeps the tightest bound's list, and the report shows the constraint, each group's confusion counts,
+    the curve and the groups' rates; values from the data escaped."""
+    from optrules import fairness_frontier
+    from optrules.cli import main
+
+    X, y = _table(2, 200)
+    X["group"] = X["group"].map({"a": "<b>a</b>", "b": "b & c"})
+    path = tmp_path / "table.csv"
+    X.assign(label=y).to_csv(path, index=False)
+    report, model_file = tmp_path / "report.html", tmp_path / "model.json"
+    assert main(["fit", str(path), "--target", "label", "-r", "0.02", "--fairness", "statistical_parity",
+                 "--max-unfairness", "0.2", "0.05", "0.1", "--sensitive", "group", "--report", str(report),
+                 "-o", str(model_file)]) == 0
+    out = capsys.readouterr().out
+    expected = fairness_frontier(RuleListClassifier(regularization=0.02, fairness="statistical_parity"),
+                                 X, y, "group", [0.05, 0.1, 0.2])
+    for row in expected.table():
+        assert f"{row['objective']:.6f}" in out
+    tightest = expected.points[0].model
+    saved = json.loads(model_file.read_text())
+    assert saved["certificate"]["counters"]["max_unfairness"] == "1/20"
+    assert saved["certificate"]["objective"] == pytest.approx(tightest.certificate_.objective, abs=1e-12)
+    html = report.read_text()
+    assert "<h2>Fairness</h2>" in html and "The trade-off curve (statistical parity)" in html
+    assert html.count("<circle") == 6  # three bounds, the objective and the error on the data
+    assert "&lt;b&gt;a&lt;/b&gt;" in html and "<b>a</b>" not in html and "b &amp; c" in html
+    counters = tightest.certificate_.counters
+    assert f"{int(counters['group_0_true_positives']):,}" in html
+    assert html.count("group</td><td>&lt;b&gt;a&lt;/b&gt;") == 1  # the groups' rates, by the sensitive column
+
+
+def test_a_budget_running_out_in_the_search_reads_as_a_time_budget(monkeypatch):
+    """The fit's budget expiring during the fair search is the search's time limit, never an interrupt:
+    the search reads its own clock and hears only a cancel from the budget."""
+    from optrules.budget import Budget
+
+    expired = Budget.expired
+    monkeypatch.setattr(Budget, "expired", lambda self: self.phase == "search" or expired(self))
+    X, y = _table(3, 200)
+    model = RuleListClassifier(regularization=0.02, fairness="equal_opportunity", max_unfairness=0.05)
+    model.fit(X, y, sensitive="group")
+    assert model.certificate_.status == "optimal"

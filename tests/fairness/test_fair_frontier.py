@@ -3,6 +3,8 @@ not searched again, and says whose proof it takes."""
 
 from fractions import Fraction
 
+import numpy as np
+
 import pytest
 
 from optrules import RuleListClassifier
@@ -50,3 +52,39 @@ def test_a_frontier_needs_a_metric():
     X, y = _table(0)
     with pytest.raises(ValueError, match="fairness= set"):
         fairness_frontier(RuleListClassifier(), X, y, "group")
+
+
+def test_bounds_stopped_by_their_budget_share_lists_and_lower_bounds():
+    """Searches cut short by a node budget: a looser point takes a tighter point's better list, a tighter
+    point the looser one's higher lower bound; each stays a true certificate of its bound (lower bound <=
+    the optimum an unbudgeted fit certifies <= objective, the list within its bound), and the curve is
+    monotone."""
+    shared = 0
+    for seed in range(4):
+        shared += _check_budgeted_frontier(seed)
+    assert shared > 0, "no bound took another's list or bound: the test does not exercise the sharing"
+
+
+def _check_budgeted_frontier(seed: int) -> int:
+    X, y = _table(10 + seed, 150)
+    bounds = (0.0, 0.01, 0.03, 0.06, 0.1, 0.2)
+    frontier = fairness_frontier(RuleListClassifier(regularization=0.005, fairness="equalized_odds", max_nodes=4),
+                                 X, y, "group", bounds)
+    objectives = [p.objective for p in frontier.points]
+    lower = [p.lower_bound for p in frontier.points]
+    assert all(a >= b for a, b in zip(objectives, objectives[1:]))  # looser: never a worse list
+    assert all(a >= b for a, b in zip(lower, lower[1:]))  # tighter: never a weaker bound
+    shared = 0
+    for point in frontier.points:
+        truth = RuleListClassifier(regularization=0.005, fairness="equalized_odds",
+                                   max_unfairness=point.max_unfairness).fit(X, y, sensitive="group")
+        assert truth.certificate_.is_optimal
+        assert point.lower_bound <= truth.certificate_.objective + 1e-12 <= point.objective + 2e-12
+        assert Fraction(point.model.certificate_.counters["unfairness"]) <= Fraction(str(point.max_unfairness))
+        predicted = point.model.predict(X.drop(columns="group"))
+        assert point.objective == pytest.approx(np.mean(predicted != y) + 0.005 * len(point.model.rule_list_.rules),
+                                                abs=1e-12)
+        counters = point.model.certificate_.counters
+        shared += "list_found_under" in counters or "lower_bound_from" in counters
+        assert point.model.certificate_.is_optimal == (point.lower_bound == point.objective)
+    return shared

@@ -53,7 +53,8 @@ FAMILY = Family(
     ),
     cli_options=(Option("regularization", ("--regularization", "-r"), several=True, metavar="LAMBDA"),
                  Option("min_support"), Option("policy"), Option("map_type"), Option("fairness"),
-                 Option("max_unfairness")),
+                 Option("max_unfairness", metavar="EPS", several="with --fairness: the certified optimum under each, a table and "
+                                                                "the --report's curve (the tightest bound's list kept)")),
     from_cli=_from_cli,
     cv_from_cli=_cv_from_cli,
     cv_title="lambda",

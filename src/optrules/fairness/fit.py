@@ -70,7 +70,9 @@ def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, b
     captures = bitset.unpack(estimator.antecedents_.bits, len(codes)) if n_antecedents else \
         np.zeros((0, len(codes)), dtype=bool)
     search = FairListSearch(captures, codes, group, regularization, metric, eps, weights, estimator.max_rules)
-    result = search.run(max_nodes=estimator.max_nodes, time_limit=budget.remaining(), should_stop=budget.stopped,
+    # (the time limit is the search's own: should_stop hears only a cancel, or a budget's time running out
+    # would end the search as "interrupted" when it reads the clock first)
+    result = search.run(max_nodes=estimator.max_nodes, time_limit=budget.remaining(), should_stop=budget.cancelled,
                         memory=budget)
     predicted = search.predictions(result.prefix, result.labels)
     achieved = exact_unfairness(codes, group, weights, predicted, metric)

@@ -8,6 +8,7 @@ and it is one of them), so such a point costs no search: its certificate is the 
 from __future__ import annotations
 
 import copy
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -16,6 +17,8 @@ from sklearn.base import clone
 
 from .metrics import check_max_unfairness
 
+#: a lower bound this close to a list's objective proves it optimal (float sums of the same weights)
+PROVEN_TOLERANCE = 1e-12
 #: the bounds :func:`fairness_frontier` searches unless told: 0.01 to 0.10
 DEFAULT_BOUNDS = tuple(round(0.01 * k, 2) for k in range(1, 11))
 
@@ -70,16 +73,19 @@ class FairnessFrontier:
 
 
 def fairness_frontier(estimator, X, y, sensitive, max_unfairness=DEFAULT_BOUNDS, sample_weight=None,
-                      should_stop=None) -> FairnessFrontier:
+                      should_stop=None, time_limit: float | None = None) -> FairnessFrontier:
     """The certified optimum of ``estimator`` (a ``RuleListClassifier`` with ``fairness=`` set) under each
     bound of ``max_unfairness``, fitted on ``X``, ``y`` with the groups ``sensitive`` (as ``fit`` takes
     them); see the module's docstring for the work saved. ``should_stop``: asked before each bound's fit;
-    True ends the frontier with the bounds done so far (the looser ones)."""
+    True ends the frontier with the bounds done so far (the looser ones). ``time_limit``: seconds for the
+    whole curve, each bound's fit given an equal share of what is left (and at most the estimator's own
+    limit); None: each fit has the estimator's."""
     if getattr(estimator, "fairness", None) is None:
         raise ValueError("fairness_frontier needs an estimator with fairness= set (the metric the bounds are of)")
     bounds = sorted({float(check_max_unfairness(b)) for b in np.atleast_1d(max_unfairness)}, reverse=True)
     points: list[FrontierPoint] = []
-    for bound in bounds:
+    started = time.perf_counter()
+    for k, bound in enumerate(bounds):
         if should_stop is not None and points and should_stop():
             break
         looser = points[-1] if points else None
@@ -94,7 +100,41 @@ def fairness_frontier(estimator, X, y, sensitive, max_unfairness=DEFAULT_BOUNDS,
             points.append(FrontierPoint(bound, model, searched=False))
             continue
         model = clone(estimator).set_params(max_unfairness=bound)
+        if time_limit is not None:
+            share = max(time_limit - (time.perf_counter() - started), 0.0) / (len(bounds) - k)
+            own = estimator.time_limit
+            model.set_params(time_limit=max(share if own is None else min(share, own), 1e-3))
         model.fit(X, y, sample_weight=sample_weight, sensitive=sensitive)
         points.append(FrontierPoint(bound, model, searched=True))
-    return FairnessFrontier(estimator.fairness, points[::-1])
+    return FairnessFrontier(estimator.fairness, share_between_bounds(points[::-1]))
+
+
+def share_between_bounds(points: list[FrontierPoint]) -> list[FrontierPoint]:
+    """Points (tightest bound first) whose searches stopped on a budget, improved by the others': every
+    list meeting a tighter bound meets a looser one, so a looser point takes a tighter point's list when it
+    is better; and a looser bound's optimum is at most a tighter one's, so a tighter point's lower bound
+    rises to a looser one's. A point whose lower bound then meets its objective is proven optimal."""
+    for k in range(1, len(points)):
+        tighter = min(points[:k], key=lambda point: point.objective)
+        if tighter.objective < points[k].objective:
+            model = copy.deepcopy(tighter.model)
+            model.set_params(max_unfairness=points[k].max_unfairness)
+            model.fairness_ = dict(model.fairness_, max_unfairness=points[k].max_unfairness)
+            certificate = model.certificate_
+            certificate.counters = dict(certificate.counters, max_unfairness=str(check_max_unfairness(points[k].max_unfairness)),
+                                        list_found_under=f"{tighter.max_unfairness:g}")
+            certificate.lower_bound = points[k].lower_bound
+            certificate.status = points[k].model.certificate_.status
+            points[k] = FrontierPoint(points[k].max_unfairness, model, points[k].searched)
+    for k in range(len(points) - 2, -1, -1):
+        certificate, looser = points[k].model.certificate_, points[k + 1].model.certificate_
+        if looser.lower_bound > certificate.lower_bound:
+            certificate.lower_bound = min(looser.lower_bound, certificate.objective)
+            certificate.counters["lower_bound_from"] = f"{points[k + 1].max_unfairness:g}"
+    for point in points:
+        certificate = point.model.certificate_
+        if certificate.status != "optimal" and certificate.lower_bound >= certificate.objective - PROVEN_TOLERANCE:
+            certificate.status, certificate.lower_bound = "optimal", certificate.objective
+            certificate.counters["certified_by"] = "the lower bound of a looser bound's search"
+    return points
 
