@@ -264,5 +264,7 @@ def _fairness_line(counters: dict) -> str:
     groups = (f"{printable(counters.get('sensitive_group_0', 'group 0'))} and "
               f"{printable(counters.get('sensitive_group_1', 'group 1'))}")
     bound, achieved = Fraction(counters["max_unfairness"]), Fraction(counters["unfairness"])
-    return (f"among the lists whose {counters['fairness'].replace('_', ' ')} gap between {groups} is at most "
-            f"{float(bound):g} (rules predict either class): this one's is {float(achieved):.6f} ({achieved})")
+    over = counters.get("fairness_over", "lists")  # (a rule set's fit says "rule sets")
+    freedom = " (rules predict either class)" if over == "lists" else ""
+    return (f"among the {over} whose {counters['fairness'].replace('_', ' ')} gap between {groups} is at most "
+            f"{float(bound):g}{freedom}: this one's is {float(achieved):.6f} ({achieved})")

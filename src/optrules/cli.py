@@ -27,7 +27,7 @@ from rich.text import Text
 from .budget import interrupts_heard
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
-from .parameters import (BINARIZER_PARAMETERS, DEFAULT_TIME_LIMIT, MAX_ANTECEDENTS, MAX_NODES, THRESHOLD_MODES,
+from .parameters import (BINARIZER_PARAMETERS, DEFAULT_TIME_LIMIT, MAX_ANTECEDENTS, MAX_NODES, NOT_GIVEN, THRESHOLD_MODES,
                          add_option, option_of)
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
@@ -283,6 +283,7 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
     if args.weight_column and not family.sample_weight:
         refuse("--weight-column", "sample_weight")
     fairness = getattr(args, "fairness", None)
+    fairness = None if fairness is NOT_GIVEN else fairness  # (an option two families share: not given)
     if getattr(args, "sensitive", None) and "fairness" not in family.estimator().get_params():
         raise SystemExit(f"error: --sensitive: only with --fairness, for the families that take it, not --model {family.name}")
     if bool(fairness) != bool(getattr(args, "sensitive", None)):

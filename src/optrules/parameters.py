@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .escape import shown
+from .fairness.metrics import METRICS as FAIRNESS_METRICS
 from .notices import warn
 
 
@@ -371,6 +372,12 @@ MAX_ANTECEDENTS = Declared("max_antecedents", "mine at most this many antecedent
                            Interval(1, None, whole=True), options=("auto",), none=True, none_means="no bound")
 CLASS_WEIGHT = Declared("class_weight", "weights of the classes: 'balanced' (inversely to their frequency) or "
                         "{label: weight}", None, options=("balanced",), none=True, none_means="equal", kind="mapping")
+#: a fairness constraint (rule lists and rule sets): the metric, and the largest gap it allows
+FAIRNESS = Declared("fairness", f"a fairness constraint on the training rows ({', '.join(FAIRNESS_METRICS)}): the best "
+                    "model whose gap in that metric between the two groups of fit's sensitive= (--sensitive) is at "
+                    "most max_unfairness", None, options=FAIRNESS_METRICS, none=True, none_means="no constraint")
+MAX_UNFAIRNESS = Declared("max_unfairness", "with fairness=: the largest difference of the two groups' rates allowed, "
+                          "decided exactly", 0.05, Interval(0, 1))
 POS_LABEL = Declared("pos_label", "the class the model describes (default: the second of the sorted classes)", None,
                      none=True, kind="any")
 RANDOM_STATE = Declared("random_state", "random seed", None, Interval(0, 2**32 - 1, whole=True), none=True,

@@ -70,7 +70,7 @@ def test_bad_fairness_requests_get_a_message(client):
             ({**FAIR, "max_unfairness": 2}, "sex", "max_unfairness"), ({**FAIR, "fairness": "parity"}, "sex", "fairness")]:
         response = client.post("/api/runs", json={**base, "params": params, "sensitive": sensitive})
         assert response.status_code == 400 and fragment in response.json()["error"], (params, sensitive, response.text)
-    response = client.post("/api/runs", json={**base, "model": "ruleset", "params": {"complexity": 4}, "sensitive": "sex"})
+    response = client.post("/api/runs", json={**base, "model": "frl", "params": {}, "sensitive": "sex"})
     assert response.status_code == 400 and "does not take" in response.json()["error"], response.text
 
     plain = wait(client, client.post("/api/runs", json={**base, "params": {"regularization": 0.05}}).json()["id"])
@@ -87,3 +87,16 @@ def test_bad_fairness_requests_get_a_message(client):
     assert client.post(url, content=b"{}", headers={"Content-Type": "text/plain"}).status_code == 415
     response = client.post(f"/api/runs/{fair['id']}/rashomon", json={})
     assert response.status_code == 400 and "not available yet" in response.json()["error"]
+
+
+def test_a_rule_set_under_a_fairness_constraint_from_the_page(client):
+    """The rule set family takes the constraint too: its certificate says it is over the rule sets."""
+    params = {"complexity": 6, "max_card": 2, "fairness": "equal_opportunity", "max_unfairness": 0.05, "time_limit": 60}
+    body = {"table": "dataset:compas", "target": "two_year_recid", "model": "ruleset", "params": params, "sensitive": "sex"}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 201, response.text
+    run = wait(client, response.json()["id"], 120)
+    assert run["status"] == "done", run
+    counters = run["result"]["certificate"]["counters"]
+    assert counters["fairness"] == "equal_opportunity" and Fraction(counters["unfairness"]) <= Fraction(1, 20)
+    assert "rule sets (DNF) whose equal opportunity gap" in run["result"]["certificate_text"]

@@ -4,8 +4,8 @@ importing the search."""
 
 from __future__ import annotations
 
-from ..fairness.metrics import METRICS as FAIRNESS_METRICS
-from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, N_JOBS, Declared, Interval)
+from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, FAIRNESS, MAX_ANTECEDENTS, MAX_CARD, MAX_UNFAIRNESS, N_JOBS,
+                          Declared, Interval)
 
 #: the queue orders of the search (the kernel's codes follow this order)
 POLICY_NAMES = ("lower_bound", "objective", "curiosity", "bfs", "dfs")
@@ -37,10 +37,6 @@ RULE_LIST_PARAMETERS = COMMON_PARAMETERS + (
     Declared("refine", "after the certified optimum over the boosted thresholds, search quantile and boosted "
              "thresholds together from it (the certificate covers that larger space)", False, flag=True),
     N_JOBS,
-    Declared("fairness", f"a fairness constraint on the training rows ({', '.join(FAIRNESS_METRICS)}): the most "
-             "accurate list whose gap in that metric between the two groups of fit's sensitive= (--sensitive) is at "
-             "most max_unfairness (rules may predict either class)", None,
-             options=FAIRNESS_METRICS, none=True, none_means="no constraint"),
-    Declared("max_unfairness", "with fairness=: the largest difference of the two groups' rates allowed, decided "
-             "exactly", 0.05, Interval(0, 1)),
+    FAIRNESS,
+    MAX_UNFAIRNESS,
 )

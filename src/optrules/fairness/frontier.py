@@ -59,7 +59,7 @@ class FairnessFrontier:
         for point in self.points:
             row = {"max_unfairness": point.max_unfairness, "objective": point.objective,
                    "lower_bound": point.lower_bound, "status": point.model.certificate_.status,
-                   "unfairness": point.unfairness, "rules": len(point.model.rule_list_.rules),
+                   "unfairness": point.unfairness, "rules": len(point.model.rule_list_),
                    "searched": point.searched}
             if X_test is not None:
                 row["test_accuracy"] = float(np.mean(point.model.predict(X_test) == np.asarray(y_test)))

@@ -104,6 +104,8 @@ class RuleSetClassifier(RuleModelEstimator):
         identifiers: str = "drop",
         max_memory: int | None = None,
         min_support: float = 0.005,
+        fairness: str | None = None,
+        max_unfairness: float = 0.05,
         max_degree=DEPRECATED,
         penalty=DEPRECATED,
     ):
@@ -133,22 +135,31 @@ class RuleSetClassifier(RuleModelEstimator):
         self.identifiers = identifiers
         self.max_memory = max_memory
         self.min_support = min_support
+        self.fairness = fairness
+        self.max_unfairness = max_unfairness
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive=None):
         """Learn the rule set; ``sample_weight`` (one non-negative number a row) multiplies each row's
-        class weight in the objective."""
+        class weight in the objective. With ``fairness=``: the best DNF whose metric between the two groups
+        of ``sensitive`` (a column name of ``X``, which is then not a feature, or one value a row) is at most
+        ``max_unfairness``, the described class (``pos_label``) the positive one
+        (:mod:`optrules.fairness.ruleset_search`)."""
         check_parameters(self)
+        if self.fairness is not None or sensitive is not None:
+            from ..fairness.fit import fit_fair_rule_set
+
+            self._within_budget(lambda budget, progress: fit_fair_rule_set(self, X, y, sample_weight, sensitive,
+                                                                           budget))
+            return self
         self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
         return self
 
     def _fit(self, X, y, sample_weight, budget, progress) -> None:
-        from .model import RuleSet
-        from .colgen import ColumnGenerationSettings, first_covering
+        from .colgen import ColumnGenerationSettings
 
         frame, y01, sample_weight = self._weighted_rows(*self._target(X, y), sample_weight)
         features = self._binarize(frame, y01, math.ceil(self.min_support * len(y01) - 1e-9), budget,
                                   sample_weight, packed=True)
-        names = list(self.binarizer_.feature_names_)
         describes = self._described_class()
         weights = self._class_weights(y01)
         negative_weight, positive_weight = weights[1 - describes], weights[describes]
@@ -166,11 +177,21 @@ class RuleSetClassifier(RuleModelEstimator):
         budget.enter("search")
         result = self._climb(features, target, settings, budget, sample_weight, progress)
         result.certificate.counters["fit_time"] = budget.elapsed()
-        clauses = [tuple(names[j] for j in clause) for clause in result.clauses]
+        self._set_rule_set(features, y01, result.clauses, describes, sample_weight)
+        self.certificate_ = result.certificate
+
+    def _set_rule_set(self, features, y01, feature_clauses, describes: int, sample_weight) -> None:
+        """``rule_set_`` of the clauses (feature indices into the packed ``features``), with each branch's
+        training rates."""
+        from .colgen import first_covering
+        from .model import RuleSet
+
+        names = list(self.binarizer_.feature_names_)
+        clauses = [tuple(names[j] for j in clause) for clause in feature_clauses]
         rule_set = RuleSet(clauses, self.cnf, (0.0, 1.0), self.classes_, self.binarizer_, describes=describes)
         # each row's branch from the packed features (a CNF's negated): re-binarizing the table to ask the
         # rule set took 0.5-0.9 s of a 10 s fit on 700,000 rows, after its budget
-        fired = first_covering(features, result.clauses, len(y01))
+        fired = first_covering(features, feature_clauses, len(y01))
         accepted = np.array([b.prediction == describes for b in rule_set.branches()])[fired]
         # the described class's (weighted) training rate among the rows the set rejects, and among those
         # it accepts
@@ -182,7 +203,6 @@ class RuleSetClassifier(RuleModelEstimator):
         np.add.at(totals, (fired, y01), row_weights)
         self.rule_set_ = self.rule_list_ = RuleSet(clauses, self.cnf, rates, self.classes_, self.binarizer_,
                                                    describes=describes, branch_totals=totals)
-        self.certificate_ = result.certificate
 
 
     def _climb(self, features, target, settings, budget, sample_weight, progress):

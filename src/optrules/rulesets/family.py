@@ -57,9 +57,13 @@ FAMILY = Family(
         Field("complexity", "Complexity bound", low=2.0, high=1000.0, default=20.0),
         Field("max_card", "Conditions per clause", low=1, high=10, common=True),
         Field("pos_label", "Class it describes", kind="class"),
+        Field("fairness", "Fairness constraint (between the sensitive column's two groups)"),
+        Field("max_unfairness", "Largest gap allowed between the groups' rates"),
     ),
     cli_options=(Option("complexity", several=True), Option("regularization", ("--regularization", "-r")),
-                 Option("cnf"), Option("max_degree"), Option("penalty")),
+                 Option("cnf"), Option("max_degree"), Option("penalty"), Option("fairness"),
+                 Option("max_unfairness", metavar="EPS", several="with --fairness: the certified optimum under each, a "
+                                                                 "table and the --report's curve (the tightest kept)")),
     # the form's "features per rule" left empty: 3 conditions per clause, which a web run finishes
     web_settings=lambda common: {"pricing_time_limit": min(common["time_limit"], 10.0),
                                  "max_card": common.get("max_card", 3)},

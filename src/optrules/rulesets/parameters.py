@@ -4,8 +4,8 @@ importing column generation."""
 
 from __future__ import annotations
 
-from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, POS_LABEL, RANDOM_STATE, Declared, Interval, old_name,
-                          with_defaults)
+from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, FAIRNESS, MAX_UNFAIRNESS, POS_LABEL, RANDOM_STATE, Declared,
+                          Interval, old_name, with_defaults)
 
 #: conditions per clause: the rule sets' features per rule (no "auto": column generation prices clauses of
 #: every length up to it at once)
@@ -32,6 +32,8 @@ RULE_SET_PARAMETERS = COMMON_PARAMETERS + (
     *with_defaults((RANDOM_STATE,), random_state=0),
     Declared("min_support", "share of the rows a category must hold for to become a feature", 0.005,
              Interval(0, 0.5, "left")),
+    FAIRNESS,
+    MAX_UNFAIRNESS,
     old_name(MAX_CONDITIONS, "max_degree"),
     old_name(REGULARIZATION, "penalty", " (in weighted mistakes per unit of complexity, where regularization is a "
              "share of the weighted training rows)"),
