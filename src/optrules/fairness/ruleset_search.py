@@ -319,6 +319,8 @@ class FairRuleSetSearch:
             return False, clauses, objective, best_lower
         known = set(self.clauses)
         for clause in dict.fromkeys(found):
+            if left() == 0.0:  # (thousands of columns take seconds to add: the budget holds here too)
+                return False, clauses, objective, best_lower
             if clause not in known:
                 self.add_clause(clause)
         better, value, mip_bound = self._best_set(left(), should_stop)

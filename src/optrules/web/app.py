@@ -293,23 +293,18 @@ class Api:
         return _json(run.summary(), 201)
 
     async def rashomon(self, request: Request) -> Response:
-        body = await _json_object(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            run = await asyncio.to_thread(self.manager.submit_rashomon, request.path_params["run_id"],
-                                          body.get("params") or {})
-        except InputError as error:
-            return _error(str(error), 404 if str(error).startswith("no run") else error.status)
-        return _json(run.summary(), 201)
+        return await self._child_run(request, self.manager.submit_rashomon)
 
     async def frontier(self, request: Request) -> Response:
+        return await self._child_run(request, self.manager.submit_frontier)
+
+    async def _child_run(self, request: Request, submit) -> Response:
+        """A run made from a finished one (its Rashomon set, its trade-off curve): ``submit(run_id, params)``."""
         body = await _json_object(request)
         if isinstance(body, Response):
             return body
         try:
-            run = await asyncio.to_thread(self.manager.submit_frontier, request.path_params["run_id"],
-                                          body.get("params") or {})
+            run = await asyncio.to_thread(submit, request.path_params["run_id"], body.get("params") or {})
         except InputError as error:
             return _error(str(error), 404 if str(error).startswith("no run") else error.status)
         return _json(run.summary(), 201)

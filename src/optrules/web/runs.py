@@ -361,78 +361,49 @@ class RunManager:
         except ValueError as error:
             hint = " (tick 'treat missing values as a category', or clean the file)" if "missing" in str(error) else ""
             raise InputError(f"{error}{hint}") from None
-        run = Run(next(self._ids), table.name, target, model, dict(params), table=source, sensitive=sensitive)
-        with self._lock:
-            self.runs[run.id] = run
-            self._forget_old_runs()
-        self._queue.put(run)
-        return run
+        return self._enqueue(Run(next(self._ids), table.name, target, model, dict(params), table=source,
+                                 sensitive=sensitive))
 
     def submit_rashomon(self, parent_id, params) -> Run:
         """Queue the enumeration of every rule list within ``epsilon_percent`` % of a finished rule-list
         run's optimum; ``group``: a feature column whose rates are compared over the lists."""
         self._check_queue_room()
-        try:
-            parent = self.get(int(parent_id))
-        except (KeyError, TypeError, ValueError):
-            raise InputError(f"no run {parent_id!r}") from None
+        parent = self._parent(parent_id)
         if parent.kind != "fit" or not family(parent.model).rashomon or parent.status != DONE:
             raise InputError("the Rashomon set is enumerated from a finished rule-list run (model family "
                              + ", ".join(with_rashomon_sets()) + ")")
         if parent.sensitive:
             raise InputError("the Rashomon set of a fit under a fairness constraint is not available yet: fit "
                              "without the constraint, and compare the groups' rates over its Rashomon set")
-        if not isinstance(params, dict):
-            raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
-        form = rashomon_form()
-        allowed = [parameter.name for parameter in form] + ["group"]
-        unknown = sorted(str(k) for k in params if k not in allowed)
-        if unknown:
-            raise InputError(f"{', '.join(unknown)}: not a setting of a Rashomon set (it takes {', '.join(allowed)})")
-        from ..families import ParameterError
-
-        try:
-            settings = {parameter.name: parameter.read(params) for parameter in form}
-        except ParameterError as error:
-            raise InputError(str(error)) from None
+        settings = _settings(params, rashomon_form(), "group", "a Rashomon set")
         group = params.get("group") or ""
         columns = [str(c) for c in self.table(parent.table).frame.columns if str(c) != parent.target]
         if not isinstance(group, str) or (group and group not in columns):
             raise InputError(f"group must be a feature column ({', '.join(columns)}) or empty, got {group!r}")
-        run = Run(next(self._ids), parent.source, parent.target, parent.model, {**settings, "group": group},
-                  table=parent.table, kind="rashomon", parent=parent.id, fit_params=dict(parent.params))
-        with self._lock:
-            self.runs[run.id] = run
-            self._forget_old_runs()
-        self._queue.put(run)
-        return run
+        return self._enqueue(Run(next(self._ids), parent.source, parent.target, parent.model,
+                                 {**settings, "group": group}, table=parent.table, kind="rashomon", parent=parent.id,
+                                 fit_params=dict(parent.params)))
 
     def submit_frontier(self, parent_id, params) -> Run:
         """Queue the certified optimum under each bound of ``params["bounds"]`` (numbers in [0, 1], or their
         text separated by commas) of a finished fit under a fairness constraint: the trade-off curve."""
         self._check_queue_room()
-        try:
-            parent = self.get(int(parent_id))
-        except (KeyError, TypeError, ValueError):
-            raise InputError(f"no run {parent_id!r}") from None
+        parent = self._parent(parent_id)
         if parent.kind != "fit" or not parent.sensitive or parent.status != DONE:
             raise InputError("the trade-off curve is drawn from a finished fit under a fairness constraint")
-        if not isinstance(params, dict):
-            raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
-        form = frontier_form()
-        allowed = [parameter.name for parameter in form] + ["bounds"]
-        unknown = sorted(str(k) for k in params if k not in allowed)
-        if unknown:
-            raise InputError(f"{', '.join(unknown)}: not a setting of a trade-off curve (it takes {', '.join(allowed)})")
-        from ..families import ParameterError
-
-        try:
-            settings = {parameter.name: parameter.read(params) for parameter in form}
-        except ParameterError as error:
-            raise InputError(str(error)) from None
+        settings = _settings(params, frontier_form(), "bounds", "a trade-off curve")
         settings["bounds"] = _frontier_bounds(params.get("bounds"))
-        run = Run(next(self._ids), parent.source, parent.target, parent.model, settings, table=parent.table,
-                  kind="frontier", parent=parent.id, fit_params=dict(parent.params), sensitive=parent.sensitive)
+        return self._enqueue(Run(next(self._ids), parent.source, parent.target, parent.model, settings,
+                                 table=parent.table, kind="frontier", parent=parent.id, fit_params=dict(parent.params),
+                                 sensitive=parent.sensitive))
+
+    def _parent(self, parent_id) -> Run:
+        try:
+            return self.get(int(parent_id))
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"no run {parent_id!r}") from None
+
+    def _enqueue(self, run: Run) -> Run:
         with self._lock:
             self.runs[run.id] = run
             self._forget_old_runs()
@@ -602,6 +573,22 @@ class RunManager:
                            else "certified optimal" if certificate.is_optimal
                            else f"{certificate.status}: gap {certificate.gap:.6f} to the best possible") + (
                                f"; {fitted}" if fitted else "")
+
+
+def _settings(params, form, extra: str, noun: str) -> dict:
+    """The settings of ``form`` read from ``params`` (``extra``: a key read by the caller), or a clear error."""
+    from ..families import ParameterError
+
+    if not isinstance(params, dict):
+        raise InputError(f"params must be an object of named parameters, got {type(params).__name__}")
+    allowed = [parameter.name for parameter in form] + [extra]
+    unknown = sorted(str(k) for k in params if k not in allowed)
+    if unknown:
+        raise InputError(f"{', '.join(unknown)}: not a setting of {noun} (it takes {', '.join(allowed)})")
+    try:
+        return {parameter.name: parameter.read(params) for parameter in form}
+    except ParameterError as error:
+        raise InputError(str(error)) from None
 
 
 def frontier_form() -> tuple:
