@@ -289,8 +289,8 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
     if bool(fairness) != bool(getattr(args, "sensitive", None)):
         raise SystemExit("error: --fairness needs --sensitive COLUMN (the column of the two groups it compares), and "
                          "--sensitive needs --fairness METRIC")
-    if fairness and args.cv:
-        raise SystemExit("error: --cv with --fairness is not available yet: fit one lambda at a time")
+    if fairness and args.cv and type(getattr(args, "max_unfairness", None)) is list and len(args.max_unfairness) > 1:
+        raise SystemExit("error: --cv chooses among one setting's values: give --max-unfairness one bound with --cv")
     if not fairness and type(getattr(args, "max_unfairness", None)) is list:  # (not its DefaultValues: given)
         raise SystemExit("error: --max-unfairness bounds the gap of --fairness METRIC: give both (and --sensitive)")
     if (args.max_rules is not None or args.forbid or args.require) and not family.constraints:
@@ -450,14 +450,16 @@ def _print_cv_table(console: Console, n_folds, search, parameter: str, label: st
     by_space = spaces is not None and len(set(spaces)) > 1
     table = Table(title=f"{n_folds}-fold cross-validation")
     columns = [label] + (["thresholds"] if by_space else []) + (["class"] if by_class else [])
-    for column in columns + ["mean accuracy", "sd", size_title, "folds certified"]:
+    gaps = results.get("mean_test_unfairness")  # (under a fairness constraint: the test folds' gap)
+    for column in columns + ["mean accuracy", "sd", size_title, "folds certified"] + ([] if gaps is None else ["test gap"]):
         table.add_column(column, justify="right")
     for j, value in enumerate(results[parameter]):
         is_chosen = all(results[key][j] == wanted for key, wanted in search.best_params_.items())
         cells = ([f"{value:g}" + (" *" if is_chosen else "")] + ([_cell(spaces[j])] if by_space else [])
                  + ([_cell(labels[j])] if by_class else []))
         table.add_row(*cells, f"{results['mean_test_score'][j]:.4f}", f"{results['std_test_score'][j]:.4f}",
-                      f"{results[size][j]:.1f}", f"{results['certified_fraction'][j]:.0%}")
+                      f"{results[size][j]:.1f}", f"{results['certified_fraction'][j]:.0%}",
+                      *([] if gaps is None else [f"{gaps[j]:.4f}"]))
     console.print(table)
 
 

@@ -88,9 +88,15 @@ class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
     def _fold(self, base, X, y, weights, train, test, candidates, scorer):
         return fold_fits(base, X, y, weights, train, test, candidates, scorer, self._size)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive=None):
+        """Score each candidate on the folds, choose, refit on all the rows. ``sensitive`` (with a base
+        estimator under a fairness constraint: a column name of ``X`` or one value a row): each fold's fit
+        meets the constraint on its training part, and ``cv_results_`` adds each candidate's mean gap on
+        the test parts, ``mean_test_unfairness`` (the choice is still by score)."""
         base = self._base()
         candidates = self._candidates()
+        if sensitive is not None or getattr(base, "fairness", None) is not None:
+            return self._fit_fair(X, y, sample_weight, sensitive, base, candidates)
         frame = as_frame(X)
         codes, classes = check_target(y, frame.shape[0])
         y = classes[codes]  # plain labels (an object array of numbers becomes numbers) for the scorers
@@ -103,6 +109,10 @@ class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
         folds = Parallel(n_jobs=side_by_side)(
             delayed(self._fold)(each, frame, y, weights, train, test, candidates, scorer) for train, test in splits
         )
+        return self._choose(folds, candidates, base, X, y, sample_weight)
+
+    def _choose(self, folds, candidates, base, X, y, sample_weight, **fit_params):
+        """The scores' table (``cv_results_``), the choice, and the refit on all the rows."""
         scores = np.array([f[0] for f in folds])  # (folds, candidates)
         mean, std = scores.mean(axis=0), scores.std(axis=0)
         self.cv_results_ = {
@@ -112,19 +122,41 @@ class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
             **{f"split{k}_test_score": scores[k] for k in range(scores.shape[0])},
             self._SIZE: np.array([f[1] for f in folds]).mean(axis=0),
             "certified_fraction": np.array([f[2] for f in folds]).mean(axis=0),
+            **({"mean_test_unfairness": np.array([f[3] for f in folds]).mean(axis=0)} if len(folds[0]) > 3 else {}),
         }
         best = int(np.argmax(mean))  # candidates run simplest first: ties keep the simpler model
         if self.one_standard_error:
             threshold = mean[best] - std[best] / np.sqrt(scores.shape[0])
             best = int(np.flatnonzero(mean >= threshold)[0])
         self.best_params_ = candidates[best]
-        fit_weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+        fit_weights = ({} if sample_weight is None else {"sample_weight": sample_weight}) | fit_params
         self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y, **fit_weights)
         self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
         return self
+
+    def _fit_fair(self, X, y, sample_weight, sensitive, base, candidates):
+        """Cross-validation under the base estimator's fairness constraint: the groups split with the rows,
+        every candidate fitted on its own in each fold (the shared regularization path is the
+        unconstrained search's)."""
+        from .fairness.fit import split_sensitive
+        from .fairness.metrics import check_metric, check_sensitive
+
+        frame, values = split_sensitive(X, sensitive)
+        metric = check_metric(getattr(base, "fairness", None) or "")
+        group, _ = check_sensitive(values, frame.shape[0])
+        codes, classes = check_target(y, frame.shape[0])
+        y = classes[codes]
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        splits = list(check_cv(self.cv, y, classifier=True).split(frame, y))
+        scorer = check_scoring(base, scoring=self.scoring)
+        side_by_side = folds_side_by_side(self.n_jobs, len(splits))
+        folds = Parallel(n_jobs=side_by_side)(
+            delayed(fold_fits)(_sharing_cores(base, side_by_side), frame, y, weights, train, test, candidates, scorer,
+                               self._size, (values, group, metric)) for train, test in splits)
+        return self._choose(folds, candidates, base, frame, y, sample_weight, sensitive=values)
 
     @property
     def certificate_(self) -> Certificate:
@@ -151,19 +183,34 @@ class CrossValidated(ModelViews, ClassifierMixin, BaseEstimator):
         return tags
 
 
-def fold_fits(base, X, y, weights, train, test, candidates, scorer, size):
+def fold_fits(base, X, y, weights, train, test, candidates, scorer, size, groups=None):
     """Fit every candidate setting on one fold's training part (with its sample weights); score each on
     its test part (weighted: a weight counts as that many repeated rows); ``size(model)`` says how large
-    each fitted model is."""
+    each fitted model is. ``groups`` (under a fairness constraint): ``(values, group 0/1, metric)`` of
+    every row: each fit takes its training part's groups, and each candidate's gap on the test part is
+    returned beside its score."""
     X_train, X_test = take(X, train), take(X, test)
     fit_weights = {} if weights is None else {"sample_weight": weights[train]}
-    scores, sizes, certified = [], [], []
+    if groups is not None:
+        fit_weights["sensitive"] = groups[0][train]
+    scores, sizes, certified, gaps = [], [], [], []
     for params in candidates:
         model = clone(base).set_params(**params).fit(X_train, y[train], **fit_weights)
         scores.append(float(scorer(model, X_test, y[test], **test_weights(weights, test))))
         sizes.append(size(model))
         certified.append(model.certificate_.status == "optimal")
-    return scores, sizes, certified
+        if groups is not None:
+            gaps.append(_test_gap(model, X_test, y[test], groups[1][test], None if weights is None else weights[test],
+                                  groups[2]))
+    return (scores, sizes, certified) + ((gaps,) if groups is not None else ())
+
+
+def _test_gap(model, X, y, group, weights, metric: str) -> float:
+    """The model's gap in ``metric`` on these rows (its positive class: the described one, or the second)."""
+    from .fairness.metrics import exact_unfairness
+
+    positive = model.classes_[model._described_class() if hasattr(model, "pos_label") else 1]
+    return float(exact_unfairness((y == positive).astype(int), group, weights, model.predict(X) == positive, metric))
 
 
 # each family's cross-validated estimator, where it was before the families owned them

@@ -136,6 +136,10 @@ class RuleListCV(CrossValidated):
     def _candidates(self):
         return [{"regularization": value} for value in _check_regularizations(self.regularizations)]
 
+    @staticmethod
+    def _size(model) -> float:
+        return len(model.rule_list_)
+
     def _fold(self, base, X, y, weights, train, test, candidates, scorer):
         return _fold_path(base, X, y, weights, train, test, [c["regularization"] for c in candidates], scorer)
 

@@ -90,7 +90,7 @@ class RuleSetCV(CrossValidated):
                              f"got {self.thresholds!r}")
         return spaces
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive=None):
         self._spaces = self._thresholds_tried()
         _, classes = check_target(y, len(y))
         if isinstance(self.pos_labels, str) and self.pos_labels == "both":
@@ -100,7 +100,7 @@ class RuleSetCV(CrossValidated):
             unknown = [label for label in self._labels if label not in list(classes)]
             if unknown:
                 raise ValueError(f"pos_labels {unknown} are not classes of y {list(classes)}")
-        return super().fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight, sensitive)
 
     @staticmethod
     def _size(model) -> float:
