@@ -11,7 +11,7 @@ import pytest
 
 from optrules import RuleSetClassifier
 from optrules.fairness.metrics import METRICS, exact_unfairness
-from optrules.fairness.ruleset_search import FairRuleSetSearch, every_fair_rule_set
+from optrules.rulesets.fair import FairRuleSetSearch, every_fair_rule_set
 
 
 def _problem(seed: int):

@@ -40,7 +40,7 @@ def split_sensitive(X, sensitive):
     return frame, np.asarray(sensitive, dtype=object)
 
 
-def _rows_and_groups(X, y, sample_weight, sensitive):
+def rows_and_groups(X, y, sample_weight, sensitive):
     """``(features, y, sample_weight, group 0/1 a row, the two group labels)``, the rows of zero weight left
     out (of the groups too: they change no rate)."""
     frame, values = split_sensitive(X, sensitive)
@@ -53,68 +53,19 @@ def _rows_and_groups(X, y, sample_weight, sensitive):
     return frame, y, sample_weight, group, group_labels
 
 
-def _checked_constraint(estimator) -> tuple[str, Fraction]:
+def checked_constraint(estimator) -> tuple[str, Fraction]:
     if estimator.fairness is None:
         raise ValueError("sensitive= is read with a fairness constraint only: pass fairness= (one of "
                          "'statistical_parity', 'equal_opportunity', 'predictive_equality', 'equalized_odds')")
     return check_metric(estimator.fairness), check_max_unfairness(estimator.max_unfairness)
 
 
-def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget):
-    """Fit ``estimator`` (a RuleSetClassifier) under its fairness constraint, within ``budget``: the DNF of
-    :class:`~optrules.fairness.ruleset_search.FairRuleSetSearch` over every binarized feature, the described
-    class (``pos_label``) the metric's positive one."""
-    import math
-
-    from ..rulesets.colgen import feasible_degree
-    from ..parameters import value_of
-    from .ruleset_search import FairRuleSetSearch
-
-    metric, eps = _checked_constraint(estimator)
-    if estimator.cnf:
-        raise ValueError("fairness= with cnf=True is not available yet: a fair rule set is a DNF")
-    if estimator.complexity is None or not np.isfinite(estimator.complexity):
-        raise ValueError("fairness= needs a finite complexity bound on the rule set (complexity=None has none)")
-    frame, y, sample_weight, group, group_labels = _rows_and_groups(X, y, sample_weight, sensitive)
-    frame, y01, sample_weight = estimator._weighted_rows(*estimator._target(frame, y), sample_weight)
-    if len(estimator.classes_) != 2:
-        raise ValueError("a fairness constraint compares the rates of one class: the target needs two classes")
-    packed = estimator._binarize(frame, y01, math.ceil(estimator.min_support * len(y01) - 1e-9), budget,
-                                 sample_weight, packed=True)
-    estimator.ladder_ = None
-    describes = estimator._described_class()
-    target = y01 == describes
-    class_weights = estimator._class_weights(y01)
-    row_weights = np.ones(len(y01)) if sample_weight is None else sample_weight
-    budget.require("fair rule set features", packed.shape[0] * len(y01), "the fair search's copy of the features")
-    features = bitset.unpack(packed, len(y01)).T if packed.shape[0] else np.zeros((len(y01), 0), bool)
-    budget.enter("search")
-    search = FairRuleSetSearch(
-        features, target, group, metric, eps, estimator.complexity,
-        estimator._penalty(target, class_weights[describes], class_weights[1 - describes], sample_weight),
-        feasible_degree(int(value_of(estimator, "max_card")), estimator.complexity),
-        class_weights[describes] * row_weights[target], class_weights[1 - describes] * row_weights[~target],
-        sample_weight, estimator.pricing_time_limit)
-    result = search.run(time_limit=budget.remaining(), should_stop=budget.cancelled)
-    predicted = search.covers(result.clauses)
-    achieved = exact_unfairness(target.astype(int), group, sample_weight, predicted, metric)
-    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
-                    **_confusion(target.astype(int), group, sample_weight, predicted, group_labels),
-                    features=features.shape[1], training_mistakes=int((predicted != target).sum()),
-                    lp_solved=result.counters["lp_optimal"], fairness_over="rule sets (DNF)", fit_time=budget.elapsed())
-    estimator._set_rule_set(packed, y01, result.clauses, describes, sample_weight)
-    estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
-    estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
-                           "unfairness": float(achieved)}
-    return estimator
-
-
 def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, budget: Budget):
     """Fit ``estimator`` (a RuleListClassifier) under its fairness constraint, within ``budget``."""
-    metric, eps = _checked_constraint(estimator)
+    metric, eps = checked_constraint(estimator)
     if estimator.refine:
         raise ValueError("refine=True is not available with fairness=: pass thresholds='both' for the larger space")
-    frame, y, sample_weight, group, group_labels = _rows_and_groups(X, y, sample_weight, sensitive)
+    frame, y, sample_weight, group, group_labels = rows_and_groups(X, y, sample_weight, sensitive)
     codes, weights = estimator._prepare(frame, y, sample_weight, 0.0, budget)
     if len(estimator.classes_) != 2:
         raise ValueError(f"a fairness constraint compares the rates of one class: the target needs two classes, "
@@ -138,7 +89,7 @@ def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, b
     predicted = search.predictions(result.prefix, result.labels)
     achieved = exact_unfairness(codes, group, weights, predicted, metric)
     counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
-                    **_confusion(codes, group, weights, predicted, group_labels),
+                    **confusion_counters(codes, group, weights, predicted, group_labels),
                     antecedents=len(estimator.antecedents_), fit_time=budget.elapsed())
     estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
     estimator.antecedent_indices_ = list(result.prefix)
@@ -148,7 +99,7 @@ def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, b
     return estimator
 
 
-def _confusion(y, group, weights, predicted, group_labels) -> dict:
+def confusion_counters(y, group, weights, predicted, group_labels) -> dict:
     """Each group's name (``sensitive_group_0``, ``_1``) and confusion counts (weights summed:
     ``group_0_true_positives`` ...) of the returned list, what proves it feasible (flat: a certificate's
     counters are names and numbers)."""

@@ -143,10 +143,10 @@ class RuleSetClassifier(RuleModelEstimator):
         class weight in the objective. With ``fairness=``: the best DNF whose metric between the two groups
         of ``sensitive`` (a column name of ``X``, which is then not a feature, or one value a row) is at most
         ``max_unfairness``, the described class (``pos_label``) the positive one
-        (:mod:`optrules.fairness.ruleset_search`)."""
+        (:mod:`optrules.rulesets.fair`)."""
         check_parameters(self)
         if self.fairness is not None or sensitive is not None:
-            from ..fairness.fit import fit_fair_rule_set
+            from .fair import fit_fair_rule_set
 
             self._within_budget(lambda budget, progress: fit_fair_rule_set(self, X, y, sample_weight, sensitive,
                                                                            budget))

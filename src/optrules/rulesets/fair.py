@@ -49,7 +49,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .metrics import RATES, exact_unfairness
+from ..budget import Budget
+from ..certificate import Certificate
+from ..data import bitset
+from ..fairness.metrics import RATES, exact_unfairness
 
 #: a clause priced below this is improving (the LP's tolerances are about 1e-9 of its unit)
 IMPROVING = -1e-7
@@ -88,7 +91,7 @@ class FairRuleSetSearch:
 
     def __init__(self, features, target, group, metric: str, eps: Fraction, complexity: float, penalty: float,
                  max_degree: int, positive_cost, negative_cost, weights=None, pricing_time_limit: float | None = None):
-        from ..rulesets.master import INF, new_highs
+        from .master import INF, new_highs
 
         features, target = np.asarray(features, dtype=bool), np.asarray(target, dtype=bool)
         self.row_features, self.row_target = features, target
@@ -214,7 +217,7 @@ class FairRuleSetSearch:
         """``(improving clauses, proven lower bound on every clause's reduced cost, the empty clause's,
         ratio bound, whether the search finished)``: the plain rule sets' branch-and-bound pricing, a
         negative with a net gain priced as a positive."""
-        from ..rulesets.enumeration import PricingSearch
+        from .enumeration import PricingSearch
 
         data, gains = self._pricing_data(mu, rho)
         empty = float(data.z_weights.sum() - gains.sum() + unit_price)
@@ -226,7 +229,7 @@ class FairRuleSetSearch:
     def _pricing_data(self, mu, rho):
         """The plain rule sets' pricing data for these duals: each row a gain for covering it (positives,
         and negatives whose price is below 0) or a cost (the other negatives)."""
-        from ..rulesets.pricing import PricingData
+        from .pricing import PricingData
 
         net = self.negative_cost + rho  # a negative's price for being covered
         gain_rows = np.concatenate([self.positives, self.negatives[net < 0]])
@@ -239,7 +242,7 @@ class FairRuleSetSearch:
         (lambda raised by t), a set's value is at least the bound plus the sum of its clauses' reduced costs
         (each >= 0), so each of its clauses prices below ``gap`` (the incumbent's value less the bound). None
         when the search did not finish or met more than :data:`MAX_COLLECTED`."""
-        from ..rulesets.enumeration import PricingSearch
+        from .enumeration import PricingSearch
 
         mu, rho, unit_price = duals
         data, gains = self._pricing_data(mu, rho)
@@ -386,7 +389,7 @@ class FairRuleSetSearch:
         COMPAS) or a cancel; ``margin`` tightens the constraint's rows."""
         import highspy
 
-        from ..rulesets.master import interrupt_when, new_highs
+        from .master import interrupt_when, new_highs
 
         mip = new_highs(0)
         mip.passModel(self.highs.getModel())
@@ -413,6 +416,55 @@ class FairRuleSetSearch:
             return None, bound
         values = np.asarray(mip.getSolution().col_value)[first:]
         return [clause for clause, value in zip(self.clauses, values) if value > 0.5], bound
+
+
+def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget):
+    """Fit ``estimator`` (a RuleSetClassifier) under its fairness constraint, within ``budget``: the DNF of
+    :class:`FairRuleSetSearch` over every binarized feature, the described class (``pos_label``) the metric's
+    positive one."""
+    import math
+
+    from ..fairness.fit import STATUS, checked_constraint, confusion_counters, rows_and_groups
+    from ..parameters import value_of
+    from .colgen import feasible_degree
+
+    metric, eps = checked_constraint(estimator)
+    if estimator.cnf:
+        raise ValueError("fairness= with cnf=True is not available yet: a fair rule set is a DNF")
+    if estimator.complexity is None or not np.isfinite(estimator.complexity):
+        raise ValueError("fairness= needs a finite complexity bound on the rule set (complexity=None has none)")
+    frame, y, sample_weight, group, group_labels = rows_and_groups(X, y, sample_weight, sensitive)
+    frame, y01, sample_weight = estimator._weighted_rows(*estimator._target(frame, y), sample_weight)
+    if len(estimator.classes_) != 2:
+        raise ValueError("a fairness constraint compares the rates of one class: the target needs two classes")
+    packed = estimator._binarize(frame, y01, math.ceil(estimator.min_support * len(y01) - 1e-9), budget,
+                                 sample_weight, packed=True)
+    estimator.ladder_ = None
+    describes = estimator._described_class()
+    target = y01 == describes
+    class_weights = estimator._class_weights(y01)
+    row_weights = np.ones(len(y01)) if sample_weight is None else sample_weight
+    budget.require("fair rule set features", packed.shape[0] * len(y01), "the fair search's copy of the features")
+    features = bitset.unpack(packed, len(y01)).T if packed.shape[0] else np.zeros((len(y01), 0), bool)
+    budget.enter("search")
+    search = FairRuleSetSearch(
+        features, target, group, metric, eps, estimator.complexity,
+        estimator._penalty(target, class_weights[describes], class_weights[1 - describes], sample_weight),
+        feasible_degree(int(value_of(estimator, "max_card")), estimator.complexity),
+        class_weights[describes] * row_weights[target], class_weights[1 - describes] * row_weights[~target],
+        sample_weight, estimator.pricing_time_limit)
+    result = search.run(time_limit=budget.remaining(), should_stop=budget.cancelled)
+    predicted = search.covers(result.clauses)
+    achieved = exact_unfairness(target.astype(int), group, sample_weight, predicted, metric)
+    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
+                    **confusion_counters(target.astype(int), group, sample_weight, predicted, group_labels),
+                    features=features.shape[1], training_mistakes=int((predicted != target).sum()),
+                    lp_solved=result.counters["lp_optimal"], fairness_over="rule sets (DNF)", fit_time=budget.elapsed())
+    estimator._set_rule_set(packed, y01, result.clauses, describes, sample_weight)
+    estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
+    estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
+                           "unfairness": float(achieved)}
+    return estimator
 
 
 def _add_rows(highs, lower, upper, columns, values) -> None:
