@@ -319,8 +319,10 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
     if args.time_limit is not None and not args.time_limit > 0:
         raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
     if getattr(args, "scheduler", None) is not None:
-        if family.name != "rulelist" or args.cv or getattr(args, "reference_out", None):
-            raise SystemExit("error: --scheduler: only for --model rulelist, without --cv or --reference-out")
+        if not family.cluster or args.cv or getattr(args, "reference_out", None):
+            takers = names_where(lambda other: other.cluster)
+            raise SystemExit(f"error: --scheduler: only for --model {' and '.join(takers)}, without --cv or "
+                             "--reference-out")
     if args.max_memory is not None and not args.max_memory > 0:
         raise SystemExit(f"error: --max-memory must be positive MB, got {args.max_memory}")
     _check_output(getattr(args, "output", None))

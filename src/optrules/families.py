@@ -165,6 +165,8 @@ class Family:
     #: its fitted estimator enumerates the Rashomon set (``rashomon_set``): the command line's ``rashomon``
     #: and the web app's Rashomon form serve it
     rashomon: bool = False
+    #: one search across a Dask cluster's workers (``fit --scheduler``)
+    cluster: bool = False
     #: the estimator's declared parameters (its ``_parameter_table``, from the family's light
     #: ``parameters`` module: the front ends read it without importing the solver)
     parameters: tuple[Declared, ...] = ()

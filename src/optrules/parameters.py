@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from .escape import shown
-from .fairness.metrics import METRICS as FAIRNESS_METRICS
 from .notices import warn
 
 
@@ -372,6 +371,8 @@ MAX_ANTECEDENTS = Declared("max_antecedents", "mine at most this many antecedent
                            Interval(1, None, whole=True), options=("auto",), none=True, none_means="no bound")
 CLASS_WEIGHT = Declared("class_weight", "weights of the classes: 'balanced' (inversely to their frequency) or "
                         "{label: weight}", None, options=("balanced",), none=True, none_means="equal", kind="mapping")
+#: the group fairness metrics a constraint may bound (:mod:`optrules.fairness.metrics` computes them)
+FAIRNESS_METRICS = ("statistical_parity", "equal_opportunity", "predictive_equality", "equalized_odds")
 #: a fairness constraint (rule lists and rule sets): the metric, and the largest gap it allows
 FAIRNESS = Declared("fairness", f"a fairness constraint on the training rows ({', '.join(FAIRNESS_METRICS)}): the best "
                     "model whose gap in that metric between the two groups of fit's sensitive= (--sensitive) is at "

@@ -40,6 +40,7 @@ FAMILY = Family(
     constraints=True,
     cv_parameter="regularization",
     rashomon=True,
+    cluster=True,
     parameters=RULE_LIST_PARAMETERS,
     form_fields=(
         Field("regularization", "lambda (price of a rule)", high=0.999),

@@ -11,7 +11,7 @@ from ..data import bitset
 from ..data.formats import ReferenceProblem
 from ..data.groups import sample_counts, signature_groups
 from ..data.mine import Antecedents
-from ..data.validation import check_sample_weight
+from ..data.weights import check_sample_weight
 from ..notices import warn
 from .prefix import class_weight_matrix, prefix_mistakes
 

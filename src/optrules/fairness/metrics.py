@@ -20,7 +20,9 @@ from fractions import Fraction
 
 import numpy as np
 
-METRICS = ("statistical_parity", "equal_opportunity", "predictive_equality", "equalized_odds")
+from ..parameters import FAIRNESS_METRICS
+
+METRICS = FAIRNESS_METRICS  # (declared with the parameters, which the front ends read without this package)
 
 #: the cells (true labels) each metric's rates read: a rate is positive[g, labels].sum() / total[g, labels].sum()
 RATES = {"statistical_parity": ((0, 1),), "equal_opportunity": ((1,),), "predictive_equality": ((0,),),

@@ -18,7 +18,7 @@ from ..bnb import (EXPANDED, HEAP_SIZE, SearchState, ThreadedKernel, batch_memor
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, OPTIMAL, Certificate, Trace
 from ..decision_lists import class_weight_matrix
-from ..data.validation import check_sample_weight
+from ..data.weights import check_sample_weight
 from ..data import bitset
 from ..data.groups import group_samples, sample_counts
 from ..solve import PREFIXES, ProgressEvent, SolveResult
