@@ -100,3 +100,13 @@ def test_a_front_end_names_no_family(front_end):
     text = (ROOT / front_end).read_text(encoding="utf-8")
     named = sorted({name for name in families() if re.search(rf"""["']{name}["']""", text)})
     assert not named, f"{front_end} names the families {named}: read the registry (optrules.families) instead"
+
+
+def test_the_benchmarks_page_stays_a_summary():
+    """BENCHMARKS.md holds the headlines; every table in full lives in its history file beside the scripts."""
+    page = ROOT.parent.parent / "BENCHMARKS.md"
+    lines = page.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"BENCHMARKS.md has {len(lines)} lines: move tables to benchmarks/history/"
+    history = ROOT.parent.parent / "benchmarks" / "history"
+    for name in re.findall(r"benchmarks/history/([\w.-]+\.md)", "\n".join(lines)):
+        assert (history / name).exists(), f"BENCHMARKS.md links to a missing history file {name}"
