@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import StratifiedKFold
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent

@@ -13,6 +13,7 @@ import os
 import platform
 import time
 from pathlib import Path
+
 from optrules.files import write_text
 
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"

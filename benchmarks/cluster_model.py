@@ -382,6 +382,7 @@ def _search(problem, prefix, channel: VirtualChannel, worker: VirtualWorker, sha
 def measure(name: str, regularization: float, workers, poll: float, local_seconds: float, shared_sets: str | None,
             split_all: bool, folder: Path) -> dict:
     from corels_suite import write_problem
+
     from optrules.corels.problem import Problem
     from optrules.corels.search import search
     from optrules.data.formats import read_reference

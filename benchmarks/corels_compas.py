@@ -2,7 +2,8 @@
 
 Run by hand (``make bench`` or ``python benchmarks/corels_compas.py``); each configuration runs in its
 own process so that peak memory is the whole process's, as for the C++ reference. Results go to
-``benchmarks/results/corels_compas.json`` and into the table of its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``).
+``benchmarks/results/corels_compas.json`` and into the table of its history file, ``benchmarks/history/`` (and the
+summary, ``BENCHMARKS.md``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
@@ -74,7 +76,8 @@ def run_in_subprocess(regularization, policy, map_type) -> dict:
 
 def table(results: list[dict]) -> str:
     lines = [
-        "| lambda | policy | map | status | mistakes (ref) | rules | search s | process s | peak MB | C++ s | C++ MB | expanded | lower bounds | insertions | max queue |",
+        "| lambda | policy | map | status | mistakes (ref) | rules | search s | process s | peak MB | C++ s | C++ MB "
+        "| expanded | lower bounds | insertions | max queue |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:

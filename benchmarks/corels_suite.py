@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from benchmarks_md import stamp, write_block
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent

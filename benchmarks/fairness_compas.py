@@ -17,8 +17,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-
 from benchmarks_md import publish
+
 from optrules import RuleListClassifier
 from optrules.data.datasets import COMPAS_ROWS, load_dataset
 from optrules.fairness.frontier import DEFAULT_BOUNDS, fairness_frontier

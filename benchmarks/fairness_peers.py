@@ -22,8 +22,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-
 from benchmarks_md import publish
+
 from optrules import RuleListClassifier
 from optrules.data import bitset
 from optrules.data.datasets import load_dataset
@@ -44,7 +44,8 @@ data = np.load(sys.argv[1], allow_pickle=True)
 settings = json.loads(sys.argv[2])
 X, y, group = data["X"], data["y"], data["group"]
 model = FairCorelsClassifierV2(c=settings["lambda"], mode=3, fairness=settings["metric"], epsilon=settings["epsilon"],
-                               maj_vect=(group == 0).astype(int), min_vect=(group == 1).astype(int), filteringMode=settings.get("filtering", 2),
+                               maj_vect=(group == 0).astype(int), min_vect=(group == 1).astype(int),
+                               filteringMode=settings.get("filtering", 2),
                                max_card=1, min_support=0.0, policy="bfs", verbosity=[], n_iter=settings["n_iter"])
 started = time.perf_counter()
 model.fit(X, y, features=list(data["names"]), time_limit=settings["time_limit"])

@@ -16,6 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from benchmarks_md import publish
+
 from optrules import RuleSetClassifier
 from optrules.data.datasets import load_dataset
 from optrules.fairness.metrics import METRICS

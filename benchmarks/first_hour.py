@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from benchmarks_md import publish
 
 HERE = Path(__file__).resolve().parent

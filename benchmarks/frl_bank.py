@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
@@ -57,7 +58,8 @@ def run_one(w: float, C: float, time_limit: float, iterations: int) -> dict:
 
 
 def table(results) -> str:
-    lines = ["| w | status | optimum (certified) | rules | search s | expanded | Monte-Carlo (3,000 rounds) | MC s | MC gap | paper | earlier prototype |",
+    lines = ["| w | status | optimum (certified) | rules | search s | expanded | Monte-Carlo (3,000 rounds) | MC s | MC gap "
+             "| paper | earlier prototype |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(

@@ -67,10 +67,10 @@ def run(family: str, shape: tuple, setting: str) -> dict:
 def run_gosdt(shape: tuple) -> dict:
     """GOSDT's rule list (lambda 0.01, 60 s) on its own threshold guessing, on the same split (the peers'
     one-hot input of ``peers_raw.numeric_for_peers``)."""
+    from peers_raw import numeric_for_peers, run_peer
     from sklearn.model_selection import train_test_split
 
     from optrules.data.synthetic import make_noisy_table
-    from peers_raw import numeric_for_peers, run_peer
 
     rows, columns, noise, missing, seed = shape
     frame = make_noisy_table(rows, columns, noise=noise, missing_rate=missing, seed=seed)

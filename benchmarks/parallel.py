@@ -4,7 +4,8 @@ Rule lists: the hard problems of ``corels_suite.py`` (the same antecedents, buil
 Falling lists: bank marketing as ``frl_bank.py`` builds it (the paper's setting, C = 1e-6, at w = 5 and
 7; softly falling lists there do not certify within 40 s). The Rashomon set: bundled COMPAS as
 ``rashomon.py`` fits it, enumerated within a share of R* (seconds: the enumeration's, the tables counted
-on one thread included; "expanded": uncaptured sets expanded; "same search": the same members). Each problem is searched in fresh processes alternating ``n_jobs=1`` and ``n_jobs=2`` (``--repeat`` of each, the
+on one thread included; "expanded": uncaptured sets expanded; "same search": the same members). Each problem is
+searched in fresh processes alternating ``n_jobs=1`` and ``n_jobs=2`` (``--repeat`` of each, the
 default settings otherwise: a search takes its threads once it has run ``PARALLEL_AFTER`` = 0.2 s).
 Each process first searches the problem with a node budget of one, which loads (or compiles, once) the
 kernels, so that the times are the searches'. Reported per problem: status, objective, the median

@@ -89,6 +89,7 @@ def record_batches(search_once) -> dict:
 
 def rule_list_batches(name: str, regularization: float):
     from corels_suite import write_problem
+
     from optrules.corels import search as S
     from optrules.corels.problem import Problem
     from optrules.data.formats import read_reference
@@ -110,6 +111,7 @@ def rule_list_batches(name: str, regularization: float):
 
 def falling_list_batches(w: float):
     from frl_bank import problem as bank_problem
+
     from optrules.frl import search as S
 
     problem, _ = bank_problem(w, 1e-6)

@@ -21,7 +21,8 @@ seconds (largest too), mean test accuracy, mean rules; for rule sets the least r
 objective.
 
 Run by hand: ``python benchmarks/peers_raw.py [--splits 5] [--tables pima heart]``; writes
-``benchmarks/results/peers_raw.json`` and the table in its history file, benchmarks/history/ (and the summary, BENCHMARKS.md). Peers: ``OPTRULES_PEERS`` (default
+``benchmarks/results/peers_raw.json`` and the table in its history file, benchmarks/history/ (and the summary,
+BENCHMARKS.md). Peers: ``OPTRULES_PEERS`` (default
 ``~/.cache/optrules-peers``).
 """
 
@@ -38,9 +39,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-
 from benchmarks_md import stamp, write_block
 from raw_data import TABLES, read
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent

@@ -1,7 +1,8 @@
 """Rashomon sets of rule lists on bundled COMPAS: size, completeness, time and memory.
 
 Each case runs in a fresh process: fit the certified rule list (defaults, the lambda given; the last two
-cases with ``max_rules=3``, the lists CorelsEnum enumerated), then ``rashomon_set(epsilon, relative=True)`` with a time limit and a memory budget. Reported: R*, the number
+cases with ``max_rules=3``, the lists CorelsEnum enumerated), then ``rashomon_set(epsilon, relative=True)`` with a
+time limit and a memory budget. Reported: R*, the number
 of members, whether the set is certified complete (else the objective below which it is), uncaptured
 sets searched, enumeration seconds, peak memory of the process.
 
@@ -17,6 +18,7 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
+
 from optrules.files import write_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -9,7 +9,8 @@ sets), status and gap, test accuracy. Targets (issue 13): every fit within its b
 peak memory <= 2 GB, no crash.
 
 Run by hand: ``python benchmarks/raw_data.py [--quick]``; writes ``benchmarks/results/raw_data.json``
-and the table in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``). Needs ``../shared`` beside the repository (or ``OPTRULES_SHARED``).
+and the table in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``). Needs ``../shared``
+beside the repository (or ``OPTRULES_SHARED``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import warnings
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent

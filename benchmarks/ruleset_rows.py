@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_md import stamp, write_block  # noqa: E402
 
 import optrules.rulesets.colgen as colgen  # noqa: E402
-from optrules.data import bitset  # noqa: E402
 from optrules import RuleSetClassifier, load_dataset  # noqa: E402
+from optrules.data import bitset  # noqa: E402
 
 DATASETS = ["compas", "car", "bank"]
 

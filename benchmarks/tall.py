@@ -20,8 +20,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from optrules.files import write_text
 from benchmarks_md import stamp, write_block
+
+from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent
 

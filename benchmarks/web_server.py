@@ -13,7 +13,8 @@ through HTTP only:
   every 20 ms). Target (issue 14): <= 2 s for every family.
 
 Run by hand: ``python benchmarks/web_server.py [--quick]``; writes ``benchmarks/results/web_server.json``
-and the section in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``). Needs ``../shared`` beside the repository (or ``OPTRULES_SHARED``).
+and the section in its history file, ``benchmarks/history/`` (and the summary, ``BENCHMARKS.md``). Needs
+``../shared`` beside the repository (or ``OPTRULES_SHARED``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks_md import stamp, write_block
+
 from optrules.files import write_text
 
 HERE = Path(__file__).resolve().parent

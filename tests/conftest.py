@@ -24,3 +24,17 @@ def shared_path(*parts) -> Path:
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def client():
+    """The web app behind Starlette's test client, as the app's own page calls it (tests/web/)."""
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from optrules.web.app import create_app
+    from optrules.web.runs import RunManager
+
+    app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20), allowed_hosts=["testserver"])
+    with TestClient(app, headers={"Origin": "http://testserver"}) as client:  # what the app's own page sends
+        yield client

@@ -110,3 +110,14 @@ def test_the_benchmarks_page_stays_a_summary():
     history = ROOT.parent.parent / "benchmarks" / "history"
     for name in re.findall(r"benchmarks/history/([\w.-]+\.md)", "\n".join(lines)):
         assert (history / name).exists(), f"BENCHMARKS.md links to a missing history file {name}"
+
+
+def test_the_linter_is_clean():
+    """ruff, configured in pyproject.toml (pyflakes, pycodestyle, import order), finds nothing."""
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff is not installed (make test installs it with the test extra)")
+    project = ROOT.parent.parent
+    found = subprocess.run([str(ruff), "check", "--no-cache", "src", "tests", "benchmarks"], cwd=project,
+                           capture_output=True, text=True)
+    assert found.returncode == 0, found.stdout[-3000:] + found.stderr[-1000:]

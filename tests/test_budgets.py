@@ -326,7 +326,6 @@ def _fit_while_compiling(estimator, X, y, stop: str, compiler: StandInCompiler):
 def test_a_kernel_still_compiling_does_not_hold_the_fit_past_its_budget(monkeypatch, family, stop):
     """A first fit after install compiles its search kernel for seconds: the time budget (or Ctrl-C) ends
     the fit while the compiler goes on in its thread; the fit returns its warm start with a valid bound."""
-    import threading
 
     from optrules import FallingRuleListClassifier, RuleListClassifier
     from optrules.corels import search as corels_search
@@ -395,7 +394,6 @@ def test_data_kernels_still_compiling_do_not_hold_the_fit_past_its_budget(monkey
     """A first fit after install compiles mining's and grouping's kernels for seconds before its search: the
     budget (or Ctrl-C) ends the fit while they compile in their thread, and it returns the list of no rule
     (the majority, or the else clause's rate) with lower bound 0, since no antecedent was mined."""
-    import threading
 
     import optrules.base
     from optrules import FallingRuleListClassifier, RuleListClassifier
@@ -438,10 +436,10 @@ def test_a_fit_with_required_rules_while_the_data_kernels_compile_returns_a_list
     ends while mining's kernels compile, the required features alone are the antecedents and the fit
     returns the shortest list using every required column, bounded by lambda a rule (no equivalent
     points: those of a few features bound no other list), below the optimum that a normal fit proves."""
-    import threading
+
+    import pandas as pd
 
     import optrules.base
-    import pandas as pd
     from optrules import RuleListClassifier
 
     rng = np.random.default_rng(2)

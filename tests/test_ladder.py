@@ -10,8 +10,7 @@ from optrules import FallingRuleListClassifier, RuleListClassifier
 from optrules.certificate import OPTIMAL, TIME_BUDGET, Certificate
 from optrules.corels.bruteforce import brute_force
 from optrules.frl.bruteforce import brute_force as frl_brute_force
-from optrules.ladder import (RUNG_PROBE_SECONDS, RUNG_PROJECTION_SAFETY, Ladder, Rung, RungResult, RungWatch,
-                             ladder_rungs, proven_statement)
+from optrules.ladder import RUNG_PROBE_SECONDS, RUNG_PROJECTION_SAFETY, Ladder, Rung, RungResult, RungWatch, ladder_rungs, proven_statement
 from optrules.solve import ProgressEvent
 
 

@@ -22,7 +22,6 @@ from .parameters import DEFAULT_TIME_LIMIT  # noqa: F401 (where the estimators r
 from .solve import STAGES, ProgressEvent
 
 
-
 class ModelViews:
     """The fitted model's table, explanations and exports, on the estimator (see
     :class:`optrules.models.Model`)."""

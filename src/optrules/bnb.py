@@ -19,16 +19,16 @@ import numpy as np
 
 from ._numba import (  # noqa: F401  (the state layout, defined beside the compiled steps that use it)
     BEST_LEN,
+    DOMINATED,
     DROPPED,
-    Frontier,
-    Progress,
-    Tree,
+    DROPPED_FLOOR,
     EXPANDED,
     HEAP_SIZE,
     IMPROVED,
-    KEPT_A_CHILD,
     INSERTIONS,
+    KEPT_A_CHILD,
     LB_EVALS,
+    LEAVES_RESOLVED,
     MAP_COUNT,
     MAP_LOAD_DENOMINATOR,
     MAP_LOAD_NUMERATOR,
@@ -36,17 +36,17 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
     MAX_QUEUE,
     MEMORY_FULL,
     MEMORY_TIGHT,
-    LEAVES_RESOLVED,
-    REEXPANDED,
-    DOMINATED,
-    SET_ASIDE,
-    DROPPED_FLOOR,
     N_FLOAT_STATE,
     N_INT_STATE,
     N_NODES,
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
+    REEXPANDED,
+    SET_ASIDE,
+    Frontier,
+    Progress,
+    Tree,
     map_refill,
     map_rehash,
     mark_kept_nodes,
@@ -55,7 +55,6 @@ from ._numba import (  # noqa: F401  (the state layout, defined beside the compi
 )
 from .budget import Budget, available_cores, check_budget_values
 from .certificate import BRANCH_AND_BOUND, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
-
 
 _PARALLEL = threading.Lock()
 

@@ -11,6 +11,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._lazy import defer_import
 
@@ -24,11 +25,22 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+if TYPE_CHECKING:  # (annotations only: pandas is imported where a command reads a table)
+    import pandas as pd
+
 from .budget import interrupts_heard
 from .data.datasets import DATASETS, load_dataset
 from .escape import printable, printable_lines
-from .parameters import (BINARIZER_PARAMETERS, DEFAULT_TIME_LIMIT, MAX_ANTECEDENTS, MAX_NODES, NOT_GIVEN, THRESHOLD_MODES,
-                         add_option, option_of)
+from .parameters import (
+    BINARIZER_PARAMETERS,
+    DEFAULT_TIME_LIMIT,
+    MAX_ANTECEDENTS,
+    MAX_NODES,
+    NOT_GIVEN,
+    THRESHOLD_MODES,
+    add_option,
+    option_of,
+)
 
 # pandas, scikit-learn (through the binarizer) and numba (the miner) are imported by the commands that
 # use them, not here: `optrules --help` and a mistyped option answer in ~0.3 s instead of ~1.7 s
@@ -201,7 +213,6 @@ def _binarize_and_mine(args, X, y, min_support: float):
     from .data.binarize import Binarizer
     from .data.mine import mine_antecedents
     from .data.validation import check_target
-
     from .families import default_family
 
     codes = check_target(y, len(X))[0]

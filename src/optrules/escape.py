@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+
 def plain(value: Any) -> Any:
     """A numpy scalar as the Python value it holds (other values as they are): what literals, JSON and
     comparisons of class labels read."""

@@ -27,7 +27,8 @@ import math
 from typing import Any
 
 from .data.binarize import MISSING_MARKERS, Feature
-from .escape import SQL_FALSE, SQL_TRUE, plain as _plain, printable, python_literal, sql_identifier, sql_string
+from .escape import SQL_FALSE, SQL_TRUE, printable, python_literal, sql_identifier, sql_string
+from .escape import plain as _plain
 
 #: what pandas.read_csv reads as missing by default (so a CSV row read as text agrees with a DataFrame)
 PANDAS_MISSING_TEXT = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",

@@ -30,6 +30,7 @@ from .budget import available_cores
 from .certificate import Certificate
 from .data.validation import as_frame, check_target
 
+
 def test_weights(sample_weight, test) -> dict:
     """The scorer's keyword for a fold's test rows: their sample weights, so that a weight counts as
     that many repeated rows in the score as in the fit."""

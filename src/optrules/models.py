@@ -15,7 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._lazy import lazy_exports
-from .escape import plain as _plain, printable
+from .escape import plain as _plain
+from .escape import printable
 
 FORMAT_VERSION = 1  # of every family's saved files
 

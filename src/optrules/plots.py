@@ -55,7 +55,8 @@ def plot_rashomon(rashomon, X=None, y=None, group=None, members=None, max_member
     budget stopped the enumeration, the objective below which it is complete); the share of members
     using each feature (the ``top`` most used; the optimal list's in a darker colour); predictive
     multiplicity, the rows of ``X`` (default: the training rows) by the share of members that predict
-    them differently from the optimal list; with ``X`` and ``y``, model class reliance ranges per column; with ``group`` (a column of ``X`` or one value per
+    them differently from the optimal list; with ``X`` and ``y``, model class reliance ranges per column; with
+    ``group`` (a column of ``X`` or one value per
     row, two classes), the ranges of each group's rates. Ranges are drawn as bars from the smallest to
     the largest value over the members with a dot at the optimal list's. ``members``: analyse these
     (e.g. ``rashomon.sample(10_000)``) instead of every member; ``budget`` (an

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .certificate import LP_SOLVES, PREFIXES, Certificate, Trace
+from .certificate import LP_SOLVES, PREFIXES, Certificate, Trace  # noqa: F401  (the units, named here too)
 
 #: the units of work the solvers report (``ProgressEvent.unit``): ``PREFIXES``, ``LP_SOLVES`` (the
 #: certificate's methods') and

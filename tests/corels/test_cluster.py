@@ -12,15 +12,15 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from searches_alike import default_and_slow  # noqa: E402
+from test_corels_search import planted_instance, random_instance  # noqa: E402
+from test_parallel import larger_problem  # noqa: E402
+
 from optrules.certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET  # noqa: E402
 from optrules.corels import cluster  # noqa: E402
 from optrules.corels.bruteforce import brute_force  # noqa: E402
 from optrules.corels.problem import Problem  # noqa: E402
 from optrules.corels.search import Ablation, search  # noqa: E402
-
-from test_corels_search import planted_instance, random_instance  # noqa: E402
-from test_parallel import larger_problem  # noqa: E402
-from searches_alike import default_and_slow  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +207,6 @@ def test_an_estimator_fits_on_the_cluster_in_an_on_cluster_block(client):
 
 
 def test_the_command_line_searches_on_a_scheduler(client, capsys, monkeypatch):
-    from optrules import cli
     from optrules.cli import main
 
     monkeypatch.setattr(cluster, "SCHEDULER_TIMEOUT", 1)

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from test_corels_search import check_result, planted_instance, random_instance
 
 from optrules.budget import Budget
 from optrules.certificate import INTERRUPTED
@@ -15,8 +16,6 @@ from optrules.corels import search as corels_search
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.problem import Problem
 from optrules.corels.search import search
-
-from test_corels_search import check_result, planted_instance, random_instance
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 import csv
 
 import pytest
-
 from conftest import shared_path
+
 from optrules.corels import fit_reference
 
 

@@ -280,7 +280,7 @@ def test_a_queue_drained_early_is_searched_again_from_its_better_list(tiny_state
 def test_two_searches_make_one_certificate():
     """The bound is the larger of the two (each bounds the same optimum), optimal once it reaches the
     second list; counters add up."""
-    from optrules.certificate import Certificate, MEMORY_BUDGET, Trace
+    from optrules.certificate import MEMORY_BUDGET, Certificate, Trace
     from optrules.corels.search import SearchResult, _searched_again
 
     def result(objective, lower_bound, status=MEMORY_BUDGET, expanded=10):

@@ -9,15 +9,14 @@ import itertools
 
 import numpy as np
 import pytest
+from test_corels_counts import reference_counts
+from test_corels_search import check_result
 
 from optrules.corels import kernel as K
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.problem import Problem
-from optrules.corels.search import Ablation, search
+from optrules.corels.search import search
 from optrules.data import bitset
-
-from test_corels_counts import reference_counts
-from test_corels_search import check_result
 
 
 def pair_instance(rng, n_features=3, n_max=60, noise=0.1):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from test_corels_search import ABLATIONS, MAPS, POLICIES
 
 from optrules.certificate import OPTIMAL
 from optrules.corels.bruteforce import brute_force
@@ -9,8 +10,6 @@ from optrules.corels.prefix import rule_class_totals, rule_mistakes
 from optrules.corels.problem import Problem, equivalent_points_minority
 from optrules.corels.search import search
 from optrules.data import bitset
-
-from test_corels_search import ABLATIONS, MAPS, POLICIES
 
 
 def weighted_instance(rng, n_classes, integer_weights):

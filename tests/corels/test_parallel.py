@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 import pytest
+from searches_alike import SAME, THREADS, default_and_slow, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
+from test_corels_search import ABLATIONS, MAPS, POLICIES, check_result, planted_instance, random_instance
 
 from optrules import bnb
 from optrules.budget import STOP
@@ -16,10 +18,6 @@ from optrules.corels import kernel as K
 from optrules.corels.bruteforce import brute_force
 from optrules.corels.problem import Problem
 from optrules.corels.search import Ablation, search
-
-from test_corels_search import ABLATIONS, MAPS, POLICIES, check_result, planted_instance, random_instance
-
-from searches_alike import SAME, THREADS, default_and_slow, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
 

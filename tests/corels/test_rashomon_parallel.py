@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from searches_alike import THREADS, default_and_slow, threads_from_the_first_slice  # noqa: F401 (a fixture)
+from test_rashomon import _every_list_objective, _random_problem
 
 from optrules import bnb
 from optrules.certificate import NODE_BUDGET
@@ -12,9 +14,6 @@ from optrules.corels import rashomon_kernel as K
 from optrules.corels.problem import Problem
 from optrules.corels.rashomon import enumerate_rashomon
 from optrules.corels.search import search
-
-from searches_alike import THREADS, default_and_slow, threads_from_the_first_slice  # noqa: F401 (a fixture)
-from test_rashomon import _every_list_objective, _random_problem
 
 pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
 
@@ -82,8 +81,9 @@ def test_every_thread_count_enumerates_alike_on_larger_problems(epsilon, max_nod
 
 
 def test_the_estimators_rashomon_set_takes_its_threads():
-    from optrules import RuleListClassifier
     from sklearn.datasets import make_classification
+
+    from optrules import RuleListClassifier
 
     X, y = make_classification(400, 6, random_state=1)
     sets = {n_jobs: RuleListClassifier(regularization=0.01, max_card=1, n_jobs=n_jobs).fit(X, y).rashomon_set(0.02)

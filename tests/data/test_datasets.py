@@ -1,7 +1,7 @@
 import numpy as np
 import pandas as pd
-
 from conftest import shared_path
+
 from optrules.data.datasets import load_compas, load_dataset
 
 

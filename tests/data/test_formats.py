@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from conftest import shared_path
+
 from optrules.data import formats
 
 

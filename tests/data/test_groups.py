@@ -1,5 +1,6 @@
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from optrules.data import bitset
 from optrules.data.groups import _groups_of, group_samples, signature_groups

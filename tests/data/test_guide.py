@@ -12,7 +12,6 @@ from optrules.corels.bruteforce import brute_force
 from optrules.data import guide
 from optrules.data.binarize import Binarizer, MissingValuesWarning
 
-
 #: the guided space, spelled out (the estimators' defaults)
 GUIDED = dict(thresholds="boosted", missing="category")
 GUIDED_LIST = dict(GUIDED, max_card="auto", negations=True)

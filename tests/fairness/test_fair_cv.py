@@ -6,13 +6,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
+from test_fair_estimator import _table
 
 from optrules import RuleListClassifier, RuleSetClassifier
 from optrules.corels.model_selection import RuleListCV
 from optrules.fairness.metrics import exact_unfairness
 from optrules.rulesets.model_selection import RuleSetCV
-
-from test_fair_estimator import _table
 
 
 def test_a_rule_list_s_lambda_chosen_under_the_constraint():

@@ -124,7 +124,7 @@ def test_the_command_line_fits_predicts_and_refuses(tmp_path, capsys):
                           (["--sensitive", "group"], "--sensitive needs --fairness"),
                           (["--sensitive", "group", "--fairness", "statistical_parity", "--model", "frl"],
                            "--sensitive: only with --fairness"),
-                          
+
                           (["--max-unfairness", "0.1"], "--max-unfairness bounds the gap of --fairness"),
                           (["--max-unfairness", "0.1", "0.2"], "--max-unfairness bounds the gap of --fairness")):
         with pytest.raises(SystemExit, match=message):

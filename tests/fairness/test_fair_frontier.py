@@ -4,13 +4,11 @@ not searched again, and says whose proof it takes."""
 from fractions import Fraction
 
 import numpy as np
-
 import pytest
+from test_fair_estimator import _table
 
 from optrules import RuleListClassifier
 from optrules.fairness.frontier import fairness_frontier
-
-from test_fair_estimator import _table
 
 
 @pytest.mark.parametrize("metric", ["statistical_parity", "equalized_odds"])

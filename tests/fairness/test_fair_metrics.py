@@ -5,8 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optrules.fairness.metrics import (check_max_unfairness, check_metric, check_sensitive, exact_unfairness,
-                                       unfairness)
+from optrules.fairness.metrics import check_max_unfairness, check_metric, check_sensitive, exact_unfairness, unfairness
 
 
 @pytest.mark.parametrize("sensitive, message", [

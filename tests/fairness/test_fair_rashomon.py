@@ -3,11 +3,10 @@ equal to each member's gap computed from its own predictions."""
 
 import numpy as np
 import pytest
+from test_fair_estimator import _table
 
 from optrules import RuleListClassifier
 from optrules.fairness.metrics import METRICS, exact_unfairness
-
-from test_fair_estimator import _table
 
 
 @pytest.mark.parametrize("metric", METRICS)

@@ -6,6 +6,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from searches_alike import THREADS, default_and_slow, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
+from test_frl_search import planted_instance, random_instance
 
 from optrules import bnb
 from optrules.budget import STOP
@@ -13,9 +15,6 @@ from optrules.certificate import INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET
 from optrules.frl import kernel as K
 from optrules.frl.bruteforce import brute_force
 from optrules.frl.search import FRLProblem, certified_search
-
-from searches_alike import THREADS, default_and_slow, same_search, threads_from_the_first_slice  # noqa: F401 (a fixture)
-from test_frl_search import planted_instance, random_instance
 
 pytestmark = pytest.mark.usefixtures("threads_from_the_first_slice")
 
@@ -127,9 +126,10 @@ def test_a_stop_request_ends_a_parallel_search_with_a_valid_certificate():
 
 
 def test_the_estimator_and_the_command_line_take_n_jobs(capsys):
+    from sklearn.datasets import make_classification
+
     from optrules.cli import main
     from optrules.frl.estimator import FallingRuleListClassifier
-    from sklearn.datasets import make_classification
 
     X, y = make_classification(300, 5, random_state=0)
     fits = {n_jobs: FallingRuleListClassifier(n_jobs=n_jobs, max_card=1, n_thresholds=3).fit(X, y)

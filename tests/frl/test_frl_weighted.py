@@ -4,14 +4,13 @@ exhaustive enumeration of weighted lists, and integer weights against replicated
 import numpy as np
 import pandas as pd
 import pytest
+from test_frl_search import random_instance
 
 from optrules.frl.bruteforce import brute_force
 from optrules.frl.estimator import FallingRuleListClassifier
 from optrules.frl.montecarlo import montecarlo_search
 from optrules.frl.objective import is_compatible, is_falling
 from optrules.frl.search import FRLProblem, certified_search
-
-from test_frl_search import random_instance
 
 
 def random_weights(rng, n):

@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from test_pricing import dense_pricing_instance
 
 from optrules.budget import Budget
 from optrules.data import bitset
 from optrules.rulesets.colgen import column_generation, largest_ratio_bound
 from optrules.rulesets.master import MasterProblem
 from optrules.rulesets.pricing import PricingData
-from test_pricing import dense_pricing_instance
 
 
 def full_mip_optimum(features, y, complexity, max_degree, penalty=0.0, fitting_only=True, weights=None):

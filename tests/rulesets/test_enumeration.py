@@ -8,11 +8,11 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from test_pricing import DEEP_WINNERS, dense_pricing_instance
 
 from optrules.data import bitset
 from optrules.rulesets.enumeration import enumeration_pricing
 from optrules.rulesets.pricing import PricingData
-from test_pricing import DEEP_WINNERS, dense_pricing_instance
 
 
 @pytest.mark.parametrize("seed", range(200))

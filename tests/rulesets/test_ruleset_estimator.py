@@ -7,12 +7,12 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import shared_path
+from test_colgen import full_mip_optimum
+
 from optrules import RuleSetClassifier, load_model
 from optrules.data import bitset
 from optrules.models import RuleSet
-from test_colgen import full_mip_optimum
 
 
 def _node_budget_fit(X, y, max_nodes, exact=True):
@@ -29,7 +29,6 @@ def test_a_node_budget_gives_the_same_fit_on_a_slow_machine(monkeypatch, exact, 
     """Bounded by pricing work alone (no time limits), a fit spends exactly its budget and returns the
     same set and certificate when every clock reading takes a quarter of a second (a loaded machine);
     unbounded, this problem's pricing searches ~20M clauses (so the budget binds)."""
-    import time
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 8))
@@ -280,7 +279,6 @@ def test_a_fit_left_little_time_by_its_preparation_still_prices_once(monkeypatch
     kept for the MIP and the certificate: it returned the empty set without pricing. Now, with no clause
     yet, the time kept for the MIP and the certificate goes to a first pricing (the preparation is slowed
     here instead)."""
-    import time
 
     from optrules import RuleSetClassifier
     from optrules.rulesets import colgen

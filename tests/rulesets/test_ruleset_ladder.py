@@ -6,11 +6,11 @@ sentence says over which features it is proven."""
 import numpy as np
 import pandas as pd
 import pytest
+from test_colgen import full_mip_optimum, planted_instance
 
 from optrules import RuleSetClassifier
 from optrules.certificate import OPTIMAL
 from optrules.rulesets.colgen import column_generation
-from test_colgen import full_mip_optimum, planted_instance
 
 
 def _table(rng, n):

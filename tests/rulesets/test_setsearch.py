@@ -4,12 +4,12 @@ import itertools
 
 import numpy as np
 import pytest
+from test_colgen import full_mip_optimum, planted_instance
 
 from optrules.data import bitset
-from optrules.rulesets.master import MasterProblem
 from optrules.rulesets.colgen import column_generation
+from optrules.rulesets.master import MasterProblem
 from optrules.rulesets.setsearch import best_set_below
-from test_colgen import full_mip_optimum, planted_instance
 
 
 def random_pool(seed):

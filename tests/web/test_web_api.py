@@ -17,13 +17,6 @@ from optrules.web.app import create_app  # noqa: E402
 from optrules.web.runs import RunManager  # noqa: E402
 
 
-@pytest.fixture
-def client():
-    app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20), allowed_hosts=["testserver"])
-    with TestClient(app, headers={"Origin": "http://testserver"}) as client:  # what the app's own page sends
-        yield client
-
-
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     return frame.to_csv(index=False).encode()
 
@@ -462,7 +455,8 @@ def test_the_upload_folder_has_a_total_cap():
     {"params": "abc"}, {"params": [1, 2]}, {"params": {"time_limit": "abc"}}, {"params": {"time_limit": [1]}},
     {"params": {"time_limit": True}}, {"params": {"time_limit": 0}}, {"params": {"time_limit": 1e9}},
     {"params": {"max_card": 2.5}}, {"params": {"max_card": "two"}}, {"params": {"missing_as_category": "yes"}},
-    {"params": {"negations": "maybe"}}, {"params": {"negations": True}}, {"params": {"max_memory": 1}}, {"params": {"max_memory": {"mb": 5}}}, {"params": {"w": 3}},
+    {"params": {"negations": "maybe"}}, {"params": {"negations": True}}, {"params": {"max_memory": 1}},
+    {"params": {"max_memory": {"mb": 5}}}, {"params": {"w": 3}},
     {"params": {"regularization": None}}, {"params": {"class_weight": {"0": 1}}}, {"params": {"foo": 1}},
     {"target": 5}, {"table": None}, {"model": ["rulelist"]}, {"model": "frl", "params": {"soft": 1}},
     {"model": "ruleset", "params": {"max_degree": -1}}, {"model": "ruleset", "params": {"complexity": "inf"}},
@@ -641,7 +635,8 @@ def test_a_cancel_during_a_rashomon_run_s_analysis_ends_it_with_what_it_read(cli
     run = wait(client, response.json()["id"], 120)
     assert run["status"] == "cancelled", run
     result = run["result"]
-    assert result["complete"] and result["analysis"], {k: result[k] for k in ("complete", "status", "size", "analysis", "multiplicity", "analysed")}  # the set is whole; its analysis is not
+    shown = ("complete", "status", "size", "analysis", "multiplicity", "analysed")
+    assert result["complete"] and result["analysis"], {k: result[k] for k in shown}  # the set is whole; its analysis is not
     assert "members" in result["analysis"] and "stopped (Ctrl-C or Cancel)" in result["analysis"]
     assert 0 < result["multiplicity"]["members"] < result["analysed"]
     assert after_cancel in ([], [0])  # after the cancel: at most the first block (the optimal list's) of the next analysis
@@ -770,9 +765,9 @@ def test_a_wildcard_host_allows_the_machines_own_names():
 
 
 def test_a_token_file_keeps_the_token_out_of_the_process_list(tmp_path, monkeypatch):
-    from optrules import cli
-
     import importlib
+
+    from optrules import cli
 
     seen = {}  # (the module as `optrules serve` will import it: another test may have reloaded it)
     def serve(*args, sock=None):

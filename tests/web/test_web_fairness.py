@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("httpx2")
-from test_web_api import client, strict_json, wait  # noqa: E402,F401  (the app's fixture and helpers)
+from test_web_api import strict_json, wait  # noqa: E402  (the helpers)
 
 from optrules import RuleListClassifier, fairness_frontier  # noqa: E402
 from optrules.data.datasets import load_compas  # noqa: E402

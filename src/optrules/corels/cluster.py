@@ -31,13 +31,13 @@ Start it with :func:`cluster_search`, or fit an estimator inside ``with on_clust
 from __future__ import annotations
 
 import contextlib
-from concurrent.futures import CancelledError
 import contextvars
 import heapq
 import itertools
 import time
 import uuid
 import warnings
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -11,15 +11,14 @@ from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator, as_names
 from ..budget import Budget, check_budget_values
 from ..data import bitset
 from ..data.groups import GROUPING, GroupingStopped, grouping_bytes
+from ..parameters import check_parameters
+from .cluster import check_cluster_options, cluster_search, current_client
+from .parameters import RULE_LIST_PARAMETERS
 from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization
 from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
 from .requirements import Requirements
-from ..parameters import check_parameters
-from .parameters import RULE_LIST_PARAMETERS
-from .cluster import check_cluster_options, cluster_search, current_client
 from .search import Ablation, search, unmined_result
-
 
 
 class RuleListClassifier(RuleModelEstimator):

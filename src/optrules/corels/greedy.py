@@ -11,7 +11,6 @@ from ..data.groups import grouping_bytes
 from .prefix import rule_mistakes
 from .problem import Problem
 
-
 #: working memory of one step: antecedents are scored in blocks of about this many bytes
 _BLOCK_BYTES = 32 << 20
 

@@ -30,35 +30,37 @@ from .._numba import (
     DROPPED,
     DROPPED_FLOOR,
     EXPANDED,
-    SET_ASIDE,
-    LEAVES_RESOLVED,
-    MEMORY_TIGHT,
-    REEXPANDED,
+    HEAP_SIZE,
     INSERTIONS,
     KEPT_A_CHILD,
-    MEMORY_FULL,
-    HEAP_SIZE,
     LB_EVALS,
+    LEAVES_RESOLVED,
     MAP_COUNT,
     MAX_BATCH,
     MAX_LENGTH,
+    MEMORY_FULL,
+    MEMORY_TIGHT,
     N_NODES,
     NEED_ROOM,
     POPS_DONE,
     QUEUE_EMPTY,
+    REEXPANDED,
+    SET_ASIDE,
     add_child,
-    drop_child,
+    batch_slots,
     class_sums,
     count_children,
+    counts_of,
+    drop_child,
     drop_stale_cache,
     find_remaining_set,
     free_room,
     heap_pop,
     heap_push,
-    popcount,
     live_word_list,
     mark_prefix,
     needs_room,
+    popcount,
     prefix_of,
     rebuild_uncaptured,
     record_incumbent,
@@ -66,12 +68,9 @@ from .._numba import (
     slot_row,
     trailing_zeros,
     two_compilations,
-    batch_slots,
     unpack_counts,
-    counts_of,
     weighted_count,
 )
-
 from .bounds import (
     corollary16_permutation_dominates,
     lemma2_lookahead,
@@ -741,7 +740,8 @@ def _expand(max_pops, max_expansions, counting, settings, requirements, zobrist,
     none): only lists meeting every requirement are incumbents, and Theorems 10, 11 and 21 prune a rule
     only when removing it (or the rules from it on) keeps the list admissible. A list that misses some
     requirement but beats ``free_best[0]`` is written to ``free_prefix`` (its length in
-    ``free_best[1]``), for the driver to complete into an admissible incumbent; ``node_mistakes``/``node_b0``: this search's node fields; ``zobrist``: a random
+    ``free_best[1]``), for the driver to complete into an admissible incumbent; ``node_mistakes``/``node_b0``: this
+    search's node fields; ``zobrist``: a random
     word per antecedent, XORed into the prefix map's keys; ``subsets``: :func:`antecedent_subsets`'
     two arrays (empty lists when sibling dominance is off).
     """

@@ -4,8 +4,7 @@ importing the search."""
 
 from __future__ import annotations
 
-from ..parameters import (CLASS_WEIGHT, COMMON_PARAMETERS, FAIRNESS, MAX_ANTECEDENTS, MAX_CARD, MAX_UNFAIRNESS, N_JOBS,
-                          Declared, Interval)
+from ..parameters import CLASS_WEIGHT, COMMON_PARAMETERS, FAIRNESS, MAX_ANTECEDENTS, MAX_CARD, MAX_UNFAIRNESS, N_JOBS, Declared, Interval
 
 #: the queue orders of the search (the kernel's codes follow this order)
 POLICY_NAMES = ("lower_bound", "objective", "curiosity", "bfs", "dfs")

@@ -10,8 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..decision_lists import (  # noqa: F401 (the counting, importable from here too)
-    class_weight_matrix, majority, prefix_counts, prefix_mistakes, rule_class_totals, rule_mistakes)
+from ..decision_lists import class_weight_matrix, majority, prefix_counts, prefix_mistakes, rule_class_totals, rule_mistakes  # noqa: F401 (the counting, importable from here too)
 
 
 def objective(mistakes: float, n_rules: int, total_weight: float, regularization: float) -> float:

@@ -68,8 +68,8 @@ from ..escape import plain as _plain
 from . import rashomon_analysis as A
 from . import rashomon_kernel as K
 from .problem import Problem
-from .requirements import Requirements
 from .rashomon_kernel import COUNT_LIMIT, EDGE_FIELDS, NODE_FIELDS, TABLE_FIELDS, RashomonState, count_tables
+from .requirements import Requirements
 
 #: share of the memory allowance the graph may fill; the rest is kept for the tables counted after it
 GRAPH_SHARE = 0.7

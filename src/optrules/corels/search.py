@@ -14,9 +14,27 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import (DROPPED, EXPANDED, HEAP_SIZE, IMPROVED, MAX_LENGTH, N_NODES, SET_ASIDE, SearchState, ThreadedKernel,
-                   batch_memory, charge_batch, compile_for, compiled_in_time, drive, expansions_left, proven_status,
-                   threads_for, unsearched_certificate, unsearched_counters)
+from ..bnb import (
+    DROPPED,
+    EXPANDED,
+    HEAP_SIZE,
+    IMPROVED,
+    MAX_LENGTH,
+    N_NODES,
+    SET_ASIDE,
+    SearchState,
+    ThreadedKernel,
+    batch_memory,
+    charge_batch,
+    compile_for,
+    compiled_in_time,
+    drive,
+    expansions_left,
+    proven_status,
+    threads_for,
+    unsearched_certificate,
+    unsearched_counters,
+)
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
@@ -25,7 +43,6 @@ from . import kernel as K
 from .bounds import log10_remaining_space
 from .greedy import greedy_prefix
 from .prefix import objective
-
 from .problem import Problem
 from .requirements import Requirements
 
@@ -367,7 +384,8 @@ class RuleListSearch:
 
     def _arguments(self, max_pops: int, threads: int) -> tuple:
         state = self.state
-        return (max_pops, expansions_left(self.max_nodes, state), self.counting, self.settings, self.kernel_requirements, self.zobrist, self.subsets,
+        return (max_pops, expansions_left(self.max_nodes, state), self.counting, self.settings, self.kernel_requirements,
+                self.zobrist, self.subsets,
                 state.tree(), state.node_mistakes, state.node_b0, state.frontier(), state.progress(), self.scratch,
                 self.batch, threads)
 

@@ -27,11 +27,10 @@ A raw table needs three more decisions, each announced by a warning or kept in `
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
 import math
 import re
 import warnings
+from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # (annotations only: pandas is imported where a command reads a table)
+    import pandas as pd
 
 # pandas and the binarizer (scikit-learn) are imported by the loaders: the command line lists the
 # datasets in its help without them

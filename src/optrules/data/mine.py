@@ -20,7 +20,6 @@ twice the antecedents' bitsets). Duplicates are found by hashing rows, not by so
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 

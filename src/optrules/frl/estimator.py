@@ -13,7 +13,6 @@ from . import DEFAULT_C, DEFAULT_W
 from .parameters import FALLING_LIST_PARAMETERS
 
 
-
 class FallingRuleListClassifier(RuleModelEstimator):
     """Falling rule list (Chen and Rudin, AISTATS 2018): probabilities that fall down the list, chosen to
     minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + lambda * (rules),
@@ -37,7 +36,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
         the search has run 0.2 s); the search, its list and its certificate are the same for every value.
     min_class_support : antecedents must hold for at least this share of the positives or of the
         negatives (the paper: 10%); ``max_card``: items per antecedent (``"auto"``, the default: the ladder of
-        nested spaces, as for rule lists: :mod:`optrules.ladder`; ``ladder_`` and ``max_card_`` say what it did); ``max_antecedents``: at most
+        nested spaces, as for rule lists: :mod:`optrules.ladder`; ``ladder_`` and ``max_card_`` say what it did);
+        ``max_antecedents``: at most
         this many (``"auto"``, as for rule lists).
     categorical, bins, thresholds, n_thresholds, negations, missing, identifiers : passed to the Binarizer
         (default: numeric thresholds where a boosted reference ensemble splits, ``thresholds="boosted"``;

@@ -60,8 +60,8 @@ class _WeightCounts:
     """The same with sample weights: weight sums over groups of samples alike in every antecedent."""
 
     def __init__(self, problem: FRLProblem):
-        from ..decision_lists import class_weight_matrix
         from ..data.groups import group_samples
+        from ..decision_lists import class_weight_matrix
 
         weights = class_weight_matrix(problem.y, 2, problem.sample_weight)
         self.groups = group_samples(problem.bits, problem.y, None, "auto", weights)

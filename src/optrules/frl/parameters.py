@@ -4,8 +4,18 @@ without importing the search."""
 
 from __future__ import annotations
 
-from ..parameters import (COMMON_PARAMETERS, MAX_ANTECEDENTS, MAX_CARD, N_JOBS, POS_LABEL, RANDOM_STATE, Declared, Interval,
-                          old_name, with_defaults)
+from ..parameters import (
+                          COMMON_PARAMETERS,
+                          MAX_ANTECEDENTS,
+                          MAX_CARD,
+                          N_JOBS,
+                          POS_LABEL,
+                          RANDOM_STATE,
+                          Declared,
+                          Interval,
+                          old_name,
+                          with_defaults,
+)
 from . import DEFAULT_C, DEFAULT_W
 
 REGULARIZATION = Declared("regularization", "lambda: the price of one rule, a share of the (weighted) training rows",

@@ -13,14 +13,26 @@ from dataclasses import InitVar, dataclass
 import numpy as np
 
 from .._numba import workspace
-from ..bnb import (EXPANDED, HEAP_SIZE, SearchState, ThreadedKernel, batch_memory, charge_batch, compile_for, drive,
-                   expansions_left, proven_status, threads_for, unsearched_certificate)
+from ..bnb import (
+    EXPANDED,
+    HEAP_SIZE,
+    SearchState,
+    ThreadedKernel,
+    batch_memory,
+    charge_batch,
+    compile_for,
+    drive,
+    expansions_left,
+    proven_status,
+    threads_for,
+    unsearched_certificate,
+)
 from ..budget import Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, OPTIMAL, Certificate, Trace
-from ..decision_lists import class_weight_matrix
-from ..data.weights import check_sample_weight
 from ..data import bitset
 from ..data.groups import group_samples, sample_counts
+from ..data.weights import check_sample_weight
+from ..decision_lists import class_weight_matrix
 from ..solve import PREFIXES, ProgressEvent, SolveResult
 from . import kernel as K
 from .objective import is_falling, list_counts, objective

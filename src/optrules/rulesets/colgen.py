@@ -47,13 +47,13 @@ import numpy as np
 
 from ..budget import Budget, StoppableThreads, as_budget
 from ..certificate import COLUMN_GENERATION, GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
-from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
-from .enumeration import NodeBudget, PricingSearch
-from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neighbour_search
-from .setsearch import best_set_below
 from ..data import bitset
 from ..data.mine import row_representatives
 from ..solve import LP_SOLVES, ProgressEvent, SolveResult
+from .enumeration import NodeBudget, PricingSearch
+from .master import MasterProblem, complexity_or_implied, highs_version, weak_duality_bound
+from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neighbour_search
+from .setsearch import best_set_below
 
 _TOLERANCE = 1e-7
 _CERTIFICATE_SHARE = 0.25  # of a time-limited fit, kept for proving the last duals' bound

@@ -4,7 +4,8 @@ The pricing problem asks for the clause k (a set of at most D features) minimisi
 
     rc(k) = z_weight * |negatives covered by k| - sum of mu over positives covered by k + u * (1 + |k|)
 
-(with sample weights, the first term is the covered negatives' weight) with u the price of a unit of complexity. Adding a feature to a clause only shrinks what it covers and
+(with sample weights, the first term is the covered negatives' weight) with u the price of a unit of complexity.
+Adding a feature to a clause only shrinks what it covers and
 adds u, so every extension k' of k (with |k'| >= |k| + 1) has
 
     rc(k') >= - (mu covered by k) + u * (2 + |k|)                                  (extension bound)
@@ -56,8 +57,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..budget import StoppableThreads
 from .._numba import drop_stale_cache, popcount, trailing_zeros, weighted_count
+from ..budget import StoppableThreads
 from ..data import bitset
 
 drop_stale_cache(__file__, ["../_numba.py"])

@@ -14,7 +14,6 @@ from ..parameters import DEPRECATED, check_parameters, given, value_of
 from .parameters import RULE_SET_PARAMETERS
 
 
-
 class RuleSetClassifier(RuleModelEstimator):
     """Boolean rule set (DNF, or CNF with ``cnf=True``) by column generation on HiGHS (Dash, Guenluek and
     Wei, NeurIPS 2018): minimise missed positives + covered negatives (Hamming loss) subject to a

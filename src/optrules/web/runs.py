@@ -228,7 +228,8 @@ class Run:
         return {
             "id": self.id, "kind": self.kind, "parent": self.parent, "table": self.table,
             "source": self.source, "target": self.target, "model": self.model, "params": self.params,
-            "sensitive": self.sensitive, "status": self.status, "message": self.message, "submitted": self.submitted, "started": self.started,
+            "sensitive": self.sensitive, "status": self.status, "message": self.message, "submitted": self.submitted,
+            "started": self.started,
             "finished": self.finished, "n_points": len(self.points),
             "last": self.points[-1] if self.points else None,
         }
