@@ -367,7 +367,7 @@ def _budget_text(args) -> str:
 
 def _estimator(args, family, y, time_limit: float | None):
     """The unfitted estimator of ``family`` that the arguments describe (the family's own options read by
-    its ``from_cli``, the options every family shares here)."""
+    the registry, :meth:`~optrules.families.Family.estimator_from_cli`, the options every family shares here)."""
     memory = None if args.max_memory is None else int(args.max_memory * 2**20)
     common = dict(time_limit=time_limit, missing=args.missing, identifiers=_identifiers(args), max_memory=memory,
                   verbose=_show_progress(args) and not args.cv, **_binarizer_options(args))
@@ -378,7 +378,7 @@ def _estimator(args, family, y, time_limit: float | None):
     if getattr(args, "refine", False):
         common["refine"] = True
     pos_label = None if args.pos_label in (None, "both") else _class_named(args.pos_label, y)
-    return family.from_cli(args, common, pos_label)
+    return family.estimator_from_cli(args, common, pos_label)
 
 
 def _fit_model(args, console: Console):
@@ -392,7 +392,7 @@ def _fit_model(args, console: Console):
     _check_fit_arguments(args, family)
     X, y, weights, source = _load_xy(args)
     # the estimator's module (and scikit-learn, ~0.5 s) loads here, before the time left is measured:
-    # loaded by from_cli below, after it, its import time was outside the budget (20 s: 21.4 s wall)
+    # loaded by estimator_from_cli below, after it, its import time was outside the budget (20 s: 21.4 s wall)
     family.estimator
     estimator = _estimator(args, family, y, _time_left(args, started))
     fit_weights = {} if weights is None else {"sample_weight": weights}

@@ -176,9 +176,8 @@ class Family:
     cli_options: tuple[Option, ...] = ()
     #: estimator settings the web app fixes for this family, from the common ones
     web_settings: Callable[[dict], dict] = field(default=lambda common: {})
-    #: (args, common settings, pos_label) -> the estimator the command line fits, unfitted (its own
-    #: options' values: :meth:`cli_values`)
-    from_cli: Callable | None = None
+    #: estimator settings the command line fixes for this family, from the common ones
+    cli_settings: Callable[[dict], dict] = field(default=lambda common: {})
     #: (args, estimator) -> a cross-validated search over the family's --cv parameter, unfitted
     cv_from_cli: Callable | None = None
     #: the --cv parameter's title in tables ("" for its name)
@@ -250,6 +249,14 @@ class Family:
         values = {option.name: getattr(args, option.name) for option in self.cli_options}
         return {name: value[0] if isinstance(value, list) else value for name, value in values.items()
                 if value is not NOT_GIVEN}
+
+    def estimator_from_cli(self, args, common: dict, pos_label=None):
+        """The estimator ``optrules fit`` fits, unfitted: the family's own options as given (:meth:`cli_values`),
+        and of the settings every family's command line offers (``common``, the budgets' options, the class
+        the model describes) those its estimator declares, then what the family fixes (``cli_settings``)."""
+        shared = {**common, "max_nodes": args.max_nodes, "max_antecedents": getattr(args, "max_antecedents", None),
+                  "n_jobs": getattr(args, "n_jobs", None), "pos_label": pos_label}
+        return self.estimator(**self.cli_values(args), **{**self.accepted(shared), **self.cli_settings(common)})
 
     def estimator_from_form(self, params: dict, common: dict):
         """The estimator a web run fits: the form's settings (checked) plus what the app fixes."""

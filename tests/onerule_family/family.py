@@ -6,13 +6,6 @@ from optrules.families import Family, Field, Option
 
 from .parameters import ONE_RULE_PARAMETERS
 
-
-def _from_cli(args, common: dict, pos_label):
-    from .estimator import OneRuleClassifier
-
-    return OneRuleClassifier(**FAMILY.cli_values(args), **{**FAMILY.accepted(common), "thresholds": "quantile"})
-
-
 FAMILY = Family(
     name="onerule",
     title="the best single rule (a baseline)",
@@ -27,6 +20,6 @@ FAMILY = Family(
     parameters=ONE_RULE_PARAMETERS,
     form_fields=(Field("n_thresholds", "Quantile thresholds per numeric column", high=50),),
     cli_options=(Option("n_thresholds", ("--one-rule-thresholds",)),),
-    from_cli=_from_cli,
+    cli_settings=lambda common: {"thresholds": "quantile"},
     settings_text=lambda model: f"{len(model.binarizer_.feature_names_)} features tried",
 )

@@ -6,13 +6,6 @@ from ..families import Family, Field, Option, WarmUp
 from .parameters import RULE_LIST_PARAMETERS
 
 
-def _from_cli(args, common: dict, pos_label):
-    from .estimator import RuleListClassifier
-
-    return RuleListClassifier(**FAMILY.cli_values(args), max_nodes=args.max_nodes,
-                              max_antecedents=args.max_antecedents, n_jobs=args.n_jobs, **FAMILY.accepted(common))
-
-
 def _cv_from_cli(args, estimator):
     from .model_selection import RuleListCV
 
@@ -56,7 +49,6 @@ FAMILY = Family(
                  Option("min_support"), Option("policy"), Option("map_type"), Option("fairness"),
                  Option("max_unfairness", metavar="EPS", several="with --fairness: the certified optimum under each, a table and "
                                                                 "the --report's curve (the tightest bound's list kept)")),
-    from_cli=_from_cli,
     cv_from_cli=_cv_from_cli,
     cv_title="lambda",
     cv_size=("mean_n_rules", "rules"),

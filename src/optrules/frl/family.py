@@ -7,15 +7,6 @@ from ..parameters import value_of
 from .parameters import FALLING_LIST_PARAMETERS
 
 
-def _from_cli(args, common: dict, pos_label):
-    from .estimator import FallingRuleListClassifier
-
-    return FallingRuleListClassifier(**FAMILY.cli_values(args), max_nodes=args.max_nodes,
-                                     max_antecedents=args.max_antecedents, pos_label=pos_label,
-                                     n_jobs=args.n_jobs,
-                                     **FAMILY.accepted(common))
-
-
 def _settings_text(model) -> str:
     return (f"{len(model.antecedents_)} antecedents, w = {model.w:g}, lambda = {value_of(model, 'regularization'):g}"
             + (f", C1 = {model.C1:g}" if model.soft else ""))
@@ -43,7 +34,6 @@ FAMILY = Family(
                  Option("method"), Option("iterations"),
                  Option("random_state", ("--seed",), metavar="SEED"), Option("min_class_support")),
     web_settings=lambda common: {"random_state": 0},
-    from_cli=_from_cli,
     settings_text=_settings_text,
     warm_up=(
         WarmUp("falling rule lists", "optrules.frl.warmup:falling_rule_lists"),

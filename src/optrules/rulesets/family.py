@@ -6,13 +6,6 @@ from ..families import Family, Field, Option, WarmUp
 from .parameters import RULE_SET_PARAMETERS
 
 
-def _from_cli(args, common: dict, pos_label):
-    from .estimator import RuleSetClassifier
-
-    return RuleSetClassifier(**FAMILY.cli_values(args), pos_label=pos_label, max_nodes=args.max_nodes,
-                             **{**FAMILY.accepted(common), "negations": True})
-
-
 def _cv_from_cli(args, estimator):
     from .model_selection import RuleSetCV
 
@@ -67,7 +60,8 @@ FAMILY = Family(
     # the form's "features per rule" left empty: 3 conditions per clause, which a web run finishes
     web_settings=lambda common: {"pricing_time_limit": min(common["time_limit"], 10.0),
                                  "max_card": common.get("max_card", 3)},
-    from_cli=_from_cli,
+    # (the command line's rule sets search negated features whatever --negations says)
+    cli_settings=lambda common: {"negations": True},
     cv_from_cli=_cv_from_cli,
     cv_size=("mean_complexity", "complexity found"),
     cv_candidates=lambda args: FAMILY.given_values(args, "complexity"),
