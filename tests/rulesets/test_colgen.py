@@ -10,7 +10,9 @@ from test_pricing import dense_pricing_instance
 
 from optrules.budget import Budget
 from optrules.data import bitset
-from optrules.rulesets.colgen import column_generation, largest_ratio_bound
+from optrules.rulesets import bounds
+from optrules.rulesets.bounds import largest_ratio_bound
+from optrules.rulesets.colgen import column_generation
 from optrules.rulesets.master import MasterProblem
 from optrules.rulesets.pricing import PricingData
 
@@ -498,7 +500,7 @@ def test_the_dual_bound_holds_for_any_duals(seed):
     """weak_duality_bound never passes the best rule set (nor, with a complexity bound, the LP over every
     clause), whatever duals price the clauses: the LP's own (where it is tight), and perturbed ones that
     leave some clauses, the empty clause among them, with negative reduced cost."""
-    from optrules.rulesets.master import weak_duality_bound
+    from optrules.rulesets.bounds import weak_duality_bound
 
     rng = np.random.default_rng(3000 + seed)
     n, j = int(rng.integers(10, 40)), int(rng.integers(2, 6))
@@ -696,7 +698,7 @@ def _singleton_duals(seed, n, j, max_degree, complexity, noise):
     """A random table whose label is two planted clauses or noise, and the duals of its master over the
     one-feature clauses (duals a ratio search has more to prove for): ``(data, mu, lam, n_pos,
     bound_at)``, ``bound_at(theta)`` the Lagrangian bound at complexity price theta."""
-    from optrules.rulesets.master import weak_duality_bound
+    from optrules.rulesets.bounds import weak_duality_bound
 
     rng = np.random.default_rng(7100 + seed)
     features = rng.random((n, j)) < rng.uniform(0.2, 0.8, j)
@@ -782,7 +784,7 @@ def test_the_next_rung_is_the_lowest_price_the_cost_model_says_the_budget_pays_f
     open)^kappa (kappa 4 after one rung, the last two rungs' after two); the lowest price costing at most
     0.8 of what is left, else all of it; the largest ratio known when that fits, None when no price below
     the last rung's does."""
-    from optrules.rulesets.colgen import _next_rung_price
+    from optrules.rulesets.bounds import _next_rung_price
 
     pairs = np.arange(1.0, 1001.0)  # one pair of each mu 1..1000: at the price u, those > 4u are open
 
@@ -843,7 +845,6 @@ def test_after_a_rung_the_certificate_proves_the_price_the_work_left_pays_for(mo
     quarter's, never above the bound at the largest ratio (brute force); the largest ratio's proof
     straight after the rung, cut short, proves less. With no lower price that all the work left pays for,
     it stops after the rung, not finished, and spends nothing more."""
-    import optrules.rulesets.colgen as colgen
     from optrules.rulesets.enumeration import NodeBudget
 
     checked = 0
@@ -858,7 +859,7 @@ def test_after_a_rung_the_certificate_proves_the_price_the_work_left_pays_for(mo
         first, at_lam = _proof_work(data, mu, (rung, lam), max_degree)
         left = 4 * first
         pairs = _two_feature_mus(data, mu, max_degree)
-        following = colgen._next_rung_price([(rung, 1.0, first)], lam, None, left, pairs)
+        following = bounds._next_rung_price([(rung, 1.0, first)], lam, None, left, pairs)
         assert following is not None and lam <= following < rung
         if following <= max(lam, largest) or at_lam <= left:
             continue  # the largest ratio itself, or within the work left
@@ -869,7 +870,7 @@ def test_after_a_rung_the_certificate_proves_the_price_the_work_left_pays_for(mo
                                     work=NodeBudget(first + left + 2))
         assert bound_at(following) - 1e-7 <= bound <= bound_at(max(lam, largest)) + 1e-7
         assert bound > bound_at(rung) + 1e-7
-        monkeypatch.setattr(colgen, "_next_rung_price", lambda rungs, known, *_: known)  # the largest ratio next
+        monkeypatch.setattr(bounds, "_next_rung_price", lambda rungs, known, *_: known)  # the largest ratio next
         without = largest_ratio_bound(data, mu, lam, 0.0, complexity, 1.0, max_degree, n_pos, 60.0,
                                       work=NodeBudget(first + left + 2))
         monkeypatch.undo()
@@ -890,7 +891,6 @@ def test_with_whole_number_objectives_a_rung_proves_its_whole_number_at_a_higher
     largest ratio known; its proof costs no more work, and with work for the quarter rung's proof alone
     the certificate (integral) proves at least that rung's whole number, never above the bound at the
     largest ratio (brute force)."""
-    import optrules.rulesets.colgen as colgen
     from optrules.rulesets.enumeration import NodeBudget
 
     checked = 0
@@ -901,14 +901,14 @@ def test_with_whole_number_objectives_a_rung_proves_its_whole_number_at_a_higher
         exact = bound_at(max(lam, largest))
         whole = math.ceil(bound_at(rung) - 1e-6)
         assert whole >= 1
-        price = colgen._whole_step_price(data, mu, rung, lam, -np.inf, 0.0, complexity, 1.0, max_degree, n_pos)
+        price = bounds._whole_step_price(data, mu, rung, lam, -np.inf, 0.0, complexity, 1.0, max_degree, n_pos)
         assert price > rung
         assert whole - 1 < bound_at(price) - 1e-6 and math.ceil(bound_at(price) - 1e-6) == whole
         # one more than proven: a lower price, its whole number one more (or the largest ratio known)
-        more = colgen._whole_step_price(data, mu, rung, lam, float(whole), 0.0, complexity, 1.0, max_degree, n_pos)
+        more = bounds._whole_step_price(data, mu, rung, lam, float(whole), 0.0, complexity, 1.0, max_degree, n_pos)
         assert more < price
         assert more == lam or math.ceil(bound_at(more) - 1e-6) == whole + 1
-        assert colgen._whole_step_price(data, mu, rung, lam, at_master + 5.0, 0.0, complexity, 1.0, max_degree,
+        assert bounds._whole_step_price(data, mu, rung, lam, at_master + 5.0, 0.0, complexity, 1.0, max_degree,
                                         n_pos) == lam
         # the certificate, integral: valid, and no weaker than the quarter's proof on the same work
         outcome = []

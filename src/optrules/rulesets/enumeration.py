@@ -704,7 +704,7 @@ class PricingSearch:
         """The mu each clause of two searched features covers (two of one nesting chain left out), in
         increasing order: of every pair, or of a seeded sample of at most ``max_pairs`` pairs and
         ``max_words`` words ANDed (the same on every call). How many of them an extension bound at a
-        price u leaves open (mu > 4u) measures what a proof at u costs (colgen._next_rung_price)."""
+        price u leaves open (mu > 4u) measures what a proof at u costs (bounds._next_rung_price)."""
         if self.trivial:
             return np.zeros(0)
         problem = self._parts[0].problem

@@ -24,43 +24,6 @@ except ImportError as error:  # pragma: no cover - highspy is a declared depende
 INF = highspy.kHighsInf
 
 
-def weak_duality_bound(mu, lam, complexity_bound, p_weight, empty_reduced_cost, reduced_cost_bound,
-                       max_degree, n_positive, ratio_bound=None) -> float:
-    """A lower bound on the master LP over *every* clause (so on the best rule set) from any duals.
-
-    ``(mu, lam)`` (from the restricted master, say) price the clauses; exact pricing proved that every
-    clause has reduced cost >= ``reduced_cost_bound``, and the empty clause (complexity 1) has
-    ``empty_reduced_cost``. Raising lambda by t = max(0, -rc(empty), -bound / 2) makes every column
-    dual-feasible (the others have complexity >= 2; mu_i is clipped to [0, p_weight_i] for the xi columns;
-    ``p_weight`` is one number or one per positive),
-    and the dual objective sum(mu) - C (lambda + t) then bounds the LP by weak duality. A column of
-    complexity c needs t >= -rc / c only, so ``ratio_bound`` (a proven lower bound on rc / c over the
-    non-empty clauses, from the branch-and-bound pricing) gives t = max(0, -rc(empty), -ratio) when it
-    is the better of the two; this is the Lagrangian bound with the complexity row kept. Computed from the
-    duals themselves, not from the solver's objective, so it holds whatever the LP's tolerances.
-
-    Without a complexity bound (C infinite) an optimal rule set still has at most one clause per
-    positive it alone covers (dropping any other clause costs nothing), so the LP with C = (1 +
-    max_degree) |P| added still bounds it (not the LP without that row).
-    """
-    ratio = float(reduced_cost_bound) / 2.0
-    if ratio_bound is not None:
-        ratio = max(ratio, float(ratio_bound))
-    t = max(0.0, -float(empty_reduced_cost), -min(ratio, 0.0))
-    if not np.isfinite(t):
-        return -np.inf
-    dual_sum = float(np.clip(mu, 0.0, p_weight).sum())
-    return dual_sum - complexity_or_implied(complexity_bound, max_degree, n_positive) * (lam + t)
-
-
-def complexity_or_implied(complexity, max_degree: int, n_positive: int) -> float:
-    """The complexity bound, or, without one, the bound an optimal set meets anyway (see
-    :func:`weak_duality_bound`)."""
-    if complexity is None or not np.isfinite(complexity):
-        return float((1 + max_degree) * n_positive)
-    return float(complexity)
-
-
 class _SilentHighs(highspy.Highs):
     """highspy's solver with its output off from the start. highspy >= 1.12 wires its callbacks when
     constructed, and HiGHS prints its banner to standard output on the first call made while output is
