@@ -4,7 +4,9 @@ beside its solver: ``corels/estimator.py``, ``frl/estimator.py``, ``rulesets/est
 
 from __future__ import annotations
 
+import contextlib
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -21,6 +23,14 @@ from .data.validation import as_frame, check_sample_weight, check_target
 from .parameters import DEFAULT_TIME_LIMIT  # noqa: F401 (where the estimators read it)
 from .solve import STAGES, ProgressEvent
 
+
+@dataclass(frozen=True)
+class Fitting:
+    """What a fit runs within (:meth:`RuleModelEstimator._fitting`): its budget (time, nodes, memory, the
+    stop request) and its progress callback (None: quiet)."""
+
+    budget: Budget
+    progress: object
 
 class ModelViews:
     """The fitted model's table, explanations and exports, on the estimator (see
@@ -304,21 +314,27 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         report = self.antecedents_.report
         return report is None or report.mined
 
-    def _within_budget(self, work):
-        """Run ``work(budget, progress)`` with the fit's budget (Ctrl-C turned into a stop request) and
-        its progress display, closed whatever happens; returns what ``work`` returns."""
+    @contextlib.contextmanager
+    def _fitting(self):
+        """The context of a fit: its budget (Ctrl-C turned into a stop request) and its progress display
+        (:class:`Fitting`), closed whatever happens; after the fit, the certificate says the space it is
+        optimal over and, if the budget ended it, in which phase. A family's ``fit`` reads::
+
+            with self._fitting() as fitting:
+                self._fit(X, y, sample_weight, fitting.budget, fitting.progress)
+            return self
+        """
         progress = self._progress()
         try:
             budget = self._budget(progress)
             with budget.catch_interrupt():
-                done = work(budget, progress)
+                yield Fitting(budget, progress)
             self._unproven_if_unread(budget)
             self._name_space()
             certificate = getattr(self, "certificate_", None)
             if certificate is not None and not certificate.is_optimal and (
                     budget.stopped_in or budget.interrupted or budget.expired()):  # where the budget ended the fit
                 certificate.counters["stopped_in"] = budget.stopped_in or budget.phase
-            return done
         finally:
             self._close(progress)
 

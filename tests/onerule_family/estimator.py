@@ -36,7 +36,8 @@ class OneRuleClassifier(RuleModelEstimator):
 
     def fit(self, X, y, sample_weight=None):
         check_parameters(self)
-        self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget))
+        with self._fitting() as fitting:
+            self._fit(X, y, sample_weight, fitting.budget)
         return self
 
     def _fit(self, X, y, sample_weight, budget) -> None:

@@ -188,18 +188,19 @@ class RuleListClassifier(RuleModelEstimator):
         at most ``max_unfairness`` (:mod:`optrules.fairness`)."""
         check_parameters(self)
         regularization = check_regularization(self.regularization)
-        if self.fairness is not None or sensitive is not None:
-            from ..fairness.fit import fit_fair
-
-            return self._within_budget(lambda budget, progress: fit_fair(self, X, y, sample_weight, sensitive,
-                                                                         regularization, budget))
-        if self.refine and self.thresholds != "boosted":
+        if self.refine and self.thresholds != "boosted" and self.fairness is None and sensitive is None:
             raise ValueError(f"refine=True starts from the boosted space: thresholds='boosted', not {self.thresholds!r}")
-        if self.refine:
-            return self._within_budget(lambda budget, progress: self._refined(X, y, sample_weight, regularization,
-                                                                              budget, progress))
-        return self._within_budget(lambda budget, progress: self._search(
-            self._prepare(X, y, sample_weight, regularization, budget), budget=budget, progress=progress))
+        with self._fitting() as fitting:
+            if self.fairness is not None or sensitive is not None:
+                from ..fairness.fit import fit_fair
+
+                fit_fair(self, X, y, sample_weight, sensitive, regularization, fitting.budget)
+            elif self.refine:
+                self._refined(X, y, sample_weight, regularization, fitting.budget, fitting.progress)
+            else:
+                self._search(self._prepare(X, y, sample_weight, regularization, fitting.budget),
+                             budget=fitting.budget, progress=fitting.progress)
+        return self
 
     def _refined(self, X, y, sample_weight, regularization: float, budget: Budget, progress):
         """``refine=True``: certify the boosted space's optimum, then search the larger space (quantile and

@@ -117,7 +117,8 @@ class FallingRuleListClassifier(RuleModelEstimator):
         """Learn the list from ``X`` and ``y``; ``sample_weight`` (one non-negative number a row) makes
         every count in the objective a weight sum (a row of weight 2 counts as two rows)."""
         check_parameters(self)
-        self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
+        with self._fitting() as fitting:
+            self._fit(X, y, sample_weight, fitting.budget, fitting.progress)
         return self
 
     _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_", "objective_")

@@ -144,13 +144,13 @@ class RuleSetClassifier(RuleModelEstimator):
         ``max_unfairness``, the described class (``pos_label``) the positive one
         (:mod:`optrules.rulesets.fair`)."""
         check_parameters(self)
-        if self.fairness is not None or sensitive is not None:
-            from .fair import fit_fair_rule_set
+        with self._fitting() as fitting:
+            if self.fairness is not None or sensitive is not None:
+                from .fair import fit_fair_rule_set
 
-            self._within_budget(lambda budget, progress: fit_fair_rule_set(self, X, y, sample_weight, sensitive,
-                                                                           budget))
-            return self
-        self._within_budget(lambda budget, progress: self._fit(X, y, sample_weight, budget, progress))
+                fit_fair_rule_set(self, X, y, sample_weight, sensitive, fitting.budget)
+            else:
+                self._fit(X, y, sample_weight, fitting.budget, fitting.progress)
         return self
 
     def _fit(self, X, y, sample_weight, budget, progress) -> None:
