@@ -298,3 +298,24 @@ class StoppableThreads:
         self._stopping.set()
         for thread in self._threads:
             thread.join()
+
+
+class NodeBudget:
+    """Work a search may still do, in its own nodes (the rule sets' exact pricing: clauses searched, the
+    HiGHS pricing IP's nodes; the lists' searches count prefixes expanded against ``max_nodes`` in their
+    kernels' state): unlike seconds, the same on every machine and under any load, so a fit bounded by it
+    alone returns the same model everywhere. ``limit`` None: no bound."""
+
+    def __init__(self, limit: int | None = None):
+        self.limit = None if limit is None else int(limit)
+        self.spent = 0
+
+    def left(self) -> int | None:
+        return None if self.limit is None else max(self.limit - self.spent, 0)
+
+    def spend(self, nodes: int) -> None:
+        self.spent += int(nodes)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit is not None and self.spent >= self.limit

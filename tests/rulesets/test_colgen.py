@@ -732,7 +732,8 @@ def _two_feature_mus(data, mu, max_degree):
 
 def _proof_work(data, mu, prices, max_degree):
     """The work (clauses searched) of proving each of the unit ``prices`` alone."""
-    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.budget import NodeBudget
+    from optrules.rulesets.enumeration import PricingSearch
 
     spent = []
     for price in prices:
@@ -747,7 +748,7 @@ def test_the_certificate_proves_a_cheaper_price_first():
     master's (a proof at a higher price prunes more), then the largest ratio: with work enough for the
     first proof only, the bound is that quarter (where the largest ratio's search cut short bounds
     less), never above the bound at the largest ratio (brute force)."""
-    from optrules.rulesets.enumeration import NodeBudget
+    from optrules.budget import NodeBudget
 
     checked = 0
     for seed in range(6):
@@ -845,7 +846,7 @@ def test_after_a_rung_the_certificate_proves_the_price_the_work_left_pays_for(mo
     quarter's, never above the bound at the largest ratio (brute force); the largest ratio's proof
     straight after the rung, cut short, proves less. With no lower price that all the work left pays for,
     it stops after the rung, not finished, and spends nothing more."""
-    from optrules.rulesets.enumeration import NodeBudget
+    from optrules.budget import NodeBudget
 
     checked = 0
     for seed in range(12):
@@ -891,7 +892,7 @@ def test_with_whole_number_objectives_a_rung_proves_its_whole_number_at_a_higher
     largest ratio known; its proof costs no more work, and with work for the quarter rung's proof alone
     the certificate (integral) proves at least that rung's whole number, never above the bound at the
     largest ratio (brute force)."""
-    from optrules.rulesets.enumeration import NodeBudget
+    from optrules.budget import NodeBudget
 
     checked = 0
     for seed in range(6):

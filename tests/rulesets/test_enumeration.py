@@ -176,7 +176,8 @@ def check_carried_proofs(seed) -> int:
     proven at the new price: stopped after any number of nodes, at a price below, at or above, the proof
     from any price still ends at the brute-force largest ratio. A search of other duals (or of a
     threshold) is not taken as proof. Returns how many parts started past their first root."""
-    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.budget import NodeBudget
+    from optrules.rulesets.enumeration import PricingSearch
 
     data, mu, price, degree, j = dense_pricing_instance(seed)
     rng = np.random.default_rng(7100 + seed)
@@ -219,7 +220,8 @@ def test_a_search_in_parts_proves_what_one_search_proves(seed):
     """The roots dealt to 1, 2 or 3 parts (threads, each pruning by its own best): the same minimum and
     the same largest ratio as brute force; under a node budget a run spends exactly the budget, and the
     same budget gives the same clauses again (which clauses a part searches does not depend on timing)."""
-    from optrules.rulesets.enumeration import NodeBudget, PricingSearch
+    from optrules.budget import NodeBudget
+    from optrules.rulesets.enumeration import PricingSearch
 
     data, mu, price, degree, j = dense_pricing_instance(seed)
     every = [c for d in range(1, degree + 1) for c in itertools.combinations(range(j), d)]

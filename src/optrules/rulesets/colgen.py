@@ -45,13 +45,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..budget import Budget, StoppableThreads, as_budget
+from ..budget import Budget, NodeBudget, StoppableThreads, as_budget
 from ..certificate import COLUMN_GENERATION, GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data import bitset
 from ..data.mine import row_representatives
 from ..solve import LP_SOLVES, ProgressEvent, SolveResult
 from .bounds import complexity_or_implied, conflict_bound, largest_ratio_bound, weak_duality_bound
-from .enumeration import NodeBudget, PricingSearch
+from .enumeration import PricingSearch
 from .master import MasterProblem, highs_version
 from .pricing import PricingBits, PricingData, beam_search, exact_pricing, neighbour_search
 from .setsearch import best_set_below

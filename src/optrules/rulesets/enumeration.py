@@ -58,7 +58,7 @@ import numpy as np
 from numba import njit
 
 from .._numba import drop_stale_cache, popcount, trailing_zeros, weighted_count
-from ..budget import StoppableThreads
+from ..budget import NodeBudget, StoppableThreads
 from ..data import bitset
 
 drop_stale_cache(__file__, ["../_numba.py"])
@@ -899,26 +899,6 @@ def _two_feature_mus(positives, mu, word_mu, first, second):
             both[w] = positives[first[k], w] & positives[second[k], w]
         out[k] = _covered_mu(both, mu, word_mu)
     return out
-
-
-class NodeBudget:
-    """The exact pricing's work a fit may still do, in clauses searched (branch-and-bound nodes; the
-    HiGHS pricing IP's nodes): unlike seconds, the same on every machine and under any load, so a fit
-    bounded by it alone returns the same rule set everywhere. ``limit`` None: no bound."""
-
-    def __init__(self, limit: int | None = None):
-        self.limit = None if limit is None else int(limit)
-        self.spent = 0
-
-    def left(self) -> int | None:
-        return None if self.limit is None else max(self.limit - self.spent, 0)
-
-    def spend(self, nodes: int) -> None:
-        self.spent += int(nodes)
-
-    @property
-    def exhausted(self) -> bool:
-        return self.limit is not None and self.spent >= self.limit
 
 
 @njit(cache=True)

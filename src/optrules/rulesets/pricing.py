@@ -311,7 +311,7 @@ def exact_pricing(data: PricingData, mu, unit_price: float, max_degree: int, tim
                   should_stop=None, work=None):
     """The pricing IP on HiGHS: ``(clause or None, reduced cost, lower bound on the minimum reduced cost,
     proven)``. Only positives with mu_i > 0 need variables; ``should_stop()`` interrupts the solve;
-    ``work`` (a :class:`~optrules.rulesets.enumeration.NodeBudget`) bounds and counts its MIP nodes."""
+    ``work`` (a :class:`~optrules.budget.NodeBudget`) bounds and counts its MIP nodes."""
     data = data.unpacked()
     mu = np.asarray(mu, dtype=np.float64)
     active = np.flatnonzero(mu > 1e-12)
