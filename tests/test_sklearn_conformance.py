@@ -36,6 +36,15 @@ ESTIMATORS = [
 CHECKED = ESTIMATORS + [RuleListCV([0.1, 0.05], RuleListClassifier(max_card=1, time_limit=10, max_nodes=2000), cv=2)]
 
 
+def test_every_registered_family_is_checked():
+    """A family added to the registry (optrules.families) cannot skip scikit-learn's checks: its estimator
+    must be in ESTIMATORS."""
+    from optrules.families import families
+
+    registered = {family.estimator for family in families().values()}
+    assert registered == {type(estimator) for estimator in ESTIMATORS}, "add the new family's estimator to ESTIMATORS"
+
+
 @parametrize_with_checks(CHECKED, expected_failed_checks=lambda est: NOT_APPLICABLE.get(type(est).__name__, {}))
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
