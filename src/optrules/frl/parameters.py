@@ -5,16 +5,16 @@ without importing the search."""
 from __future__ import annotations
 
 from ..parameters import (
-                          COMMON_PARAMETERS,
-                          MAX_ANTECEDENTS,
-                          MAX_CARD,
-                          N_JOBS,
-                          POS_LABEL,
-                          RANDOM_STATE,
-                          Declared,
-                          Interval,
-                          old_name,
-                          with_defaults,
+    COMMON_PARAMETERS,
+    MAX_ANTECEDENTS,
+    MAX_CARD,
+    N_JOBS,
+    POS_LABEL,
+    RANDOM_STATE,
+    Declared,
+    Interval,
+    old_name,
+    with_defaults,
 )
 from . import DEFAULT_C, DEFAULT_W
 

@@ -5,16 +5,16 @@ importing column generation."""
 from __future__ import annotations
 
 from ..parameters import (
-                          CLASS_WEIGHT,
-                          COMMON_PARAMETERS,
-                          FAIRNESS,
-                          MAX_UNFAIRNESS,
-                          POS_LABEL,
-                          RANDOM_STATE,
-                          Declared,
-                          Interval,
-                          old_name,
-                          with_defaults,
+    CLASS_WEIGHT,
+    COMMON_PARAMETERS,
+    FAIRNESS,
+    MAX_UNFAIRNESS,
+    POS_LABEL,
+    RANDOM_STATE,
+    Declared,
+    Interval,
+    old_name,
+    with_defaults,
 )
 
 #: conditions per clause: the rule sets' features per rule (no "auto": column generation prices clauses of
