@@ -98,3 +98,26 @@ def test_the_command_line_fits_a_fair_rule_set(tmp_path, capsys):
     out = fit_and_predict_on_the_command_line(tmp_path, capsys, X, y, ["--model", "ruleset", "--complexity", "6"],
                                               "equalized_odds", "0.05")
     assert "rule sets (DNF) whose" in out
+
+
+def test_the_master_stays_within_its_memory_budget():
+    """No clause enters when the master and its MIP's copy would pass the budget: status memory budget, the
+    empty set's objective, a lower bound still below the exhaustive optimum, and the charge within the budget;
+    with room, the same problem is proven."""
+    from optrules.budget import Budget
+    from optrules.rulesets.fair import MASTER
+    from optrules.rulesets.master import model_bytes
+
+    features, target, group, weights, rng = _problem(4)
+    rows = np.ones(len(target))
+    args = (features, target, group, "equalized_odds", Fraction(5, 100), 6.0, 0.0, 2, rows[target], rows[~target])
+    optimum = min(value for value, _ in every_fair_rule_set(*args))
+    search = FairRuleSetSearch(*args)
+    start = 2 * model_bytes(search.highs.getNumRow(), search.highs.getNumNz(), search.highs.getNumCol())
+    tight = Budget(max_memory=start + 64)  # the master as built, no room for a clause
+    result = search.run(60, memory=tight)
+    assert result.status == "memory_budget" and result.clauses == [] and result.objective == search.objective([])
+    assert result.lower_bound <= optimum + 1e-7 and tight.used <= tight.max_memory
+    roomy = Budget(max_memory=2**30)
+    proven = FairRuleSetSearch(*args).run(60, memory=roomy)
+    assert proven.status == "optimal" and proven.objective == pytest.approx(optimum) and 0 < roomy.charges()[MASTER]

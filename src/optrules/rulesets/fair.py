@@ -53,6 +53,7 @@ from ..budget import Budget
 from ..certificate import Certificate
 from ..data import bitset
 from ..fairness.metrics import RATES, exact_unfairness
+from .master import model_bytes
 
 #: a clause priced below this is improving (the LP's tolerances are about 1e-9 of its unit)
 IMPROVING = -1e-7
@@ -63,6 +64,8 @@ MAX_COLLECTED = 2_000
 #: ... and their rows (one a row each covers) at most this many: HiGHS's presolve of the integer program
 #: hears no interrupt (20,000 clauses, 265,000 rows on COMPAS: 44 s past a 20 s budget)
 MAX_CLOSING_ROWS = 100_000
+#: the memory budget's name for the master (its HiGHS model and the restricted MIP's copy of it)
+MASTER = "fair rule set master"
 
 
 @dataclass
@@ -91,7 +94,7 @@ class FairRuleSetSearch:
 
     def __init__(self, features, target, group, metric: str, eps: Fraction, complexity: float, penalty: float,
                  max_degree: int, positive_cost, negative_cost, weights=None, pricing_time_limit: float | None = None):
-        from .master import INF, new_highs
+        from .master import INF, interrupt_when, new_highs
 
         features, target = np.asarray(features, dtype=bool), np.asarray(target, dtype=bool)
         self.row_features, self.row_target = features, target
@@ -109,6 +112,10 @@ class FairRuleSetSearch:
         self.exact_misses, self.exact_covers = 1 in labels, 0 in labels  # xi, zeta needed exactly
         self.highs = new_highs(0)
         self._inf = INF
+        # the LP stops at its own deadline or a cancel (HiGHS's time limit alone can overrun by seconds)
+        self._stop_at, self._should_stop = None, None
+        interrupt_when(self.highs, lambda: (self._stop_at is not None and time.perf_counter() >= self._stop_at)
+                       or (self._should_stop is not None and bool(self._should_stop())))
         self.clauses: list[tuple] = []
         self._build()
 
@@ -199,7 +206,11 @@ class FairRuleSetSearch:
 
         self.highs.setOptionValue("time_limit", self._inf if seconds is None else
                                   self.highs.getRunTime() + max(seconds, 0.01))
-        self.highs.run()
+        self._stop_at = None if seconds is None else time.perf_counter() + max(seconds, 0.01)
+        try:
+            self.highs.run()
+        finally:
+            self._stop_at = None
         status = self.highs.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
             if status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt):
@@ -252,9 +263,14 @@ class FairRuleSetSearch:
         return search.collected if search.finished else None
 
     # -- the search ---------------------------------------------------------------------------------
-    def run(self, time_limit: float | None = None, should_stop=None, max_iterations: int = 10_000) -> FairRuleSetResult:
+    def run(self, time_limit: float | None = None, should_stop=None, max_iterations: int = 10_000,
+            memory=None) -> FairRuleSetResult:
+        """Column generation, the restricted MIP and the gap's closing, within ``time_limit`` seconds,
+        ``should_stop`` (a cancel) and ``memory`` (a :class:`~optrules.budget.Budget` the master is charged
+        to: no clause enters when the master and its MIP's copy would pass it, status memory_budget)."""
         started = time.perf_counter()
         deadline = None if time_limit is None else started + time_limit
+        self._should_stop = should_stop
 
         def left():
             return None if deadline is None else max(deadline - time.perf_counter(), 0.0)
@@ -296,6 +312,9 @@ class FairRuleSetSearch:
                 if not proven:  # (the pricing's time ran out before it proved or found a clause)
                     status = "interrupted" if should_stop is not None and should_stop() else "time_budget"
                 break
+            if not self._room_for(fresh, memory):
+                status = "memory_budget"
+                break
             for clause in fresh:
                 self.add_clause(clause)
         clauses, objective, _ = self._best_set(left(), should_stop)
@@ -303,7 +322,7 @@ class FairRuleSetSearch:
         closed = False
         if last is not None and objective - last[1] > PROVEN * scale and status == "optimal":
             closed, clauses, objective, best_lower = self._close_gap(last, clauses, objective, best_lower, left,
-                                                                     should_stop)
+                                                                     should_stop, memory)
         lower = min(max(best_lower, 0.0), objective)
         if objective - lower <= PROVEN * scale:
             status, lower = "optimal", objective
@@ -314,7 +333,7 @@ class FairRuleSetSearch:
                     "search_time": time.perf_counter() - started}
         return FairRuleSetResult(clauses, objective, lower, status, counters)
 
-    def _close_gap(self, last, clauses, objective, best_lower, left, should_stop):
+    def _close_gap(self, last, clauses, objective, best_lower, left, should_stop, memory=None):
         """Adds every clause a better set could hold (:meth:`_clauses_below`, at the last duals) and solves
         the restricted MIP exactly over them: its optimum is then the optimum, and its dual bound a lower
         bound over every set. ``(closed, clauses, objective, lower bound)``."""
@@ -323,7 +342,8 @@ class FairRuleSetSearch:
         found = self._clauses_below(duals, gap, left(), should_stop)
         known = set(self.clauses)
         found = None if found is None else [clause for clause in dict.fromkeys(found) if clause not in known]
-        if found is None or sum(len(self._aggregated_covers([c]).nonzero()[0]) for c in found) > MAX_CLOSING_ROWS:
+        if found is None or sum(len(self._aggregated_covers([c]).nonzero()[0]) for c in found) > MAX_CLOSING_ROWS \
+                or not self._room_for(found, memory):
             return False, clauses, objective, best_lower
         for clause in found:
             if left() == 0.0:  # (thousands of columns take seconds to add: the budget holds here too)
@@ -335,6 +355,23 @@ class FairRuleSetSearch:
         if np.isfinite(mip_bound):  # every set better than the incumbent is in this MIP's space
             best_lower = max(best_lower, min(objective, mip_bound - PROVEN))
         return True, clauses, objective, best_lower
+
+    def _room_for(self, clauses, memory) -> bool:
+        """Whether the master with ``clauses`` added (their columns and exactness rows), and the copy of it
+        the restricted MIP solves, stay within ``memory``; if so, charged to it (None: no budget)."""
+        if memory is None:
+            return True
+        rows = nnz = 0
+        for clause in clauses:
+            p_rows, z_rows = self._covered(clause)
+            pairs = (len(p_rows) if self.exact_misses else 0) + (len(z_rows) if self.exact_covers else 0)
+            rows, nnz = rows + pairs, nnz + 1 + len(p_rows) + (len(z_rows) if self.exact_covers else 0) + 2 * pairs
+        need = 2 * model_bytes(self.highs.getNumRow() + rows, self.highs.getNumNz() + nnz,
+                               self.highs.getNumCol() + len(clauses))
+        if not memory.fits(need, replacing=MASTER):
+            return False
+        memory.charge(MASTER, need)
+        return True
 
     def objective(self, clauses) -> float:
         """The Hamming objective of a set (missed positives, each clause's covered negatives, complexity)."""
@@ -446,6 +483,8 @@ def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget)
     row_weights = np.ones(len(y01)) if sample_weight is None else sample_weight
     budget.require("fair rule set features", packed.shape[0] * len(y01), "the fair search's copy of the features")
     features = bitset.unpack(packed, len(y01)).T if packed.shape[0] else np.zeros((len(y01), 0), bool)
+    # (each pricing copies the rows' features, as bytes and as bits)
+    budget.require("fair rule set pricing", packed.shape[0] * len(y01) * 9 // 8, "the fair search's pricing copy")
     budget.enter("search")
     search = FairRuleSetSearch(
         features, target, group, metric, eps, estimator.complexity,
@@ -453,7 +492,7 @@ def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget)
         feasible_degree(int(value_of(estimator, "max_card")), estimator.complexity),
         class_weights[describes] * row_weights[target], class_weights[1 - describes] * row_weights[~target],
         sample_weight, estimator.pricing_time_limit)
-    result = search.run(time_limit=budget.remaining(), should_stop=budget.cancelled)
+    result = search.run(time_limit=budget.remaining(), should_stop=budget.cancelled, memory=budget)
     predicted = search.covers(result.clauses)
     achieved = exact_unfairness(target.astype(int), group, sample_weight, predicted, metric)
     counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
