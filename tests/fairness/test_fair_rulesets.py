@@ -121,3 +121,21 @@ def test_the_master_stays_within_its_memory_budget():
     roomy = Budget(max_memory=2**30)
     proven = FairRuleSetSearch(*args).run(60, memory=roomy)
     assert proven.status == "optimal" and proven.objective == pytest.approx(optimum) and 0 < roomy.charges()[MASTER]
+
+
+def test_a_cancel_returns_a_fair_set_without_the_mip():
+    """A cancel heard during generation ends it at once: no MIP (its setup hears no interrupt), the last
+    LP's rounded choice if it meets the constraint exactly, else the empty set; the bound stays true."""
+    from unittest import mock
+
+    for seed in range(6):
+        features, target, group, weights, rng = _problem(seed)
+        rows = np.ones(len(target))
+        args = (features, target, group, METRICS[seed % 4], Fraction(5, 100), 6.0, 0.0, 2, rows[target], rows[~target])
+        optimum = min(value for value, _ in every_fair_rule_set(*args))
+        search = FairRuleSetSearch(*args)
+        with mock.patch.object(FairRuleSetSearch, "_restricted_mip", side_effect=AssertionError("no MIP after a cancel")):
+            result = search.run(60, should_stop=lambda: len(search.clauses) > 0)  # (once the LP has columns)
+        assert result.status == "interrupted" and search.meets(result.clauses)
+        assert result.lower_bound <= optimum + 1e-7 <= result.objective + 2e-7
+        assert result.objective == pytest.approx(search.objective(result.clauses))
