@@ -91,12 +91,8 @@ def fairness_frontier(estimator, X, y, sensitive, max_unfairness=DEFAULT_BOUNDS,
         looser = points[-1] if points else None
         if looser is not None and looser.model.certificate_.is_optimal and \
                 Fraction(looser.model.certificate_.counters["unfairness"]) <= check_max_unfairness(bound):
-            model = copy.deepcopy(looser.model)
-            model.set_params(max_unfairness=bound)
-            model.certificate_.counters["max_unfairness"] = str(check_max_unfairness(bound))
-            model.certificate_.counters["certified_by"] = (f"the optimum under {looser.max_unfairness:g}, whose "
-                                                            f"unfairness is within {bound:g}")
-            model.fairness_ = dict(model.fairness_, max_unfairness=bound)
+            model = _moved(looser.model, bound, certified_by=f"the optimum under {looser.max_unfairness:g}, whose "
+                                                             f"unfairness is within {bound:g}")
             points.append(FrontierPoint(bound, model, searched=False))
             continue
         model = clone(estimator).set_params(max_unfairness=bound)
@@ -117,12 +113,8 @@ def share_between_bounds(points: list[FrontierPoint]) -> list[FrontierPoint]:
     for k in range(1, len(points)):
         tighter = min(points[:k], key=lambda point: point.objective)
         if tighter.objective < points[k].objective:
-            model = copy.deepcopy(tighter.model)
-            model.set_params(max_unfairness=points[k].max_unfairness)
-            model.fairness_ = dict(model.fairness_, max_unfairness=points[k].max_unfairness)
+            model = _moved(tighter.model, points[k].max_unfairness, list_found_under=f"{tighter.max_unfairness:g}")
             certificate = model.certificate_
-            certificate.counters = dict(certificate.counters, max_unfairness=str(check_max_unfairness(points[k].max_unfairness)),
-                                        list_found_under=f"{tighter.max_unfairness:g}")
             certificate.lower_bound = points[k].lower_bound
             certificate.status = points[k].model.certificate_.status
             points[k] = FrontierPoint(points[k].max_unfairness, model, points[k].searched)
@@ -138,3 +130,13 @@ def share_between_bounds(points: list[FrontierPoint]) -> list[FrontierPoint]:
             certificate.counters["certified_by"] = "the lower bound of a looser bound's search"
     return points
 
+
+def _moved(model, bound: float, **counters):
+    """A copy of a fitted ``model`` as the fit under ``bound`` (its list meets it): the bound in its
+    parameters, ``fairness_`` and certificate, with ``counters`` saying why."""
+    model = copy.deepcopy(model)
+    model.set_params(max_unfairness=bound)
+    model.fairness_ = dict(model.fairness_, max_unfairness=bound)
+    model.certificate_.counters = dict(model.certificate_.counters, max_unfairness=str(check_max_unfairness(bound)),
+                                       **counters)
+    return model

@@ -175,7 +175,7 @@ class FairRuleSetSearch:
 
     def _covered(self, clause) -> tuple[np.ndarray, np.ndarray]:
         """The (aggregated) positives and negatives the clause covers, as indices into each."""
-        covered = self.features[:, list(clause)].all(axis=1) if clause else np.ones(len(self.target), bool)
+        covered = _covering(self.features, [clause])
         return np.flatnonzero(covered[self.positives]), np.flatnonzero(covered[self.negatives])
 
     def add_clause(self, clause: tuple) -> None:
@@ -343,7 +343,7 @@ class FairRuleSetSearch:
         found = self._clauses_below(duals, gap, left(), should_stop)
         known = set(self.clauses)
         found = None if found is None else [clause for clause in dict.fromkeys(found) if clause not in known]
-        if found is None or sum(len(self._aggregated_covers([c]).nonzero()[0]) for c in found) > MAX_CLOSING_ROWS \
+        if found is None or sum(int(_covering(self.features, [c]).sum()) for c in found) > MAX_CLOSING_ROWS \
                 or not self._room_for(found, memory):
             return False, clauses, objective, best_lower
         for clause in found:
@@ -386,23 +386,14 @@ class FairRuleSetSearch:
 
     def objective(self, clauses) -> float:
         """The Hamming objective of a set (missed positives, each clause's covered negatives, complexity)."""
-        covered = self._aggregated_covers(clauses)
+        covered = _covering(self.features, clauses)
         missed = float(self.positive_cost[~covered[self.positives]].sum())
         hamming = sum(float(self.negative_cost[self._covered(c)[1]].sum()) for c in clauses)
         return missed + hamming + self.penalty * sum(1 + len(c) for c in clauses)
 
-    def _aggregated_covers(self, clauses) -> np.ndarray:
-        covered = np.zeros(len(self.target), bool)
-        for clause in clauses:
-            covered |= self.features[:, list(clause)].all(axis=1) if clause else True
-        return covered
-
     def covers(self, clauses) -> np.ndarray:
         """The rows (as given) some clause of ``clauses`` covers: the set predicts them positive."""
-        covered = np.zeros(len(self.row_target), bool)
-        for clause in clauses:
-            covered |= self.row_features[:, list(clause)].all(axis=1) if clause else True
-        return covered
+        return _covering(self.row_features, clauses)
 
     def meets(self, clauses) -> bool:
         """Whether the set meets the constraint on the rows as given, exactly."""
@@ -515,6 +506,14 @@ def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget)
     estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
                            "unfairness": float(achieved)}
     return estimator
+
+
+def _covering(features, clauses) -> np.ndarray:
+    """The rows of ``features`` some clause of ``clauses`` covers (the empty clause covers every row)."""
+    covered = np.zeros(len(features), bool)
+    for clause in clauses:
+        covered |= features[:, list(clause)].all(axis=1) if clause else True
+    return covered
 
 
 def _add_rows(highs, lower, upper, columns, values) -> None:
