@@ -66,7 +66,7 @@ else:
     result = search(problem, n_jobs=1, time_limit=float(time_limit), max_memory=2 << 30)
 c = result.certificate
 print(json.dumps({"status": c.status, "objective": c.objective, "lower_bound": c.lower_bound,
-                  "prefix": list(result.prefix), "by_worker": result.extra.get("by_worker", {}),
+                  "prefix": list(result.solution), "by_worker": result.details.get("by_worker", {}),
                   **{k: v for k, v in c.counters.items() if isinstance(v, (int, float))}}))
 """
 

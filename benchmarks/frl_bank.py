@@ -51,7 +51,7 @@ def run_one(w: float, C: float, time_limit: float, iterations: int) -> dict:
         "w": w, "C": C, "antecedents": len(mined), "status": cert.status, "objective": cert.objective,
         "lower_bound": cert.lower_bound, "search_s": cert.counters["total_time"],
         "nodes_expanded": cert.counters["nodes_expanded"], "queue_insertions": cert.counters["queue_insertions"],
-        "rules": len(result.prefix), "list": [mined.names[a] for a in result.prefix],
+        "rules": len(result.solution), "list": [mined.names[a] for a in result.solution],
         "mc_objective": mc.objective, "mc_s": mc.total_time, "mc_rules": len(mc.prefix),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }

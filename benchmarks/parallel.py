@@ -56,7 +56,7 @@ result = search(problem, n_jobs=int(n_jobs), time_limit=float(time_limit), max_m
 wall = time.perf_counter() - started
 c = result.certificate
 print(json.dumps({"wall": wall, "status": c.status, "objective": c.objective, "lower_bound": c.lower_bound,
-                  "prefix": list(result.prefix), **{k: v for k, v in c.counters.items() if isinstance(v, (int, float))}}))
+                  "prefix": list(result.solution), **{k: v for k, v in c.counters.items() if isinstance(v, (int, float))}}))
 """
 
 
@@ -73,7 +73,7 @@ result = certified_search(problem, soft=soft, n_jobs=n_jobs, time_limit=time_lim
 wall = time.perf_counter() - started
 c = result.certificate
 print(json.dumps({"wall": wall, "status": c.status, "objective": c.objective, "lower_bound": c.lower_bound,
-                  "prefix": list(result.prefix), **{k: v for k, v in c.counters.items() if isinstance(v, (int, float))}}))
+                  "prefix": list(result.solution), **{k: v for k, v in c.counters.items() if isinstance(v, (int, float))}}))
 """ % str(HERE)
 
 

@@ -24,7 +24,7 @@ def same_search(runs: dict) -> None:
     certificate, by the same work, on the threads it asked for."""
     first = runs[1]
     for n_jobs, result in runs.items():
-        assert result.prefix == first.prefix, n_jobs
+        assert result.solution == first.solution, n_jobs
         assert result.objective == first.objective, n_jobs
         assert result.certificate.status == first.certificate.status, n_jobs
         assert result.certificate.lower_bound == first.certificate.lower_bound, n_jobs

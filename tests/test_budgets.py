@@ -33,8 +33,8 @@ def test_memory_budget(hard_problem):
     assert cert.counters["memory_bytes"] <= 2_000_000
     assert cert.lower_bound < cert.objective
     # the list returned is what the certificate says it is
-    assert result.objective == pytest.approx(hard_problem.mistakes(result.prefix) / hard_problem.n_samples
-                                             + hard_problem.regularization * len(result.prefix))
+    assert result.objective == pytest.approx(hard_problem.mistakes(result.solution) / hard_problem.n_samples
+                                             + hard_problem.regularization * len(result.solution))
     with pytest.raises(ValueError, match="max_memory"):
         search(hard_problem, max_memory=0)
 

@@ -182,6 +182,12 @@ def _column_generation_statistics(c: dict) -> list[str]:
             f"{c.get('solver', '')}"]
 
 
+def _enumeration_statistics(c: dict) -> list[str]:
+    return [f"time {c.get('time', float('nan')):.3f} s, {c.get('expansions', 0):,} prefixes expanded, a graph of "
+            f"{c.get('nodes', 0):,} nodes and {c.get('edges', 0):,} edges, {c.get('table_entries', 0):,} count table "
+            "entries"]
+
+
 @dataclass(frozen=True)
 class Method:
     """A way of proving a bound: the counter that measures its work, the work's unit, and the lines
@@ -194,9 +200,11 @@ class Method:
 
 BRANCH_AND_BOUND = "branch and bound"
 COLUMN_GENERATION = "column generation"
+ENUMERATION = "enumeration"  # a Rashomon set's: every list within a tolerance of the optimum
 METHODS = {
     BRANCH_AND_BOUND: Method("nodes_expanded", PREFIXES, _branch_and_bound_statistics),
     COLUMN_GENERATION: Method("iterations", LP_SOLVES, _column_generation_statistics),
+    ENUMERATION: Method("expansions", PREFIXES, _enumeration_statistics),
 }
 
 

@@ -65,7 +65,7 @@ def check_against_brute_force(client, seed: int) -> None:
     assert result.certificate.status == OPTIMAL
     assert result.objective == pytest.approx(expected.objective, abs=1e-12)
     assert result.certificate.lower_bound == pytest.approx(expected.objective, abs=1e-12)
-    assert problem.cost(result.prefix) / len(y) == pytest.approx(result.objective, abs=1e-12)
+    assert problem.cost(result.solution) / len(y) == pytest.approx(result.objective, abs=1e-12)
 
 
 def _with_eager_splits(check):
@@ -98,7 +98,7 @@ def test_larger_problems_split_among_workers_certify_the_serial_objective(client
     result = cluster.cluster_search(problem, client)
     assert result.certificate.status == OPTIMAL
     assert result.objective == pytest.approx(serial.objective, abs=1e-12)
-    assert problem.cost(result.prefix) == pytest.approx(problem.cost(serial.prefix))
+    assert problem.cost(result.solution) == pytest.approx(problem.cost(serial.solution))
 
 
 def test_lists_found_early_are_shared_and_frontiers_given_away(client, monkeypatch):
@@ -122,7 +122,7 @@ def test_weighted_samples_and_a_rule_budget(client, monkeypatch):
         result = cluster.cluster_search(problem, client, max_length=max_length)
         assert result.certificate.status == OPTIMAL
         assert result.objective == pytest.approx(serial.objective, rel=1e-12)
-        assert max_length is None or len(result.prefix) <= max_length
+        assert max_length is None or len(result.solution) <= max_length
 
 
 def test_a_subtree_costs_what_its_lists_cost_less_its_prefix(client):
@@ -151,7 +151,7 @@ def test_a_time_limit_ends_it_with_a_valid_gap(client):
     assert certificate.lower_bound <= certificate.objective
     assert certificate.lower_bound <= serial.objective + 1e-12  # (the serial list bounds the optimum from above)
     assert took < 1.0 + cluster.WIND_DOWN_SECONDS + 10.0  # (a margin: unheard, the search runs for minutes)
-    assert problem.cost(result.prefix) / len(y) == pytest.approx(result.objective)
+    assert problem.cost(result.solution) / len(y) == pytest.approx(result.objective)
 
 
 def test_a_worker_killed_mid_search_still_ends_with_the_serial_certificate():
@@ -279,7 +279,7 @@ def test_a_search_certified_in_its_local_stage_never_waits_for_the_workers(clien
     result = cluster.cluster_search(problem, client)
     counters = result.certificate.counters
     assert result.certificate.status == OPTIMAL and counters["subtrees"] == 0 and counters["workers"] == 0
-    assert result.prefix == serial.prefix and result.objective == pytest.approx(serial.objective, abs=1e-12)
+    assert result.solution == serial.solution and result.objective == pytest.approx(serial.objective, abs=1e-12)
     assert counters["local_expanded"] == counters["nodes_expanded"] > 0
 
 
@@ -288,7 +288,7 @@ def test_ctrl_c_in_the_local_stage_leaves_the_whole_search_open(client, monkeypa
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cluster, "LOCAL_SECONDS", 60.0)
-    monkeypatch.setattr(cluster.SubtreeSearch, "run", interrupted)
+    monkeypatch.setattr(cluster.SubtreeSearch, "solve", interrupted)
     captures, y = larger_problem(4, m=30, n=600)
     problem = Problem.from_captures(captures, y, 0.01)
     serial = search(problem, n_jobs=1)
@@ -316,8 +316,8 @@ def test_idle_workers_each_ask_a_subtree_to_split_in_one_poll():
     """Three worker threads idle, nothing queued: the three subtrees that have run longest are asked at
     once, a request open for each idle thread; none more until one answers."""
     captures, y, lam = random_problem(0)
-    coordinator = cluster.ClusterSearch(Problem.from_captures(captures, y, lam), None, cluster.Budget(), None, None,
-                                        False, None, None)
+    coordinator = cluster.ClusterSearch(Problem.from_captures(captures, y, lam), None,
+                                        settings=cluster.ClusterSettings(warm_start=False), budget=cluster.Budget())
     coordinator.threads, coordinator.requests = 8, itertools.count(1)
     now = time.perf_counter()
     ages = [5.0, 4.0, 3.0, 2.0, 0.0]

@@ -27,7 +27,7 @@ def test_max_length_is_optimal_over_short_lists(seed):
         expected = brute_force(captures, y, regularization, max_length=max_length)
         result = search(problem, max_length=max_length, warm_start=bool(seed % 2))
         assert result.certificate.is_optimal
-        assert len(result.prefix) <= max_length
+        assert len(result.solution) <= max_length
         assert result.objective == pytest.approx(expected.objective, abs=1e-12), (seed, max_length)
 
 
@@ -134,7 +134,7 @@ def test_required_groups_are_met_and_the_list_is_optimal_among_those_that_meet_t
                     map_type=["prefix", "none"][seed % 2],
                     policy=["lower_bound", "bfs", "objective", "dfs", "curiosity"][seed % 5])
     assert result.certificate.is_optimal
-    assert admissible(result.prefix, groups)
+    assert admissible(result.solution, groups)
     assert result.objective == pytest.approx(expected.objective, abs=1e-12), (groups, max_length, regularization)
 
 
@@ -146,7 +146,7 @@ def test_a_search_stopped_early_still_returns_an_admissible_list_with_a_valid_bo
     expected = brute_force(captures, y, 0.0, max_length=4, required=groups)
     for max_nodes in (1, 3, 10):
         result = search(problem, max_length=4, required=groups, max_nodes=max_nodes, warm_start=False)
-        assert admissible(result.prefix, groups)
+        assert admissible(result.solution, groups)
         assert result.certificate.lower_bound <= expected.objective + 1e-12 <= result.objective + 1e-12
 
 

@@ -308,7 +308,7 @@ def test_both_cores_count_the_children_as_one_does():
         for n_threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
             numba.set_num_threads(n_threads)
             result = search(problem, map_type="none", warm_start=False, max_nodes=400)
-            runs[n_threads] = (result.prefix, {k: result.certificate.counters[k] for k in
+            runs[n_threads] = (result.solution, {k: result.certificate.counters[k] for k in
                                                ("nodes_expanded", "lower_bound_evaluations", "queue_insertions")})
     finally:
         numba.set_num_threads(threads)
@@ -318,7 +318,7 @@ def test_both_cores_count_the_children_as_one_does():
     answers = []
 
     def fit():
-        answers.append(search(problem, map_type="none", warm_start=False, max_nodes=100).prefix)
+        answers.append(search(problem, map_type="none", warm_start=False, max_nodes=100).solution)
 
     workers = [threading.Thread(target=fit) for _ in range(3)]
     for worker in workers:
@@ -354,7 +354,7 @@ def test_weights_as_bit_planes_count_the_children_on_both_cores_as_on_one(monkey
     runs, threads = {}, {}
     for n_jobs in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
         result = search(problem, map_type="none", warm_start=False, max_nodes=300, counting="planes", n_jobs=n_jobs)
-        runs[n_jobs] = (result.prefix, result.objective, {k: result.certificate.counters[k] for k in
+        runs[n_jobs] = (result.solution, result.objective, {k: result.certificate.counters[k] for k in
                                                           ("nodes_expanded", "lower_bound_evaluations")})
         threads[n_jobs] = result.certificate.counters["threads"]
     assert len(set(map(repr, runs.values()))) == 1, runs

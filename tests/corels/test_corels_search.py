@@ -62,8 +62,8 @@ def planted_instance(rng, n_max=60, m=7):
 def check_result(result, captures, y, lam, expected):
     n = len(y)
     # the reported list is what it claims to be, recomputed from scratch
-    assert result.mistakes == prefix_mistakes(captures, y, result.prefix)
-    assert result.objective == pytest.approx(result.mistakes / n + lam * len(result.prefix), abs=1e-12)
+    assert result.mistakes == prefix_mistakes(captures, y, result.solution)
+    assert result.objective == pytest.approx(result.mistakes / n + lam * len(result.solution), abs=1e-12)
     assert result.objective == pytest.approx(expected.objective, abs=1e-12)
     assert result.certificate.status == OPTIMAL
     assert result.certificate.lower_bound == pytest.approx(result.objective, abs=1e-12)
@@ -218,7 +218,7 @@ def test_budgeted_search_reports_a_valid_gap(seed):
         assert cert.gap == pytest.approx(result.objective - cert.lower_bound)
         if cert.status == NODE_BUDGET:
             assert cert.counters["nodes_expanded"] == max_nodes
-        assert result.mistakes == prefix_mistakes(captures, y, result.prefix)
+        assert result.mistakes == prefix_mistakes(captures, y, result.solution)
 
 
 def test_minority_vector_from_data():

@@ -287,7 +287,7 @@ def test_two_searches_make_one_certificate():
         trace = Trace()
         trace.append(1.0, objective, lower_bound, [1], float("nan"))
         counters = {"total_time": 1.0, "time_to_optimum": 0.5, "nodes_expanded": expanded, "max_queue_size": expanded}
-        return SearchResult((0,), 3, objective, Certificate(status, objective, lower_bound, counters, trace))
+        return SearchResult((0,), objective, Certificate(status, objective, lower_bound, counters, trace), 3)
 
     both = _searched_again(result(0.32, 0.30), result(0.31, 0.25, expanded=7)).certificate
     assert (both.status, both.objective, both.lower_bound) == (MEMORY_BUDGET, 0.31, 0.30)

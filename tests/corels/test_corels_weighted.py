@@ -33,10 +33,10 @@ def weighted_instance(rng, n_classes, integer_weights):
 
 def check(result, problem, expected):
     captures = problem.captures()
-    totals = rule_class_totals(captures, problem.y, result.prefix, problem.n_classes, problem.sample_weight)
+    totals = rule_class_totals(captures, problem.y, result.solution, problem.n_classes, problem.sample_weight)
     mistakes = float(rule_mistakes(totals).sum())
     assert result.mistakes == pytest.approx(mistakes, abs=1e-9)
-    assert result.objective == pytest.approx(mistakes / problem.total_weight + problem.regularization * len(result.prefix),
+    assert result.objective == pytest.approx(mistakes / problem.total_weight + problem.regularization * len(result.solution),
                                              abs=1e-12)
     assert result.objective == pytest.approx(expected.objective, abs=1e-9)
     assert result.certificate.status == OPTIMAL
@@ -102,7 +102,7 @@ def test_whole_number_weights_search_as_copies_of_the_samples(seed):
     copied_problem = Problem.from_captures(np.repeat(captures, reps, axis=1), np.repeat(y, reps), lam)
     for ablation in ABLATIONS:
         weighted, copied = search(problem, ablation=ablation), search(copied_problem, ablation=ablation)
-        assert weighted.prefix == copied.prefix
+        assert weighted.solution == copied.solution
         assert weighted.objective == pytest.approx(copied.objective, abs=1e-12)
         assert weighted.certificate.lower_bound == pytest.approx(copied.certificate.lower_bound, abs=1e-12)
         assert weighted.certificate.counters["nodes_expanded"] == copied.certificate.counters["nodes_expanded"]
@@ -116,10 +116,10 @@ def test_weights_change_the_optimal_list():
     captures = np.array([[1, 1, 1, 1, 0, 0, 0, 0, 0, 0]], dtype=bool)
     y = np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0])
     plain = search(Problem.from_captures(captures, y, 0.01))
-    assert plain.prefix == () and plain.mistakes == 1
+    assert plain.solution == () and plain.mistakes == 1
     weights = np.where(y == 1, 10.0, 1.0)
     costly = search(Problem.from_captures(captures, y, 0.01, sample_weight=weights))
-    assert costly.prefix == (0,) and costly.mistakes == 3.0
+    assert costly.solution == (0,) and costly.mistakes == 3.0
 
 
 def test_multiclass_minority_marks_everything_outside_the_majority_class():

@@ -117,7 +117,7 @@ def test_a_stop_request_ends_a_parallel_search_with_a_valid_certificate():
     ended = time.perf_counter()
     assert result.certificate.status == INTERRUPTED
     assert result.certificate.lower_bound <= result.objective
-    assert result.objective == pytest.approx(problem.cost(result.prefix) / problem.total_weight)
+    assert result.objective == pytest.approx(problem.cost(result.solution) / problem.total_weight)
     # the search ends within a slice of the stop (slices are kept near 20 ms)
     assert ended - calls[2] < 1.0, (ended - started, np.diff(calls))
 
@@ -230,7 +230,7 @@ def test_several_searches_side_by_side_share_the_threads():
     with ThreadPoolExecutor(3) as pool:
         together = list(pool.map(lambda problem: search(problem, n_jobs=THREADS), problems))
     for a, b in zip(alone, together):
-        assert (a.prefix, a.objective) == (b.prefix, b.objective)
+        assert (a.solution, a.objective) == (b.solution, b.objective)
         assert {k: a.certificate.counters[k] for k in SAME} == {k: b.certificate.counters[k] for k in SAME}
 
 

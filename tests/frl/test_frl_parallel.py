@@ -31,7 +31,7 @@ def check_against_brute_force_and_serial(seed: int) -> None:
     for result in runs.values():
         assert result.certificate.is_optimal
         assert result.objective == pytest.approx(expected, abs=1e-9)
-        assert result.objective == pytest.approx(problem.objective(result.prefix, soft), abs=1e-12)
+        assert result.objective == pytest.approx(problem.objective(result.solution, soft), abs=1e-12)
     same_search(runs)
 
 
@@ -121,7 +121,7 @@ def test_a_stop_request_ends_a_parallel_search_with_a_valid_certificate():
     ended = time.perf_counter()
     assert result.certificate.status == INTERRUPTED
     assert result.certificate.lower_bound <= result.objective
-    assert result.objective == pytest.approx(problem.objective(result.prefix, True))
+    assert result.objective == pytest.approx(problem.objective(result.solution, True))
     assert ended - calls[2] < 1.0, np.diff(calls)  # within a slice of the stop (slices are kept near 20 ms)
 
 
@@ -134,7 +134,7 @@ def test_the_estimator_and_the_command_line_take_n_jobs(capsys):
     X, y = make_classification(300, 5, random_state=0)
     fits = {n_jobs: FallingRuleListClassifier(n_jobs=n_jobs, max_card=1, n_thresholds=3).fit(X, y)
             for n_jobs in (1, THREADS)}
-    same_search({n_jobs: SimpleNamespace(prefix=fit.antecedent_indices_, objective=fit.objective_,
+    same_search({n_jobs: SimpleNamespace(solution=fit.antecedent_indices_, objective=fit.objective_,
                                          certificate=fit.certificate_) for n_jobs, fit in fits.items()})
     with pytest.raises(SystemExit):
         main(["fit", "--model", "frl", "--dataset", "compas", "--n-jobs", "0"])

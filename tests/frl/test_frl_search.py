@@ -31,7 +31,7 @@ def test_certified_search_equals_brute_force(seed):
         expected, _ = brute_force(captures, y, w, C, C1, soft)
         for use_map, counting in itertools.product((True, False), ("packed", "samples")):
             result = certified_search(problem, soft=soft, use_map=use_map, counting=counting)
-            counts = list_counts(captures, y, result.prefix)
+            counts = list_counts(captures, y, result.solution)
             assert is_compatible(counts)
             if not soft:
                 assert is_falling(counts)

@@ -33,7 +33,7 @@ def test_weighted_certified_search_equals_brute_force(seed):
         expected, _ = brute_force(captures, y, w, C, C1, soft, sample_weight=weights)
         for use_map in (True, False):
             result = certified_search(problem, soft=soft, use_map=use_map)
-            counts = problem.counts(result.prefix)
+            counts = problem.counts(result.solution)
             assert is_compatible(counts) and (soft or is_falling(counts))
             assert result.certificate.is_optimal
             assert result.objective == pytest.approx(expected, rel=1e-9, abs=1e-9), (soft, use_map)
@@ -62,7 +62,7 @@ def test_whole_number_weights_search_as_copies_of_the_samples(seed):
     copied_problem = FRLProblem(np.repeat(captures, reps, axis=1), np.repeat(y, reps), w, C, C1)
     for soft in (False, True):
         weighted, copied = certified_search(weighted_problem, soft=soft), certified_search(copied_problem, soft=soft)
-        assert weighted.prefix == copied.prefix
+        assert weighted.solution == copied.solution
         assert weighted.objective == pytest.approx(copied.objective, abs=1e-12)
         assert weighted.certificate.counters["nodes_expanded"] == copied.certificate.counters["nodes_expanded"]
 

@@ -64,7 +64,7 @@ def test_column_generation_against_the_enumerated_mip(seed):
     cert = result.certificate
     assert cert.lower_bound <= optimum + 1e-6  # the bound never exceeds the true optimum
     assert result.objective >= optimum - 1e-6
-    covers = [features[:, list(c)].all(axis=1) if c else np.ones(n, bool) for c in result.clauses]
+    covers = [features[:, list(c)].all(axis=1) if c else np.ones(n, bool) for c in result.solution]
     for k, own in enumerate(covers):  # no clause is redundant: each covers a positive the others miss
         others = np.logical_or.reduce([c for i, c in enumerate(covers) if i != k] + [np.zeros(n, bool)])
         assert (own & y & ~others).any()
@@ -88,7 +88,7 @@ def test_packed_features_fit_as_the_boolean_table(seed):
     runs = [column_generation(table, y, complexity, 0.0, max_degree, time_limit=None, pricing_time_limit=None,
                               max_nodes=20_000, sample_weight=weights, packed=packed)
             for table, packed in ((features, False), (bitset.pack_columns(features), True))]
-    assert runs[0].clauses == runs[1].clauses
+    assert runs[0].solution == runs[1].solution
     for a, b in zip(runs[0].certificate.counters.items(), runs[1].certificate.counters.items()):
         assert a == b or "time" in a[0]
     assert (runs[0].objective, runs[0].certificate.lower_bound) == (runs[1].objective, runs[1].certificate.lower_bound)
@@ -593,7 +593,7 @@ def test_clauses_longer_than_the_bound_allows_are_never_priced():
         assert cert.counters["lp_solved"]
         assert cert.counters["lp_objective"] == pytest.approx(lp_fitting, abs=1e-6)
         assert cert.lower_bound <= optimum + 1e-6
-        assert all(len(clause) <= 2 for clause in result.clauses)
+        assert all(len(clause) <= 2 for clause in result.solution)
         tighter += lp_fitting > lp_every + 1e-6
     assert tighter >= 3  # the instances do tell the two relaxations apart
 

@@ -102,7 +102,7 @@ def test_initial_clauses_are_columns_the_set_may_keep(seed):
     found = column_generation(features, y, complexity, 0.0, max_degree, time_limit=30, pricing_time_limit=10)
     again = column_generation(features, y, complexity, 0.0, max_degree, time_limit=30, exact=False, beam_width=1,
                               max_pricing_features=1, max_pricing_samples=2,
-                              initial_clauses=found.clauses)
+                              initial_clauses=found.solution)
     assert again.objective <= found.objective + 1e-9
 
 
@@ -113,14 +113,14 @@ def test_the_node_budget_is_the_whole_fits_across_the_rungs(max_nodes, monkeypat
     from optrules.rulesets import colgen
 
     spent = []
-    run = colgen.ColumnGeneration.run
+    solve = colgen.ColumnGeneration.solve
 
     def counted(self):
-        result = run(self)
+        result = solve(self)
         spent.append(result.certificate.counters["pricing_nodes"])
         return result
 
-    monkeypatch.setattr(colgen.ColumnGeneration, "run", counted)
+    monkeypatch.setattr(colgen.ColumnGeneration, "solve", counted)
     rng = np.random.default_rng(9)
     X, y = _table(rng, 90)
     model = RuleSetClassifier(complexity=9, max_card=2, time_limit=None, pricing_time_limit=None,

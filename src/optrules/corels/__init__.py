@@ -29,7 +29,7 @@ def fit_reference(out_path, label_path, minor_path=None, regularization: float =
     problem = Problem.from_reference(reference, regularization)
     result = search(problem, **search_options)
     classes = [name.split(":")[-1] if ":" in name else name for name in reference.label_names]
-    rule_list = rule_list_from_prefix(reference.captures, reference.y, result.prefix, problem.conditions, classes)
+    rule_list = rule_list_from_prefix(reference.captures, reference.y, result.solution, problem.conditions, classes)
     return rule_list, result.certificate
 
 

@@ -47,10 +47,19 @@ from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data import bitset
 from ..escape import printable
+from ..solve import Solver
 from .prefix import objective
 from .problem import Problem
 from .requirements import Requirements
-from .search import Ablation, RuleListSearch, SearchResult, _initial_incumbent, check_max_length
+from .search import (
+    Ablation,
+    RuleListSearch,
+    RuleListSearchSettings,
+    SearchResult,
+    _before_search,
+    _initial_incumbent,
+    check_max_length,
+)
 
 #: the most subtrees an open subtree comes back as (its frontier grouped by ancestor, deepest first)
 SPLIT_ROOTS = 64
@@ -290,9 +299,8 @@ class SubtreeSearch(RuleListSearch):
     curiosity dive, no search again: the coordinator's incumbent is better than either would find)."""
 
     def __init__(self, subtree: Subtree, shared: _SharedIncumbent, budget: Budget, max_length):
-        m = subtree.problem.n_antecedents
-        super().__init__(subtree.problem, "lower_bound", "auto", Ablation(), None, budget, False, None, 0.05, None,
-                         "auto", max_length, Requirements.none(m), None, 1)
+        super().__init__(subtree.problem, settings=RuleListSearchSettings(warm_start=False, max_length=max_length,
+                                                                          n_jobs=1), budget=budget)
         self.subtree, self.shared = subtree, shared
 
     def _bound(self) -> float:
@@ -307,7 +315,7 @@ class SubtreeSearch(RuleListSearch):
         self._lower_incumbent()
         super()._load()
 
-    def _unsearched(self, prefixes) -> SubtreeOutcome:
+    def unsearched(self) -> SubtreeOutcome:
         # stopped before its kernel ran: the whole subtree is open, bounded by Thm 20 alone
         return SubtreeOutcome(self.subtree.prefix, None, np.inf, False,
                               [(self.subtree.offset + self.root_b0, self.subtree.prefix)])
@@ -351,7 +359,7 @@ class SubtreeSearch(RuleListSearch):
     def _dive(self) -> None:
         self.dive_at = None
 
-    def _certify(self) -> SubtreeOutcome:
+    def certify(self) -> SubtreeOutcome:
         state, subtree = self.state, self.subtree
         own = state.best()
         cost = self.problem.cost(own) + subtree.offset
@@ -450,7 +458,7 @@ def searched_subtree(problem: Problem, prefix, shared, budget: Budget, max_lengt
         found = (subtree.prefix, cost) if cost < shared.read() else (None, np.inf)
         return SubtreeOutcome(subtree.prefix, *found, True, [], 0, time.perf_counter() - started)
     rest = None if max_length is None else max_length - len(subtree.prefix)
-    return search_class(subtree, shared, budget, rest).run()
+    return search_class(subtree, shared, budget, rest).solve()
 
 
 
@@ -472,8 +480,9 @@ def cluster_search(problem: Problem, client, time_limit: float | None = None, ma
     called with the trace and a :class:`~optrules.solve.ProgressEvent` as the search goes."""
     check_budget_values(time_limit, max_memory)
     check_max_length(max_length)
-    return ClusterSearch(problem, _as_client(client), as_budget(budget, time_limit, max_memory), max_length,
-                         initial_prefix, warm_start, worker_memory, progress).run()
+    settings = ClusterSettings(max_length, initial_prefix, warm_start, worker_memory)
+    return ClusterSearch(problem, _as_client(client), settings=settings,
+                         budget=as_budget(budget, time_limit, max_memory), progress=progress).solve()
 
 
 def _wait(futures, seconds: float, return_when: str) -> None:
@@ -486,28 +495,41 @@ def _wait(futures, seconds: float, return_when: str) -> None:
         pass
 
 
-class ClusterSearch:
-    """One search of :func:`cluster_search`, in phases:
+@dataclass(frozen=True)
+class ClusterSettings:
+    """What one cluster search is asked for (:func:`cluster_search`'s arguments, checked there)."""
 
-    1. :meth:`_start`: the incumbent (the serial search's start: the greedy list, given prefixes), the
-       channel (a Variable the coordinator writes, a Queue the workers write), the problem scattered
-       to every worker.
-    2. :meth:`_search_here`: the whole search on this process for up to :data:`LOCAL_SECONDS`; if it is
-       not certified by then, the whole search (the root) is queued, pruned by the incumbent it found.
-    3. :meth:`_coordinate`: subtrees handed out least bound first, one a worker thread, while any is
-       left and the budget lasts; better lists and given-away subtrees read from the Queue; worker
-       threads with nothing to do make as many of the oldest running subtrees give half their frontier away.
-    4. :meth:`_wind_down`: on the budget's end or Ctrl-C, the running subtrees are asked to stop and their
-       frontiers collected.
-    5. :meth:`_certify`: the list and its certificate: optimal when no subtree is left open, else
+    max_length: int | None = None
+    initial_prefix: object = None
+    warm_start: bool = True
+    worker_memory: int | None = None
+
+
+class ClusterSearch(Solver):
+    """One search of :func:`cluster_search`, in the :class:`~optrules.solve.Solver`'s phases:
+
+    1. :meth:`prepare`: the cluster's threads and the incumbent (the serial search's start: the greedy
+       list, given prefixes).
+    2. :meth:`search`: :meth:`_open_channel` (a Variable the coordinator writes, a Queue the workers
+       write, the problem scattered to every worker); :meth:`_search_here`: the whole search on this
+       process for up to :data:`LOCAL_SECONDS`; if it is not certified by then, the whole search (the
+       root) is queued, pruned by the incumbent it found; :meth:`_coordinate`: subtrees handed out least
+       bound first, one a worker thread, while any is left and the budget lasts; better lists and
+       given-away subtrees read from the Queue; worker threads with nothing to do make as many of the
+       oldest running subtrees give half their frontier away; :meth:`_wind_down`: on the budget's end or
+       Ctrl-C, the running subtrees are asked to stop and their frontiers collected.
+    3. :meth:`certify`: the list and its certificate: optimal when no subtree is left open, else
        bounded by the least bound of the open ones.
     """
 
-    def __init__(self, problem: Problem, client, budget: Budget, max_length, initial_prefix, warm_start: bool,
-                 worker_memory, progress):
-        self.problem, self.client, self.budget, self.max_length = problem, client, budget, max_length
-        self.initial_prefix, self.warm_start, self.worker_memory, self.progress = (initial_prefix, warm_start,
-                                                                                  worker_memory, progress)
+    method = BRANCH_AND_BOUND
+
+    def __init__(self, problem: Problem, client, *, settings: ClusterSettings, budget: Budget, progress=None):
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.problem, self.client, self.max_length = problem, client, settings.max_length
+        self.initial_prefix, self.warm_start, self.worker_memory = (settings.initial_prefix, settings.warm_start,
+                                                                    settings.worker_memory)
+        self.started = time.perf_counter()
         self.n = problem.total_weight
         self.pending: list = []  # heap of (bound, order, prefix): subtrees not handed out
         self.running: dict = {}  # future -> (bound, prefix, started, task name)
@@ -520,8 +542,25 @@ class ClusterSearch:
         self.latencies: list[float] = []  # seconds from a worker's better list to the coordinator
         self.by_worker: dict[str, list] = {}  # worker -> [prefixes expanded, seconds searching]
 
-    def run(self) -> SearchResult:
-        self._start()
+    def unsearched(self) -> SearchResult:
+        """The best of the given lists (or the incumbent found) with the root's bound (Thm 20): nothing was
+        handed out."""
+        prefixes = [self.best] if "prepare" in self.ran else self.initial_prefix
+        return _before_search(self.problem, prefixes, self.budget, self.problem.root_b0(), "lower_bound", "auto",
+                              self.max_length)
+
+    # -- phase 1 ------------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        problem = self.problem
+        self.threads = sum(self.client.nthreads().values())
+        if self.threads == 0:
+            raise ValueError("the Dask cluster has no worker: start workers or use search() on this machine")
+        self.best = _initial_incumbent(problem, self.warm_start, self.initial_prefix, self.budget, self.max_length)
+        self.best_cost = problem.cost(self.best)
+
+    # -- phase 2 ------------------------------------------------------------------------------------
+    def search(self) -> None:
+        self._open_channel()
         try:
             self._search_here()
             self._publish(stop=False)
@@ -530,19 +569,11 @@ class ClusterSearch:
             self.budget.interrupt()
         finally:
             self._wind_down()
-        return self._certify()
 
-    # -- phase 1 ------------------------------------------------------------------------------------
-    def _start(self) -> None:
+    def _open_channel(self) -> None:
         from distributed import Queue, Variable
 
         problem = self.problem
-        self.started = time.perf_counter()
-        self.threads = sum(self.client.nthreads().values())
-        if self.threads == 0:
-            raise ValueError("the Dask cluster has no worker: start workers or use search() on this machine")
-        self.best = _initial_incumbent(problem, self.warm_start, self.initial_prefix, self.budget, self.max_length)
-        self.best_cost = problem.cost(self.best)
         token = uuid.uuid4().hex
         self.names = (f"optrules-incumbent-{token}", f"optrules-found-{token}")
         self.variable = Variable(self.names[0], client=self.client)
@@ -552,7 +583,7 @@ class ClusterSearch:
         problem.subconjunctions()  # found once, here, and shipped with the problem
         self.problem_future = self.client.scatter(problem, broadcast=True, hash=False)
 
-    # -- phase 2 ------------------------------------------------------------------------------------
+    # -- search here --------------------------------------------------------------------------------
     def _search_here(self) -> None:
         """The whole search on this process for up to LOCAL_SECONDS: certified by then (or stopped by the
         budget, its frontier open), the workers get nothing; else they get the whole search."""
@@ -563,7 +594,7 @@ class ClusterSearch:
         started = time.perf_counter()
         self._queue_subtree(self.problem.root_b0(), ())  # open until the stage says otherwise (an exception leaves it so)
         with self.budget.capped(LOCAL_SECONDS):
-            outcome = SubtreeSearch(subtree, _LocalIncumbent(self), self.budget, self.max_length).run()
+            outcome = SubtreeSearch(subtree, _LocalIncumbent(self), self.budget, self.max_length).solve()
         if outcome.finished or self.budget.stopped():
             self.pending.clear()
             self._take(outcome)
@@ -581,7 +612,7 @@ class ClusterSearch:
     def _queue_subtree(self, bound: float, prefix) -> None:
         heapq.heappush(self.pending, (bound, next(self.order), tuple(prefix)))
 
-    # -- phase 3 ------------------------------------------------------------------------------------
+    # -- coordinate ---------------------------------------------------------------------------------
     def _coordinate(self) -> None:
         last_record = last_count = -np.inf
         while self.pending or self.running:
@@ -709,7 +740,7 @@ class ClusterSearch:
         bounds = [b for b, _, _ in self.pending] + [b for b, _, _, _ in self.running.values()]
         return min([self.best_cost, *bounds])
 
-    # -- phase 4 ------------------------------------------------------------------------------------
+    # -- wind down ----------------------------------------------------------------------------------
     def _wind_down(self) -> None:
         if not self.running:
             return
@@ -725,8 +756,8 @@ class ClusterSearch:
             self._queue_subtree(bound, prefix)
         self.running.clear()
 
-    # -- phase 5 ------------------------------------------------------------------------------------
-    def _certify(self) -> SearchResult:
+    # -- phase 3 ------------------------------------------------------------------------------------
+    def certify(self) -> SearchResult:
         problem, n = self.problem, self.n
         self.pending = [entry for entry in self.pending if entry[0] < self.best_cost - BOUND_SLACK * n]
         mistakes = problem.mistakes(self.best)
@@ -745,4 +776,4 @@ class ClusterSearch:
                     "incumbent_latency_mean": float(np.mean(self.latencies)) if self.latencies else 0.0,
                     "policy": "lower_bound", "map_type": "auto"}
         certificate = Certificate(status, best, lower_bound, counters, self.trace, BRANCH_AND_BOUND)
-        return SearchResult(self.best, mistakes, best, certificate, {"by_worker": self.by_worker})
+        return SearchResult(self.best, best, certificate, mistakes, {"by_worker": self.by_worker})

@@ -284,8 +284,8 @@ class RuleListClassifier(RuleModelEstimator):
             if own_progress:
                 self._close(progress)
         self._training = (codes, weights)  # what rashomon_set searches again
-        self.rule_list_ = self._rule_list(codes, weights, result.prefix)
-        self.antecedent_indices_ = result.prefix
+        self.rule_list_ = self._rule_list(codes, weights, result.solution)
+        self.antecedent_indices_ = result.solution
         self.certificate_ = result.certificate
         self.certificate_.counters["antecedents"] = len(self.antecedents_)
         self.certificate_.counters["fit_time"] = budget.elapsed()

@@ -60,11 +60,22 @@ from typing import Iterator
 import numpy as np
 
 from .._numba import EXPANDED, HEAP_SIZE, N_NODES
-from ..bnb import SCRATCH, STATE, ThreadedKernel, batch_memory, charge_batch, drive, expansions_left, threads_for
+from ..bnb import (
+    SCRATCH,
+    STATE,
+    Outcome,
+    ThreadedKernel,
+    batch_memory,
+    charge_batch,
+    drive,
+    expansions_left,
+    threads_for,
+)
 from ..budget import Budget, as_budget, check_budget_values
-from ..certificate import INTERRUPTED, OPTIMAL, TIME_BUDGET
+from ..certificate import ENUMERATION, INTERRUPTED, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data.groups import GROUPING, PACK_LIMIT, group_samples, grouping_bytes, pack_weights
 from ..escape import plain as _plain
+from ..solve import Solver, SolveResult
 from . import rashomon_analysis as A
 from . import rashomon_kernel as K
 from .problem import Problem
@@ -328,7 +339,8 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
                        max_nodes: int | None = None, time_limit: float | None = None, max_memory: int | None = None,
                        budget: Budget | None = None, requirements: Requirements | None = None,
                        n_jobs: int | None = None) -> Enumeration:
-    """Every list of ``problem`` with objective <= R* + ``epsilon``, as an :class:`Enumeration`.
+    """Every list of ``problem`` with objective <= R* + ``epsilon``, as an :class:`Enumeration`
+    (:class:`RashomonEnumeration`'s solution).
 
     ``upper_bound`` is the objective of any list (e.g. the certified optimum of a fit): the smaller, the
     less is explored; R* is found by the enumeration itself. ``max_length`` restricts the set to lists
@@ -343,85 +355,150 @@ def enumerate_rashomon(problem: Problem, epsilon: float, upper_bound: float, max
     if not math.isfinite(upper_bound):
         raise ValueError(f"upper_bound must be the objective of a list, got {upper_bound}")
     check_budget_values(max_nodes=max_nodes)
-    budget = as_budget(budget, time_limit, max_memory)
-    started = time.perf_counter()
-    n, lambda_n = problem.total_weight, problem.lambda_n
-    tolerance = 1e-9 * max(1.0, n)
-    allowance = (upper_bound + epsilon) * n + tolerance
-    longest = problem.n_antecedents if max_length is None else min(int(max_length), problem.n_antecedents)
+    settings = RashomonSettings(epsilon, upper_bound, max_length, max_nodes, requirements, n_jobs)
+    return RashomonEnumeration(problem, settings=settings, budget=as_budget(budget, time_limit, max_memory)).solve().solution
 
-    budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
-    groups = group_samples(problem.bits, problem.y, problem.minor, class_weights=problem.class_weights(),
-                           signatures=problem.signatures())
-    budget.release("grouping")
-    bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
-    n_antecedents, n_classes = bits.shape[0], class_weights.shape[1]
-    budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes + minority_weights.nbytes)
-    packed = np.zeros(0, np.int64)
-    if problem.sample_weight is None and n_classes == 2 and n < PACK_LIMIT:  # whole weights: pack them
-        sizes, positives = class_weights.sum(axis=1), class_weights[:, 1]
-        packed = pack_weights(sizes.astype(np.int64), positives.astype(np.int64),
-                              minority_weights.astype(np.int64), bits.shape[1])
-    requirements = requirements or Requirements.none(n_antecedents)
-    required = (requirements.masks, requirements.rules_needed)
-    state = RashomonState(n_antecedents)
-    totals = class_weights.sum(axis=0)
-    majority = int(np.argmax(totals))
-    state.push_root(float(minority_weights.sum()), float(totals.sum() - totals[majority]), majority, groups.n_groups)
-    # the support bounds (Theorems 11 and 21 for the set) prune only when epsilon < lambda
-    limits = np.array([lambda_n, epsilon * n, allowance, tolerance, 1.0 if epsilon < problem.regularization else 0.0])
-    # a batch's records and scratch take at most a share of what the enumeration may hold
-    slots = K.batch_size(n_antecedents, bits.shape[1], n_classes, batch_memory(budget))
-    batch, scratch = K.batch(n_antecedents, bits.shape[1], n_classes, slots)
-    charge_batch(budget, batch, scratch)
-    counting = (bits, groups.all_ones, class_weights, minority_weights, packed)
 
-    def arguments(max_pops: int, threads: int) -> tuple:
+@dataclass(frozen=True)
+class RashomonSettings:
+    """What one enumeration is asked for (:func:`enumerate_rashomon`'s arguments, checked there)."""
+
+    epsilon: float
+    upper_bound: float
+    max_length: int | None = None
+    max_nodes: int | None = None
+    requirements: Requirements | None = None
+    n_jobs: int | None = None
+
+
+class RashomonEnumeration(Solver):
+    """One enumeration of :func:`enumerate_rashomon`, in the :class:`~optrules.solve.Solver`'s phases; its
+    result's ``solution`` is the :class:`Enumeration`, its certificate's bound the smaller of the best
+    objective found and the objective below which the set is complete (no list outside it costs less).
+
+    1. :meth:`prepare`: the samples grouped (``groups``), their weights packed when whole, charged.
+    2. :meth:`start`: the graph's ``state``, its root (every sample) queued, the pruning ``limits``.
+    3. :meth:`search`: the kernel driven in slices to the budget, a share of the time and memory kept for
+       the tables: ``outcome``.
+    4. :meth:`certify`: the bound on every list left out (``unexplored``), the graph, its tables counted
+       (a smaller epsilon when counting them passes the budget) and the :class:`Enumeration`.
+
+    A stop before the search counts the root alone (its own list, the empty one): the set is then
+    complete below no list but the root's bound.
+    """
+
+    method = ENUMERATION
+
+    def __init__(self, problem: Problem, *, settings: RashomonSettings, budget: Budget, progress=None):
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.problem = problem
+        self.started = time.perf_counter()
+        self.n, self.lambda_n = problem.total_weight, problem.lambda_n
+        self.tolerance = 1e-9 * max(1.0, self.n)
+        self.allowance = (settings.upper_bound + settings.epsilon) * self.n + self.tolerance
+        self.longest = (problem.n_antecedents if settings.max_length is None
+                        else min(int(settings.max_length), problem.n_antecedents))
+        self.requirements = settings.requirements or Requirements.none(problem.n_antecedents)
+
+    # -- phase 1 ------------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        problem, budget = self.problem, self.budget
+        budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
+        self.groups = groups = group_samples(problem.bits, problem.y, problem.minor,
+                                             class_weights=problem.class_weights(), signatures=problem.signatures())
+        budget.release("grouping")
+        bits, class_weights, minority_weights = groups.bits, groups.class_weights, groups.minority_weights
+        budget.charge("rashomon problem", bits.nbytes + class_weights.nbytes + minority_weights.nbytes)
+        packed = np.zeros(0, np.int64)
+        if problem.sample_weight is None and class_weights.shape[1] == 2 and self.n < PACK_LIMIT:  # whole weights
+            sizes, positives = class_weights.sum(axis=1), class_weights[:, 1]
+            packed = pack_weights(sizes.astype(np.int64), positives.astype(np.int64),
+                                  minority_weights.astype(np.int64), bits.shape[1])
+        self.counting = (bits, groups.all_ones, class_weights, minority_weights, packed)
+
+    # -- phase 2 ------------------------------------------------------------------------------------
+    def start(self) -> None:
+        groups, problem = self.groups, self.problem
+        self.state = RashomonState(groups.bits.shape[0])
+        totals = groups.class_weights.sum(axis=0)
+        majority = int(np.argmax(totals))
+        self.state.push_root(float(groups.minority_weights.sum()), float(totals.sum() - totals[majority]), majority,
+                             groups.n_groups)
+        # the support bounds (Theorems 11 and 21 for the set) prune only when epsilon < lambda
+        self.limits = np.array([self.lambda_n, self.settings.epsilon * self.n, self.allowance, self.tolerance,
+                                1.0 if self.settings.epsilon < problem.regularization else 0.0])
+
+    # -- phase 3 ------------------------------------------------------------------------------------
+    def search(self) -> None:
+        budget, bits = self.budget, self.groups.bits
+        n_antecedents, n_classes = bits.shape[0], self.groups.class_weights.shape[1]
+        # a batch's records and scratch take at most a share of what the enumeration may hold
+        slots = K.batch_size(n_antecedents, bits.shape[1], n_classes, batch_memory(budget))
+        self.batch, self.scratch = K.batch(n_antecedents, bits.shape[1], n_classes, slots)
+        charge_batch(budget, self.batch, self.scratch)
+        self.kernel = ThreadedKernel(K.expand, K.expand_parallel, threads_for(self.settings.n_jobs), self._arguments)
+        # what the graph may fill leaves room for the tables; and time for counting them
+        budget.charge("rashomon tables", int((1 - GRAPH_SHARE) * budget.allowance("rashomon tables")))
+        with budget.holding_back(TABLE_TIME_SHARE):
+            self.outcome = drive(self.kernel, self.state, lambda elapsed: None, budget, self.settings.max_nodes)
+        budget.release("rashomon tables")
+
+    def _arguments(self, max_pops: int, threads: int) -> tuple:
+        state, requirements = self.state, self.requirements
         nodes = tuple(getattr(state, name) for name in NODE_FIELDS)
         edges = tuple(getattr(state, name) for name in EDGE_FIELDS)
-        return (max_pops, expansions_left(max_nodes, state), counting, limits, longest, required, state.tree(),
-                state.frontier(), state.ints, (nodes, edges, state.n_edges), batch, scratch)
+        return (max_pops, expansions_left(self.settings.max_nodes, state), self.counting, self.limits, self.longest,
+                (requirements.masks, requirements.rules_needed), state.tree(), state.frontier(), state.ints,
+                (nodes, edges, state.n_edges), self.batch, self.scratch)
 
-    kernel = ThreadedKernel(K.expand, K.expand_parallel, threads_for(n_jobs), arguments)
+    def unsearched(self) -> SolveResult:
+        """The root alone (the phases before the search are what a set needs to say anything), counted."""
+        for phase in ("prepare", "start"):
+            if phase not in self.ran:
+                getattr(self, phase)()
+        self.kernel = None
+        self.outcome = Outcome(INTERRUPTED if self.budget.interrupted else TIME_BUDGET, 0.0, 0.0, 0.0)
+        return self.certify()
 
-    # what the graph may fill leaves room for the tables; and time for counting them
-    budget.charge("rashomon tables", int((1 - GRAPH_SHARE) * budget.allowance("rashomon tables")))
-    with budget.holding_back(TABLE_TIME_SHARE):
-        outcome = drive(kernel, state, lambda elapsed: None, budget, max_nodes)
-    budget.release("rashomon tables")
-    # every list not in the graph extends a node left unexpanded by the budget (the node's own list, its
-    # default next, is in the graph): it costs at least the node's reach + b0 (its key in the queue), plus
-    # lambda N for each rule it adds, at least one and those that complete the requirements
-    unexplored = math.inf
-    if outcome.status != OPTIMAL:
-        size = int(state.ints[HEAP_SIZE])
-        keys, nodes = state.heap_key[:size], state.heap_node[:size]
-        live = (~state.node_dead[nodes] & (keys <= state.node_reach[nodes] + state.node_b0[nodes] + tolerance)
-                & (state.node_fewest[nodes] < longest))
-        rules_added = np.maximum(1, requirements.rules_needed[state.node_coverage[nodes]])
-        unexplored = float((keys + lambda_n * rules_added)[live].min(initial=math.inf))
-    # the heap and the map are not needed any more
-    state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
-    budget.charge(STATE, state.nbytes)
-    graph = _Graph(state, requirements.complete)
-    tables, counted_epsilon = _count_in_time(graph, upper_bound, epsilon, n, tolerance, lambda_n, longest, budget)
-    status = outcome.status
-    if counted_epsilon < epsilon:  # the set counted is the smaller one: complete below its allowance at most
-        status = INTERRUPTED if budget.interrupted else TIME_BUDGET
-        unexplored = min(unexplored, (upper_bound + counted_epsilon) * n)
-    rules, mistakes, _ = tables.entries(0)
-    best = float((mistakes + lambda_n * rules).min(initial=math.inf))
-    enumeration = Enumeration(
-        graph=graph, tables=tables, total_weight=n, lambda_n=lambda_n, epsilon=counted_epsilon, longest=longest,
-        optimum=best / n, complete_below=unexplored / n, status=status,
-        counters={"nodes": graph.n_nodes, "expansions": int(state.ints[EXPANDED]), "edges": graph.n_edges,
-                  "table_entries": tables.n_entries, "graph_bytes": int(state.nbytes),
-                  "compile_time": outcome.compile_time, "time": time.perf_counter() - started,
-                  "threads": kernel.used},
-    )
-    for name in ("rashomon problem", STATE, "rashomon tables", SCRATCH):
-        budget.release(name)
-    return enumeration
+    # -- phase 4 ------------------------------------------------------------------------------------
+    def certify(self) -> SolveResult:
+        state, budget, outcome, n, lambda_n = self.state, self.budget, self.outcome, self.n, self.lambda_n
+        settings, longest, tolerance = self.settings, self.longest, self.tolerance
+        # every list not in the graph extends a node left unexpanded by the budget (the node's own list, its
+        # default next, is in the graph): it costs at least the node's reach + b0 (its key in the queue), plus
+        # lambda N for each rule it adds, at least one and those that complete the requirements
+        unexplored = math.inf
+        if outcome.status != OPTIMAL:
+            size = int(state.ints[HEAP_SIZE])
+            keys, nodes = state.heap_key[:size], state.heap_node[:size]
+            live = (~state.node_dead[nodes] & (keys <= state.node_reach[nodes] + state.node_b0[nodes] + tolerance)
+                    & (state.node_fewest[nodes] < longest))
+            rules_added = np.maximum(1, self.requirements.rules_needed[state.node_coverage[nodes]])
+            unexplored = float((keys + lambda_n * rules_added)[live].min(initial=math.inf))
+        # the heap and the map are not needed any more
+        state.heap_key, state.heap_node, state.map_slots = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32)
+        budget.charge(STATE, state.nbytes)
+        graph = _Graph(state, self.requirements.complete)
+        tables, counted_epsilon = _count_in_time(graph, settings.upper_bound, settings.epsilon, n, tolerance, lambda_n,
+                                                 longest, budget)
+        status = outcome.status
+        if counted_epsilon < settings.epsilon:  # the set counted is the smaller one: complete below its allowance
+            status = INTERRUPTED if budget.interrupted else TIME_BUDGET
+            unexplored = min(unexplored, (settings.upper_bound + counted_epsilon) * n)
+        rules, mistakes, _ = tables.entries(0)
+        best = float((mistakes + lambda_n * rules).min(initial=math.inf))
+        counters = {"nodes": graph.n_nodes, "expansions": int(state.ints[EXPANDED]), "edges": graph.n_edges,
+                    "table_entries": tables.n_entries, "graph_bytes": int(state.nbytes),
+                    "compile_time": outcome.compile_time, "time": time.perf_counter() - self.started,
+                    "threads": 0 if self.kernel is None else self.kernel.used}
+        enumeration = Enumeration(graph=graph, tables=tables, total_weight=n, lambda_n=lambda_n,
+                                  epsilon=counted_epsilon, longest=longest, optimum=best / n,
+                                  complete_below=unexplored / n, status=status, counters=counters)
+        for name in ("rashomon problem", STATE, "rashomon tables", SCRATCH):
+            budget.release(name)
+        lower = min(enumeration.optimum, enumeration.complete_below)
+        return SolveResult(enumeration, enumeration.optimum,
+                           Certificate(status, enumeration.optimum, lower, counters, Trace(), ENUMERATION))
 
 
 class _OutOfTime(Exception):

@@ -9,7 +9,7 @@ is the smallest bound of anything left unexplored.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from ..bnb import (
 from ..budget import STOP, Budget, as_budget, check_budget_values
 from ..certificate import BRANCH_AND_BOUND, MEMORY_BUDGET, OPTIMAL, Certificate, Trace
 from ..data.groups import GROUPING, group_samples, grouping_bytes
-from ..solve import PREFIXES, ProgressEvent, SolveResult
+from ..solve import PREFIXES, ProgressEvent, Solver, SolveResult
 from . import kernel as K
 from .bounds import log10_remaining_space
 from .greedy import greedy_prefix
@@ -83,20 +83,26 @@ class Ablation:
         )
 
 
-@dataclass
-class SearchResult(SolveResult):
-    """The rule list's prefix (antecedent indices, in order), its mistakes (weighted; an int for
-    unweighted data), objective and certificate."""
+#: what a rule-list search returns (:class:`~optrules.solve.SolveResult`: the prefix of antecedent indices
+#: in order as its ``solution``, its weighted ``mistakes``); the name the searches' callers know
+SearchResult = SolveResult
 
-    prefix: tuple[int, ...]
-    mistakes: float
-    objective: float
-    certificate: Certificate
-    extra: dict = field(default_factory=dict)
 
-    @property
-    def solution(self) -> tuple[int, ...]:
-        return self.prefix
+@dataclass(frozen=True)
+class RuleListSearchSettings:
+    """What one rule-list search is asked for (:func:`search`'s arguments, checked there)."""
+
+    policy: str = "lower_bound"
+    map_type: str = "auto"
+    ablation: Ablation = Ablation()
+    max_nodes: int | None = None
+    warm_start: bool = True
+    initial_prefix: object = None  # None, one prefix, or a list of prefixes
+    trace_interval: float = 0.05
+    counting: str = "auto"
+    max_length: int | None = None
+    requirements: Requirements | None = None  # None: none
+    n_jobs: int | None = None
 
 
 def check_max_length(value, name: str = "max_length") -> None:
@@ -192,7 +198,7 @@ def _curiosity_dive(problem: Problem, budget: Budget, seconds: float, incumbent,
     own = _inner_budget(budget, min(seconds, max(0.0, budget.remaining())), "curiosity dive", stale)
     try:
         return search(problem, policy="curiosity", budget=own, warm_start=False, initial_prefix=[incumbent],
-                      progress=watch, **options).prefix
+                      progress=watch, **options).solution
     except MemoryError:  # its first arrays do not fit: the outer search goes on without it
         return None
 
@@ -260,67 +266,62 @@ def search(
     if requirements.count and map_type == "captured":
         raise ValueError("map_type='captured' cannot be used with requirements: two prefixes that capture the "
                          "same samples may meet different requirements (use 'prefix')")
-    return RuleListSearch(problem, policy, map_type, ablation, max_nodes, as_budget(budget, time_limit, max_memory),
-                          warm_start, initial_prefix, trace_interval, progress, counting, max_length, requirements,
-                          _groups, n_jobs).run()
+    settings = RuleListSearchSettings(policy, map_type, ablation, max_nodes, warm_start, initial_prefix,
+                                      trace_interval, counting, max_length, requirements, n_jobs)
+    return RuleListSearch(problem, settings=settings, budget=as_budget(budget, time_limit, max_memory),
+                          progress=progress, groups=_groups).solve()
 
 
-class RuleListSearch:
-    """One search of :func:`search` (its arguments checked there), in phases that each say what they set:
+class RuleListSearch(Solver):
+    """One search of :func:`search` (its arguments checked there), in the :class:`~optrules.solve.Solver`'s
+    phases, each saying what it sets:
 
-    1. :meth:`_group`: ``groups`` (the samples alike in every antecedent, a bit each, charged to the
-       budget) and the ``map_type`` resolved.
-    2. :meth:`_start`: the ``incumbent`` (the best of the empty list, the greedy list, the given
-       prefixes and, with requirements, a free search's list completed) and the search ``state``.
-    3. :meth:`_load`: the ``kernel`` (:class:`~optrules.bnb.ThreadedKernel`: one thread, then ``n_jobs``
-       threads once the search has run 0.2 s), its ``settings``, its ``batch`` (records, a share of the
-       memory at most), scratch and the children's sub-conjunctions.
-    4. :meth:`_expand`: the kernel driven in slices to the budget (:func:`~optrules.bnb.drive`), the
-       curiosity dive once on the way: ``outcome`` and ``trace``.
-    5. :meth:`_certify`: the status, the lower bound (the least bound of what is left queued) and the
+    1. :meth:`prepare`: ``groups`` (the samples alike in every antecedent, a bit each, charged to the
+       budget; given when a search runs inside another's) and the ``map_type`` resolved.
+    2. :meth:`start`: the ``incumbent`` (the best of the empty list, the greedy list, the given
+       prefixes and, with requirements, a free search's list completed) and the search ``state``, its
+       root queued.
+    3. :meth:`search`: :meth:`_load`: the ``kernel`` (:class:`~optrules.bnb.ThreadedKernel`: one thread,
+       then ``n_jobs`` threads once the search has run 0.2 s), its ``settings``, its ``batch`` (records, a
+       share of the memory at most), scratch and the children's sub-conjunctions; then :meth:`_expand`:
+       the kernel driven in slices to the budget (:func:`~optrules.bnb.drive`), the curiosity dive once
+       on the way: ``outcome`` and ``trace``.
+    4. :meth:`certify`: the status, the lower bound (the least bound of what is left queued) and the
        counters; a search again from a better list when the queue drained for want of memory.
     """
 
-    def __init__(self, problem: Problem, policy: str, map_type: str, ablation: Ablation, max_nodes, budget: Budget,
-                 warm_start: bool, initial_prefix, trace_interval: float, progress, counting: str, max_length,
-                 requirements: Requirements, groups, n_jobs=None):
-        self.problem, self.policy, self.map_type, self.ablation = problem, policy, map_type, ablation
-        self.max_nodes, self.budget, self.warm_start, self.initial_prefix = max_nodes, budget, warm_start, initial_prefix
-        self.trace_interval, self.progress, self.counting_mode = trace_interval, progress, counting
-        self.max_length, self.requirements, self.groups, self.n_jobs = max_length, requirements, groups, n_jobs
+    method = BRANCH_AND_BOUND
+
+    def __init__(self, problem: Problem, *, settings: RuleListSearchSettings, budget: Budget, progress=None,
+                 groups=None):
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.problem, self.policy, self.map_type, self.ablation = (problem, settings.policy, settings.map_type,
+                                                                   settings.ablation)
+        self.max_nodes, self.warm_start = settings.max_nodes, settings.warm_start
+        self.initial_prefix = settings.initial_prefix  # (a free warm start's list joins it)
+        self.trace_interval, self.counting_mode = settings.trace_interval, settings.counting
+        self.max_length, self.n_jobs = settings.max_length, settings.n_jobs
+        self.requirements = (settings.requirements if settings.requirements is not None
+                             else Requirements.none(problem.n_antecedents))
+        self.groups = groups
         self.n, self.m, self.lambda_n = problem.total_weight, problem.n_antecedents, problem.lambda_n
         # b0 of the empty prefix: every list misclassifies at least these (Thm 20)
-        self.root_b0 = (problem.root_b0() if ablation.equivalent_points
+        self.root_b0 = (problem.root_b0() if self.ablation.equivalent_points
                         else 0.0)
         self.free = None  # with requirements, the free search that warm-started this one
         self.trace = Trace()
         # the curiosity dive's outcome (see _dive)
         self.dive_at, self.dive_seconds, self.dive_improved = None, 0.0, 0
 
-    def run(self) -> SearchResult:
-        """Every phase, and the best list with its certificate; a budget or stop request that ends before
-        the kernel starts returns the best list so far (:func:`_before_search`)."""
-        if self.budget.stopped():  # time or a stop request ran out before the search: no grouping, no warm start
-            return self._unsearched(self.initial_prefix)
-        self._group()
-        if self.budget.stopped():  # grouping large data takes a while: do not start a warm start or the kernel now
-            return self._unsearched(self.initial_prefix)
-        self._start()
-        if self.budget.stopped():  # stopped during the warm start: keep its list, skip loading the kernel
-            return self._unsearched([self.incumbent])
-        self.state.set_incumbent(self.problem.cost(self.incumbent), self.incumbent)
-        self.state.node_b0[0] = self.root_b0  # the root: the empty prefix
-        self.state.push_root()
-        self._load()
-        self._expand()
-        return self._certify()
-
-    def _unsearched(self, prefixes) -> SearchResult:
+    def unsearched(self) -> SearchResult:
+        """The best of the lists known (the given ones, or the start's incumbent: grouping large data or a
+        warm start takes a while, and a stop then skips the kernel) with the root's bound (Thm 20)."""
+        prefixes = [self.incumbent] if "start" in self.ran else self.initial_prefix
         return _before_search(self.problem, prefixes, self.budget, self.root_b0, self.policy, self.map_type,
                               self.max_length, self.requirements)
 
     # -- phase 1 ------------------------------------------------------------------------------------
-    def _group(self) -> None:
+    def prepare(self) -> None:
         problem, budget = self.problem, self.budget
         if self.groups is None:  # (a free warm start is given its search's groups)
             budget.require("grouping", grouping_bytes(problem.bits, problem.n_samples), GROUPING)
@@ -332,14 +333,14 @@ class RuleListSearch:
         self.map_type = _resolved_map(self.map_type, self.groups.bits.shape[1], self.requirements)
 
     # -- phase 2 ------------------------------------------------------------------------------------
-    def _start(self) -> None:
+    def start(self) -> None:
         problem, budget = self.problem, self.budget
         if self.requirements.count and self.warm_start:
             self.free = _free_warm_start(problem, budget, self.max_nodes, self.max_length, self.initial_prefix,
                                          policy=self.policy, map_type=self.map_type, ablation=self.ablation,
                                          n_jobs=self.n_jobs, _groups=self.groups)
             if self.free is not None:
-                self.initial_prefix = _prefixes(self.initial_prefix) + [self.free.prefix]
+                self.initial_prefix = _prefixes(self.initial_prefix) + [self.free.solution]
         # mistakes and b0 are counts of samples (int32 is exact and small; whole-number weights count as
         # copies) unless samples carry real weights
         count_type = np.float64 if problem.weighted else np.int32
@@ -348,8 +349,15 @@ class RuleListSearch:
             self.state.scratch_per_node = SET_ASIDE_SCRATCH_PER_NODE
         self.incumbent = _initial_incumbent(problem, self.warm_start, self.initial_prefix, budget, self.max_length,
                                             self.requirements)
+        self.state.set_incumbent(problem.cost(self.incumbent), self.incumbent)
+        self.state.node_b0[0] = self.root_b0  # the root: the empty prefix
+        self.state.push_root()
 
     # -- phase 3 ------------------------------------------------------------------------------------
+    def search(self) -> None:
+        self._load()
+        self._expand()
+
     def _load(self) -> None:
         problem, groups, m, requirements, ablation = self.problem, self.groups, self.m, self.requirements, self.ablation
         self.zobrist = (np.random.default_rng(0x5EED).integers(0, 2**63, size=m, dtype=np.int64).astype(np.uint64)
@@ -389,7 +397,6 @@ class RuleListSearch:
                 state.tree(), state.node_mistakes, state.node_b0, state.frontier(), state.progress(), self.scratch,
                 self.batch, threads)
 
-    # -- phase 4 ------------------------------------------------------------------------------------
     def _expand(self) -> None:
         state, budget, lambda_n = self.state, self.budget, self.lambda_n
         # the curiosity dive: once, after CURIOSITY_DIVE_AFTER of the time left now, in the lower-bound
@@ -436,8 +443,8 @@ class RuleListSearch:
                 self.state.ints[IMPROVED] = 1
                 self.dive_improved = 1
 
-    # -- phase 5 ------------------------------------------------------------------------------------
-    def _certify(self) -> SearchResult:
+    # -- phase 4 ------------------------------------------------------------------------------------
+    def certify(self) -> SearchResult:
         state, problem, n, lambda_n = self.state, self.problem, self.n, self.lambda_n
         status = self.outcome.status
         if status != OPTIMAL:  # one scan of the queue, for the status and the bound
@@ -464,9 +471,9 @@ class RuleListSearch:
             "policy": self.policy,
             "map_type": self.map_type,
         }
-        result = SearchResult(prefix, mistakes, best_objective,
+        result = SearchResult(prefix, best_objective,
                               Certificate(status, best_objective, lower_bound, counters, self.trace,
-                                          BRANCH_AND_BOUND))
+                                          BRANCH_AND_BOUND), mistakes)
         expanded = int(state.ints[EXPANDED])
         if (status == MEMORY_BUDGET and not self.budget.stopped() and not self.requirements.count
                 and float(state.floats[0]) < problem.cost(self.incumbent) - 1e-9 * n  # (not a rounding: weighted sums)
@@ -516,7 +523,7 @@ def _searched_again(first: SearchResult, again: SearchResult) -> SearchResult:
                   first_trace.queue_by_length + trace.queue_by_length,
                   first_trace.log10_remaining + trace.log10_remaining)
     certificate = Certificate(status, two.objective, lower_bound, counters, trace, BRANCH_AND_BOUND)
-    return SearchResult(again.prefix, again.mistakes, again.objective, certificate)
+    return SearchResult(again.solution, again.objective, certificate, again.mistakes)
 
 
 #: the share of the live queue (largest bounds first) set aside each time the memory budget is reached
@@ -626,8 +633,8 @@ def _before_search(problem: Problem, initial_prefix, budget: Budget, root_b0: fl
     # every admissible list has at least the rules the requirements need
     shortest = 0 if requirements is None else requirements.shortest()
     lower_bound = min(best, (root_b0 + problem.lambda_n * shortest) / problem.total_weight)
-    return SearchResult(prefix, mistakes, best, unsearched_certificate(best, lower_bound, budget, len(prefix),
-                                                                       policy=policy, map_type=map_type))
+    return SearchResult(prefix, best, unsearched_certificate(best, lower_bound, budget, len(prefix), policy=policy,
+                                                             map_type=map_type), mistakes)
 
 
 def unmined_result(y, sample_weight, n_classes: int, regularization: float, budget: Budget,
@@ -640,9 +647,9 @@ def unmined_result(y, sample_weight, n_classes: int, regularization: float, budg
     mistakes = class_totals.sum() - class_totals.max()
     best = objective(mistakes, 0, float(class_totals.sum()), regularization)
     if proven:
-        return SearchResult((), mistakes, best, Certificate(OPTIMAL, best, best, unsearched_counters(0), Trace(),
-                                                             BRANCH_AND_BOUND))
-    return SearchResult((), mistakes, best, unsearched_certificate(best, 0.0, budget, 0))
+        return SearchResult((), best, Certificate(OPTIMAL, best, best, unsearched_counters(0), Trace(), BRANCH_AND_BOUND),
+                            mistakes)
+    return SearchResult((), best, unsearched_certificate(best, 0.0, budget, 0), mistakes)
 
 
 def _queue_lower_bound(state: SearchState, lambda_n: float, summary) -> float:

@@ -170,7 +170,7 @@ class FallingRuleListClassifier(RuleModelEstimator):
             if self.method == "certified":
                 result = certified_search(problem, self.soft, max_nodes=self.max_nodes if max_nodes is None else max_nodes,
                                           initial_prefix=prefix, progress=progress, budget=budget, n_jobs=self.n_jobs)
-                prefix, self.certificate_ = result.prefix, result.certificate
+                prefix, self.certificate_ = result.solution, result.certificate
         self.antecedent_indices_ = [int(a) for a in prefix]
         captures = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(y01))
         self.objective_ = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w,

@@ -33,7 +33,7 @@ from ..data import bitset
 from ..data.groups import group_samples, sample_counts
 from ..data.weights import check_sample_weight
 from ..decision_lists import class_weight_matrix
-from ..solve import PREFIXES, ProgressEvent, SolveResult
+from ..solve import PREFIXES, ProgressEvent, Solver, SolveResult
 from . import kernel as K
 from .objective import is_falling, list_counts, objective
 
@@ -109,17 +109,22 @@ class FRLProblem:
         return objective(self.counts(prefix), self.w, self.C, self.C1, soft)
 
 
-@dataclass
-class FRLResult(SolveResult):
-    """The falling list's prefix (antecedent indices, in order), objective and certificate."""
+#: what a falling-list search returns (:class:`~optrules.solve.SolveResult`: the prefix of antecedent indices
+#: in order as its ``solution``); the name its callers know
+FRLResult = SolveResult
 
-    prefix: tuple[int, ...]
-    objective: float
-    certificate: Certificate
 
-    @property
-    def solution(self) -> tuple[int, ...]:
-        return self.prefix
+@dataclass(frozen=True)
+class FallingListSettings:
+    """What one certified falling-list search is asked for (:func:`certified_search`'s arguments)."""
+
+    soft: bool = False
+    use_map: bool = True
+    max_nodes: int | None = None
+    initial_prefix: tuple | None = None
+    trace_interval: float = 0.05
+    counting: str = "auto"
+    n_jobs: int | None = None
 
 
 def certified_search(
@@ -145,73 +150,121 @@ def certified_search(
     for every ``n_jobs``.
     """
     check_budget_values(time_limit, max_memory, max_nodes)
-    budget = as_budget(budget, time_limit, max_memory)
-    n, m = problem.total_weight, problem.n_antecedents
-    w, c_n, c1_n = float(problem.w), problem.C * n, problem.C1 * n
-    positives, negatives = problem.class_totals()
-    incumbent, incumbent_value = (), min(w * positives, float(negatives))  # the else clause alone
     if initial_prefix is not None:
-        prefix = tuple(int(a) for a in initial_prefix)
-        counts = problem.counts(prefix)
-        if len(set(prefix)) != len(prefix) or not all(p + q > 0 for p, q in counts):
+        initial_prefix = tuple(int(a) for a in initial_prefix)
+        counts = problem.counts(initial_prefix)
+        if len(set(initial_prefix)) != len(initial_prefix) or not all(p + q > 0 for p, q in counts):
             raise ValueError("initial_prefix must be distinct antecedents that each capture something")
         if not soft and not is_falling(counts):
             raise ValueError("initial_prefix is not a falling list")
-        value = problem.objective(prefix, soft) * n
-        if value < incumbent_value:
-            incumbent, incumbent_value = prefix, value
-    if budget.stopped():  # time or a stop request ran out before the search: 0 bounds every objective
-        best = problem.objective(incumbent, soft)
-        return FRLResult(incumbent, best, unsearched_certificate(best, 0.0, budget, len(incumbent), groups=0))
-    # whole-number weights count as copies of the samples (integer counting); others as real class totals
-    copies = sample_counts(problem.sample_weight)
-    class_weights = (None if problem.sample_weight is None or copies is not None
-                     else class_weight_matrix(problem.y, 2, problem.sample_weight))
-    groups = group_samples(problem.bits, problem.y, None, counting, class_weights, counts=copies)
-    budget.charge("groups", groups.nbytes)
+    settings = FallingListSettings(soft, use_map, max_nodes, initial_prefix, trace_interval, counting, n_jobs)
+    return FallingListSearch(problem, settings=settings, budget=as_budget(budget, time_limit, max_memory),
+                             progress=progress).solve()
 
-    state = SearchState(m, {"node_value": np.float64, "node_ref_p": np.float64, "node_ref_count": np.float64})
-    state.set_incumbent(incumbent_value, incumbent)
-    state.node_ref_p[0] = 1  # alpha_{-1} = 1
-    state.node_ref_count[0] = 1
-    state.push_root()
 
-    counting = groups.counting(with_classes=class_weights is not None)
-    settings = K.Settings(float(w), float(c_n), float(c1_n), bool(soft), bool(use_map))
+class FallingListSearch(Solver):
+    """One search of :func:`certified_search` (its arguments checked there), in the
+    :class:`~optrules.solve.Solver`'s phases:
 
-    # a batch's records and scratch take at most a share of what the search may hold
-    slots = K.batch(m, K.batch_size(m, counting.bits.shape[1], batch_memory(budget)))
-    scratch = workspace(counting, slots=slots.nodes.shape[0])
-    state.batch_room = m * slots.nodes.shape[0]  # room for a batch's children while memory is not tight
-    charge_batch(budget, slots, scratch)
+    1. :meth:`prepare`: ``groups`` (the samples alike in every antecedent; whole-number weights counted
+       as copies, others as real class totals), charged to the budget.
+    2. :meth:`start`: the ``incumbent`` (the else clause alone, or the given prefix when better) and the
+       search ``state``, its root queued.
+    3. :meth:`search`: the kernel, its batch and scratch, driven in slices to the budget: ``outcome``,
+       ``trace``.
+    4. :meth:`certify`: the status, the lower bound (the least bound of what is left queued), counters.
+    """
 
-    def arguments(max_pops: int, threads: int) -> tuple:
-        return (max_pops, expansions_left(max_nodes, state), counting, settings, state.tree(), state.node_value,
-                state.node_ref_p, state.node_ref_count, state.frontier(), state.progress(), scratch, slots)
+    method = BRANCH_AND_BOUND
 
-    kernel = ThreadedKernel(K.expand, K.expand_parallel, threads_for(n_jobs), arguments)
-    trace = Trace()
-    _queue_bound(state)  # its kernel compiled (or loaded) before the search's takes numba's lock
-    outcome = drive(kernel, state, lambda elapsed: _record(trace, state, elapsed, n, progress), budget, max_nodes,
-                    trace_interval, trace, drop_when_full=True,
-                    compile_kernel=lambda: compile_for(K.expand, *arguments(0, 0)))
-    prefix = state.best()
-    best = problem.objective(prefix, soft)
-    status = outcome.status
-    if status != OPTIMAL:  # one scan of the queue, for the status and the bound
-        queue_bound = _queue_bound(state)[0]
-        status = proven_status(status, queue_bound, float(state.floats[0]))
-    lower_bound = best if status == OPTIMAL else min(best, queue_bound / n)
-    counters = {
-        "total_time": outcome.total_time,
-        "time_to_optimum": outcome.time_to_optimum,
-        **state.counters(),
-        "optimal_prefix_length": len(prefix),
-        "compile_time": outcome.compile_time,
-        "groups": groups.n_groups,
-        "threads": kernel.used,
-    }
-    return FRLResult(prefix, best, Certificate(status, best, lower_bound, counters, trace, BRANCH_AND_BOUND))
+    def __init__(self, problem: FRLProblem, *, settings: FallingListSettings, budget: Budget, progress=None):
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.problem = problem
+        self.n, self.m = problem.total_weight, problem.n_antecedents
+        self.groups = None
+        self.trace = Trace()
+        self.incumbent, self.incumbent_value = self._initial_incumbent()
+
+    def _initial_incumbent(self) -> tuple[tuple, float]:
+        problem, settings = self.problem, self.settings
+        positives, negatives = problem.class_totals()
+        incumbent, value = (), min(float(problem.w) * positives, float(negatives))  # the else clause alone
+        if settings.initial_prefix is not None:
+            given = problem.objective(settings.initial_prefix, settings.soft) * self.n
+            if given < value:
+                incumbent, value = settings.initial_prefix, given
+        return incumbent, value
+
+    def unsearched(self) -> FRLResult:
+        """The incumbent, with 0 as its bound (0 bounds every objective)."""
+        best = self.problem.objective(self.incumbent, self.settings.soft)
+        return FRLResult(self.incumbent, best, unsearched_certificate(best, 0.0, self.budget, len(self.incumbent),
+                                                                      groups=0))
+
+    # -- phase 1 ------------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        problem = self.problem
+        # whole-number weights count as copies of the samples (integer counting); others as real class totals
+        copies = sample_counts(problem.sample_weight)
+        self.class_weights = (None if problem.sample_weight is None or copies is not None
+                              else class_weight_matrix(problem.y, 2, problem.sample_weight))
+        self.groups = group_samples(problem.bits, problem.y, None, self.settings.counting, self.class_weights,
+                                    counts=copies)
+        self.budget.charge("groups", self.groups.nbytes)
+
+    # -- phase 2 ------------------------------------------------------------------------------------
+    def start(self) -> None:
+        state = SearchState(self.m, {"node_value": np.float64, "node_ref_p": np.float64, "node_ref_count": np.float64})
+        state.set_incumbent(self.incumbent_value, self.incumbent)
+        state.node_ref_p[0] = 1  # alpha_{-1} = 1
+        state.node_ref_count[0] = 1
+        state.push_root()
+        self.state = state
+
+    # -- phase 3 ------------------------------------------------------------------------------------
+    def search(self) -> None:
+        problem, settings, budget, state, m = self.problem, self.settings, self.budget, self.state, self.m
+        self.counting = self.groups.counting(with_classes=self.class_weights is not None)
+        self.kernel_settings = K.Settings(float(problem.w), float(problem.C * self.n), float(problem.C1 * self.n),
+                                          bool(settings.soft), bool(settings.use_map))
+        # a batch's records and scratch take at most a share of what the search may hold
+        self.slots = K.batch(m, K.batch_size(m, self.counting.bits.shape[1], batch_memory(budget)))
+        self.scratch = workspace(self.counting, slots=self.slots.nodes.shape[0])
+        state.batch_room = m * self.slots.nodes.shape[0]  # room for a batch's children while memory is not tight
+        charge_batch(budget, self.slots, self.scratch)
+        self.kernel = ThreadedKernel(K.expand, K.expand_parallel, threads_for(settings.n_jobs), self._arguments)
+        _queue_bound(state)  # its kernel compiled (or loaded) before the search's takes numba's lock
+        self.outcome = drive(self.kernel, state, lambda elapsed: _record(self.trace, state, elapsed, self.n,
+                                                                        self.progress),
+                             budget, settings.max_nodes, settings.trace_interval, self.trace, drop_when_full=True,
+                             compile_kernel=lambda: compile_for(K.expand, *self._arguments(0, 0)))
+
+    def _arguments(self, max_pops: int, threads: int) -> tuple:
+        state = self.state
+        return (max_pops, expansions_left(self.settings.max_nodes, state), self.counting, self.kernel_settings,
+                state.tree(), state.node_value, state.node_ref_p, state.node_ref_count, state.frontier(),
+                state.progress(), self.scratch, self.slots)
+
+    # -- phase 4 ------------------------------------------------------------------------------------
+    def certify(self) -> FRLResult:
+        state, outcome, n = self.state, self.outcome, self.n
+        prefix = state.best()
+        best = self.problem.objective(prefix, self.settings.soft)
+        status = outcome.status
+        if status != OPTIMAL:  # one scan of the queue, for the status and the bound
+            queue_bound = _queue_bound(state)[0]
+            status = proven_status(status, queue_bound, float(state.floats[0]))
+        lower_bound = best if status == OPTIMAL else min(best, queue_bound / n)
+        counters = {
+            "total_time": outcome.total_time,
+            "time_to_optimum": outcome.time_to_optimum,
+            **state.counters(),
+            "optimal_prefix_length": len(prefix),
+            "compile_time": outcome.compile_time,
+            "groups": self.groups.n_groups,
+            "threads": self.kernel.used,
+        }
+        return FRLResult(prefix, best, Certificate(status, best, lower_bound, counters, self.trace, BRANCH_AND_BOUND))
 
 
 def _queue_bound(state: SearchState):
@@ -233,4 +286,4 @@ def _record(trace: Trace, state: SearchState, elapsed: float, n: int, progress):
     return None
 
 
-__all__ = ["FRLProblem", "FRLResult", "certified_search"]
+__all__ = ["FRLProblem", "FRLResult", "FallingListSearch", "FallingListSettings", "certified_search"]

@@ -49,7 +49,7 @@ from ..budget import Budget, NodeBudget, StoppableThreads, as_budget
 from ..certificate import COLUMN_GENERATION, GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
 from ..data import bitset
 from ..data.mine import row_representatives
-from ..solve import LP_SOLVES, ProgressEvent, SolveResult
+from ..solve import LP_SOLVES, ProgressEvent, Solver, SolveResult
 from .bounds import complexity_or_implied, conflict_bound, largest_ratio_bound, weak_duality_bound
 from .enumeration import PricingSearch
 from .master import MasterProblem, highs_version
@@ -60,17 +60,9 @@ _TOLERANCE = 1e-7
 _CERTIFICATE_SHARE = 0.25  # of a time-limited fit, kept for proving the last duals' bound
 
 
-@dataclass
-class RuleSetResult(SolveResult):
-    """The rule set's clauses (each a tuple of feature indices), objective and certificate."""
-
-    clauses: list[tuple[int, ...]]
-    objective: float
-    certificate: Certificate
-
-    @property
-    def solution(self) -> tuple:
-        return tuple(self.clauses)
+#: what a rule set's column generation returns (:class:`~optrules.solve.SolveResult`: each clause's feature
+#: indices as its ``solution``); the name its callers know
+RuleSetResult = SolveResult
 
 
 def _integral(*values) -> bool:
@@ -135,12 +127,13 @@ def column_generation(
     settings = ColumnGenerationSettings(complexity, penalty, max_degree, positive_weight, negative_weight,
                                         pricing_time_limit, beam_width, exact, max_pricing_samples,
                                         max_pricing_features, random_state, max_nodes)
-    return ColumnGeneration(features, y, settings, as_budget(budget, time_limit), sample_weight=sample_weight,
-                            chains=chains, packed=packed, progress=progress, initial_clauses=initial_clauses).run()
+    return ColumnGeneration(features, y, settings=settings, budget=as_budget(budget, time_limit),
+                            sample_weight=sample_weight, chains=chains, packed=packed, progress=progress,
+                            initial_clauses=initial_clauses).solve()
 
 
-class ColumnGeneration:
-    """One rule set's column generation, in the phases of the module docstring; :meth:`run` runs them.
+class ColumnGeneration(Solver):
+    """One rule set's column generation, in the :class:`~optrules.solve.Solver`'s phases.
 
     ``features``: the boolean features (samples x features), or packed, one row of words a feature
     (``packed``; :func:`~optrules.data.bitset.pack_columns`), which the fit reads as they are; ``y``: 0/1
@@ -153,34 +146,35 @@ class ColumnGeneration:
 
     The phases and what each leaves on the instance:
 
-    1. :meth:`_prepare`: the distinct rows, their costs, the pricing data and the empty master.
-    2. :meth:`_generate`: restricted LPs priced until no clause improves, or the budget ends:
-       ``clauses``, ``lp_value``, ``lp_bound`` (a proven lower bound), ``lp_solved``, ``last_duals``
-       (``(mu, lam, unit price)`` of the last LP), ``certify`` (whether their bound is still to prove)
+    1. :meth:`prepare`: the distinct rows, their costs, the pricing data and the empty master.
+    2. :meth:`start`: the given first columns (``initial_clauses``) in the master.
+    3. :meth:`search` (:meth:`_generate`): restricted LPs priced until no clause improves, or the budget
+       ends: ``clauses``, ``lp_value``, ``lp_bound`` (a proven lower bound), ``lp_solved``, ``last_duals``
+       (``(mu, lam, unit price)`` of the last LP), ``to_certify`` (whether their bound is still to prove)
        and ``certificate_seconds``, ``status`` when a budget ended it.
-    3. :meth:`_solve_restricted_mip`: the MIP over the clauses (the certificate's search beside it,
-       :meth:`_start_certificate`), then a greedy choice if better and needless clauses and conditions
-       removed: ``chosen``, ``objective``, ``mip_bound``, ``mip_proven``.
-    4. :meth:`_prove_bound`: the last duals' bound proven in the time kept for it: ``lp_bound``, and
-       ``lp_solved`` when it proves them optimal.
-    5. :meth:`_close_gap`: with the LP solved and the set not proven, the sets of value <= v over every
-       clause that could be in one: ``chosen``, ``objective``, ``lp_bound``, ``gap_columns``.
+    4. :meth:`certify`: :meth:`_solve_restricted_mip`: the MIP over the clauses (the certificate's search
+       beside it, :meth:`_start_certificate`), then a greedy choice if better and needless clauses and
+       conditions removed: ``chosen``, ``objective``, ``mip_bound``, ``mip_proven``; :meth:`_prove_bound`:
+       the last duals' bound proven in the time kept for it: ``lp_bound``, and ``lp_solved`` when it
+       proves them optimal; :meth:`_close_gap`: with the LP solved and the set not proven, the sets of
+       value <= v over every clause that could be in one: ``chosen``, ``objective``, ``lp_bound``,
+       ``gap_columns``; then the result.
     """
 
-    def __init__(self, features, y, settings: ColumnGenerationSettings, budget: Budget, sample_weight=None,
+    method = COLUMN_GENERATION
+
+    def __init__(self, features, y, *, settings: ColumnGenerationSettings, budget: Budget, sample_weight=None,
                  chains=None, packed: bool = False, progress=None, initial_clauses=()):
-        self.settings = settings
-        self.method = _exact_method(settings.exact)
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.exact_method = _exact_method(settings.exact)
         self.max_degree = feasible_degree(settings.max_degree, settings.complexity)
         self.pricing_time_limit = np.inf if settings.pricing_time_limit is None else settings.pricing_time_limit
         self.work = NodeBudget(settings.max_nodes)
-        self.budget = budget
-        self.progress = progress
-        self.start = time.perf_counter()
+        self.started = time.perf_counter()
         self.limit = budget.remaining()  # the time this stage has, or None
         # kept for the final MIP, and for proving the last duals' bound when generation runs out of time
         self.reserve = 0.0 if self.limit is None else min(0.25 * self.limit, max(1.0, 0.05 * self.limit))
-        self.certificate_time = 0.0 if self.limit is None or not self.method else _CERTIFICATE_SHARE * self.limit
+        self.certificate_time = 0.0 if self.limit is None or not self.exact_method else _CERTIFICATE_SHARE * self.limit
         self.y = np.asarray(y).astype(bool)
         self.features = _packed_columns(features, len(self.y), packed)
         self.sample_weight = sample_weight
@@ -194,7 +188,7 @@ class ColumnGeneration:
         self.iterations = self.exact_calls = self.searches = 0  # searches: exact ones, over shorter clauses too
         self.last_duals = self.last_search = None  # last_search: the branch-and-bound on the last duals
         self.priced_last_duals = 0.0  # the time an exact pricing of the last duals already had (the IP's)
-        self.certify, self.certificate_seconds = False, 0.0
+        self.to_certify, self.certificate_seconds = False, 0.0
         self.out_of_time = False
         self.stalled = False  # generation ended as the LP tailed off (see _tailing_off)
         # (seconds, restricted LP value, exact pricing calls, exact searches over shorter clauses too) a solve
@@ -204,30 +198,20 @@ class ColumnGeneration:
         self.initial_clauses = [tuple(int(j) for j in clause) for clause in initial_clauses
                                 if len(clause) <= self.max_degree]
 
-    def run(self) -> RuleSetResult:
-        """Every phase, and the rule set with its certificate."""
-        if self.budget.stopped():  # out of time (or asked to stop) before it began: the empty set, no bound
-            return self._before_start()
-        self._prepare()
-        self._generate()
-        beside = self._start_certificate()
-        self._solve_restricted_mip(beside)
-        self._prove_bound(beside)
-        self._close_gap()
-        return self._result()
-
-    # -- phase 1 ------------------------------------------------------------------------------------
-    def _before_start(self) -> RuleSetResult:
+    def unsearched(self) -> RuleSetResult:
+        """The empty set, with the conflicting rows' bound when the rows were prepared (else 0)."""
         s, y, budget = self.settings, self.y, self.budget
         objective = float(s.positive_weight * (y.sum() if self.sample_weight is None else self.sample_weight[y].sum()))
+        lower = min(max(self._proven_lower(), 0.0), objective) if "prepare" in self.ran else 0.0
         trace = Trace()
-        trace.append(budget.elapsed(), objective, 0.0, [0], float("nan"))
+        trace.append(budget.elapsed(), objective, lower, [0], float("nan"))
         return RuleSetResult([], objective, Certificate(
-            INTERRUPTED if budget.interrupted else TIME_BUDGET, objective, 0.0,
-            _counters(time.perf_counter() - self.start, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
+            INTERRUPTED if budget.interrupted else TIME_BUDGET, objective, lower,
+            _counters(time.perf_counter() - self.started, 0, 0, 0, 0, objective, False, 0.0, False, None, -np.inf, 0,
                       int(y.sum()), len(y)), trace, COLUMN_GENERATION))
 
-    def _prepare(self) -> None:
+    # -- phase 1 ------------------------------------------------------------------------------------
+    def prepare(self) -> None:
         """Sets the distinct rows (``features``, ``y``, ``sample_weight``), each row's ``costs``,
         ``integral``, ``conflicts``, the pricing data (``full``: every row, packed; ``priced``: the
         beam's sample), ``positives`` and the empty ``master``."""
@@ -308,21 +292,27 @@ class ColumnGeneration:
             self.trace, ProgressEvent.from_trace(self.trace, self.iterations, LP_SOLVES, len(self.clauses))))
 
     # -- phase 2 ------------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self.initial_clauses and self.settings.complexity >= 2:
+            self._add_columns(self.initial_clauses)
+
+    # -- phase 3 ------------------------------------------------------------------------------------
+    def search(self) -> None:
+        self._generate()
+
     def _generate(self) -> None:
         """Restricted LPs, each priced (:meth:`_price`), until none improves or a budget ends; then
         whether the last duals' bound is still to prove (``certify``) and in how long."""
         budget = self.budget
         try:
-            if self.initial_clauses and self.settings.complexity >= 2:
-                self._add_columns(self.initial_clauses)
             self._generation_loop()
             self.out_of_time = budget.expired() or self._time_left() <= 0
             # generation cut short leaves duals whose pricing was never finished (each call has
             # pricing_time_limit, and the next LP moves the duals on): beside and after the MIP, the time
             # kept for the certificate proves their bound
-            self.certify = bool(self.method) and not self.lp_solved and self.last_duals is not None
+            self.to_certify = bool(self.exact_method) and not self.lp_solved and self.last_duals is not None
             self.certificate_seconds = (max(min(self._time_left(certificate=True), self.certificate_time), 0.0)
-                                        if self.certify else 0.0)
+                                        if self.to_certify else 0.0)
         except KeyboardInterrupt:
             budget.interrupt()
         if budget.interrupted:
@@ -344,7 +334,7 @@ class ColumnGeneration:
             self.lp_value, mu, lam = solved
             unit_price = s.penalty + lam
             self.last_duals, self.priced_last_duals, self.last_search = (mu, lam, unit_price), 0.0, None
-            elapsed = time.perf_counter() - self.start
+            elapsed = time.perf_counter() - self.started
             self.lp_history.append((elapsed, self.lp_value, self.exact_calls, self.searches))
             self.trace.append(elapsed, self.lp_value, max(self.lp_bound, 0.0), [len(self.clauses)], float("nan"))
             self._report()
@@ -353,16 +343,16 @@ class ColumnGeneration:
             # and the certificate: without a clause there is no MIP, and a rule set comes before a certificate
             if self._time_left(everything=not self.clauses) <= 0 or budget.stopped():
                 break
-            if self.method and limit is not None and _tailing_off(self.lp_history, limit):
+            if self.exact_method and limit is not None and _tailing_off(self.lp_history, limit):
                 self.stalled = True  # the rest of the time proves these duals' bound (beside the MIP)
                 break
             # creeping: one short search over every clause decides whether generation goes on (see _creeping)
-            creeping = bool(self.method) and limit is not None and _creeping(self.lp_history, limit)
+            creeping = bool(self.exact_method) and limit is not None and _creeping(self.lp_history, limit)
             found = self._price(mu, unit_price, creeping)
             if not found:
                 if self.lp_solved:
                     break
-                if self.method and self.work.exhausted:
+                if self.exact_method and self.work.exhausted:
                     self.stopped_by = NODE_BUDGET
                 elif creeping and not budget.stopped():
                     self.stalled = True  # the rest of the time proves these duals' bound, as on a flat LP
@@ -407,7 +397,7 @@ class ColumnGeneration:
             found = self._fresh([c for c in _neighbour_clauses(priced, mu_priced, unit_price, self.max_degree,
                                                                starts, budget.cancelled)
                                  if full.reduced_cost(c, mu, unit_price) < -_TOLERANCE])
-        if found or not self.method or self.work.exhausted:  # (spent: the beam alone, then the MIP)
+        if found or not self.exact_method or self.work.exhausted:  # (spent: the beam alone, then the MIP)
             return found
         if creeping:
             seconds = max(min(self.pricing_time_limit, _CREEP_SHARE * self.limit, self._time_left()), 0.01)
@@ -415,7 +405,7 @@ class ColumnGeneration:
             seconds = max(min(self.pricing_time_limit, self._time_left()), 0.01)
             shorter_start = time.perf_counter()
             self.searches += 1
-            found = self._fresh(_shorter_improving_clauses(self.method, full, mu, unit_price, self.max_degree,
+            found = self._fresh(_shorter_improving_clauses(self.exact_method, full, mu, unit_price, self.max_degree,
                                                            0.5 * seconds, s.random_state, budget.cancelled,
                                                            self.work))
             seconds = max(seconds - (time.perf_counter() - shorter_start), 0.01)
@@ -426,11 +416,11 @@ class ColumnGeneration:
         nor proves and generation has the time (the beam, wider, between); its proven bound raises
         ``lp_bound``, and a proof that no clause improves sets ``lp_solved``."""
         s, budget = self.settings, self.budget
-        if self.method == "enumeration":  # more time on these duals continues this search
+        if self.exact_method == "enumeration":  # more time on these duals continues this search
             self.last_search = PricingSearch(self.full, self.last_duals[0], self.last_duals[2], self.max_degree)
         while True:
             improving, bound, proven, dual_bound = _exact_with_bound(
-                self.method, self.full, *self.last_duals, s.complexity, self.positive_costs, self.max_degree,
+                self.exact_method, self.full, *self.last_duals, s.complexity, self.positive_costs, self.max_degree,
                 self.n_pos, seconds, s.random_state, budget.cancelled, self.last_search, self.work)
             self.exact_calls += 1
             self.searches += 1
@@ -454,12 +444,19 @@ class ColumnGeneration:
             self.lp_solved = True
         return found
 
-    # -- phase 3 ------------------------------------------------------------------------------------
+    # -- phase 4 ------------------------------------------------------------------------------------
+    def certify(self) -> RuleSetResult:
+        beside = self._start_certificate()
+        self._solve_restricted_mip(beside)
+        self._prove_bound(beside)
+        self._close_gap()
+        return self._result()
+
     def _start_certificate(self):
         """The branch-and-bound certificate of the last duals, started beside the MIP on the other core
         (HiGHS and the search's kernel both release the GIL): its threads, or None."""
         budget, left = self.budget, self.budget.remaining()
-        if not (self.certify and self.method == "enumeration" and self.certificate_seconds > 0 and left is not None
+        if not (self.to_certify and self.exact_method == "enumeration" and self.certificate_seconds > 0 and left is not None
                 and not budget.stopped()):
             return None
         # it has the MIP's time and at least its share; all that is left when generation ended near the
@@ -519,7 +516,6 @@ class ColumnGeneration:
         lower = max(self.lp_bound, self.conflicts)
         return math.ceil(lower - 1e-6) if self.integral and np.isfinite(lower) else lower
 
-    # -- phase 4 ------------------------------------------------------------------------------------
     def _prove_bound(self, beside) -> None:
         """The last duals' bound: the certificate's search beside the MIP, waited for until its end (or
         stopped once the set is proven), or the pricing IP given the time kept for it."""
@@ -540,18 +536,18 @@ class ColumnGeneration:
             except KeyboardInterrupt:
                 beside.stop()
                 budget.interrupt()
-        elif (self.certify and self.method == "ip" and seconds > self.priced_last_duals and not budget.stopped()
+        elif (self.to_certify and self.exact_method == "ip" and seconds > self.priced_last_duals and not budget.stopped()
               and self.objective > self._proven_lower() + 1e-9):
             try:
                 self.lp_bound = max(self.lp_bound, _exact_with_bound(
-                    self.method, self.full, *self.last_duals, s.complexity, self.positive_costs, self.max_degree,
+                    self.exact_method, self.full, *self.last_duals, s.complexity, self.positive_costs, self.max_degree,
                     self.n_pos, seconds, s.random_state, budget.cancelled, None, self.work)[3])
             except KeyboardInterrupt:
                 budget.interrupt()
         if budget.interrupted:  # before, during or after the MIP
             self.status = INTERRUPTED
 
-    # -- phase 5 ------------------------------------------------------------------------------------
+    # -- closing the gap------------------------------------------------------------------------
     def _close_gap(self) -> None:
         """The LP solved and the set not proven: the columns that could be in a set of value <= v, and the
         sets over them (:meth:`_decide_value`): an optimum <= v is the optimum, none proves the bound v + 1.
@@ -559,7 +555,7 @@ class ColumnGeneration:
         of time), v = the lower bound, then up, a mistake at a time (pima, a fold's values from the bound
         up: MIPs of 0.5, 0.6, 1.2, 1.7, 5.0 and 13.3 s; the last alone decides)."""
         budget = self.budget
-        if not (self.lp_solved and self.method == "enumeration" and self.objective > self._proven_lower() + 1e-9
+        if not (self.lp_solved and self.exact_method == "enumeration" and self.objective > self._proven_lower() + 1e-9
                 and not budget.stopped() and self.last_duals is not None):
             return
         deadline = None if budget.remaining() is None else time.perf_counter() + budget.remaining()
@@ -608,7 +604,7 @@ class ColumnGeneration:
             # it is one of them, else every set is worth more than value_below
             self.lp_bound = max(self.lp_bound, min(value, self.objective) if value <= value_below + 1e-9 else
                                 value_below + (1.0 if self.integral else 0.0))
-            self.trace.append(time.perf_counter() - self.start, self.objective, self._proven_lower(),
+            self.trace.append(time.perf_counter() - self.started, self.objective, self._proven_lower(),
                               [len(self.clauses)], float("nan"))
             try:  # (a cancel asked by the callback: the set and the bound so far stand)
                 if self._report():
@@ -667,7 +663,7 @@ class ColumnGeneration:
             outcome = self.certificate_outcome
             used_up = self.out_of_time or (self.stalled and not (outcome and outcome[0][0]))
             status = GAP if self.lp_solved or not used_up else TIME_BUDGET
-        total = time.perf_counter() - self.start
+        total = time.perf_counter() - self.started
         self.trace.append(total, self.objective, lower, [len(self.clauses)], float("nan"))
         counters = _counters(total, self.iterations, len(self.clauses), self.exact_calls, self.work.spent,
                              self.lp_value, self.lp_solved, self.conflicts, self.mip_proven, self.gap_columns,

@@ -176,7 +176,7 @@ class RuleSetClassifier(RuleModelEstimator):
         budget.enter("search")
         result = self._climb(features, target, settings, budget, sample_weight, progress)
         result.certificate.counters["fit_time"] = budget.elapsed()
-        self._set_rule_set(features, y01, result.clauses, describes, sample_weight)
+        self._set_rule_set(features, y01, list(result.solution), describes, sample_weight)
         self.certificate_ = result.certificate
 
     def _set_rule_set(self, features, y01, feature_clauses, describes: int, sample_weight) -> None:
@@ -215,8 +215,8 @@ class RuleSetClassifier(RuleModelEstimator):
         rungs = feature_rungs(getattr(self.binarizer_, "reference_features_", None), settings.max_degree)
         if len(rungs) < 2:
             self.ladder_ = None
-            return ColumnGeneration(features, target, settings, budget, sample_weight=sample_weight, chains=chains,
-                                    packed=True, progress=progress).run()
+            return ColumnGeneration(features, target, settings=settings, budget=budget, sample_weight=sample_weight,
+                                    chains=chains, packed=True, progress=progress).solve()
 
         # the rungs below's: progress counts the whole fit, and the node budget is the whole fit's
         done = {"iterations": 0, "seconds": 0.0, "pricing_nodes": 0}
@@ -230,17 +230,18 @@ class RuleSetClassifier(RuleModelEstimator):
             started = time.perf_counter()
             nodes_left = None if settings.max_nodes is None else max(0, settings.max_nodes - done["pricing_nodes"])
             result = ColumnGeneration(
-                features[rung.positions], target, replace(settings, max_nodes=nodes_left), budget,
+                features[rung.positions], target, settings=replace(settings, max_nodes=nodes_left), budget=budget,
                 sample_weight=sample_weight,
                 chains=None if chains is None else np.asarray(chains)[rung.positions], packed=True,
                 progress=None if progress is None else heard,
-                initial_clauses=[tuple(local[j] for j in clause) for start in starts for clause in start]).run()
-            result.clauses = [tuple(int(rung.positions[j]) for j in clause) for clause in result.clauses]
+                initial_clauses=[tuple(local[j] for j in clause) for start in starts for clause in start]).solve()
+            result = replace(result, solution=[tuple(int(rung.positions[j]) for j in clause)
+                                               for clause in result.solution])
             seconds = time.perf_counter() - started
             done["iterations"] += result.certificate.counters["iterations"]
             done["pricing_nodes"] += result.certificate.counters["pricing_nodes"]
             done["seconds"] += seconds
-            return RungResult(rung, result.certificate, result.clauses, {"result": result}, seconds)
+            return RungResult(rung, result.certificate, list(result.solution), {"result": result}, seconds)
 
         ladder = Ladder(rungs, search, budget, progress, inside=clauses_inside, watched=False, noun="rule set",
                         number=",.9g").climb([])
