@@ -183,9 +183,11 @@ def _column_generation_statistics(c: dict) -> list[str]:
 
 
 def _enumeration_statistics(c: dict) -> list[str]:
-    return [f"time {c.get('time', float('nan')):.3f} s, {c.get('expansions', 0):,} prefixes expanded, a graph of "
-            f"{c.get('nodes', 0):,} nodes and {c.get('edges', 0):,} edges, {c.get('table_entries', 0):,} count table "
-            "entries"]
+    line = f"time {c.get('time', c.get('total_time', float('nan'))):.3f} s, {c.get('expansions', 0):,} prefixes expanded"
+    if "nodes" in c:  # a Rashomon set's graph of uncaptured sets
+        line += (f", a graph of {c['nodes']:,} nodes and {c.get('edges', 0):,} edges, {c.get('table_entries', 0):,} "
+                 "count table entries")
+    return [line]
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,7 @@ class Method:
 
 BRANCH_AND_BOUND = "branch and bound"
 COLUMN_GENERATION = "column generation"
-ENUMERATION = "enumeration"  # a Rashomon set's: every list within a tolerance of the optimum
+ENUMERATION = "enumeration"  # every candidate listed (a Rashomon set's lists within a tolerance of the optimum)
 METHODS = {
     BRANCH_AND_BOUND: Method("nodes_expanded", PREFIXES, _branch_and_bound_statistics),
     COLUMN_GENERATION: Method("iterations", LP_SOLVES, _column_generation_statistics),

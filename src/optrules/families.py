@@ -155,6 +155,9 @@ class Family:
     title: str  # one line, for menus
     estimator_path: str  # "module:Class"
     model_path: str
+    #: the family's solvers ("module:Class", each a :class:`~optrules.solve.Solver`): what its fits and its
+    #: Rashomon sets run; the solver contract test (``tests/test_solver_contract.py``) holds each to it
+    solver_paths: tuple[str, ...]
     multiclass: bool  # learns from more than two classes
     sample_weight: bool  # fit(X, y, sample_weight=...)
     class_weight: bool  # the class_weight parameter
@@ -207,6 +210,10 @@ class Family:
     @property
     def model(self) -> type:
         return _resolve(self.model_path)
+
+    @property
+    def solvers(self) -> tuple[type, ...]:
+        return tuple(_resolve(path) for path in self.solver_paths)
 
     @property
     def form(self) -> tuple[Parameter, ...]:

@@ -124,7 +124,9 @@ class Solver(ABC):
 
     def solve(self) -> SolveResult:
         """Every phase in order, and the result: :meth:`certify`'s, or :meth:`unsearched`'s when a budget or
-        a stop request ends the solve before a phase."""
+        a stop request ends the solve before a phase. The budget names the search as the fit's stage (a stop
+        heard from now on was heard in the search)."""
+        self.budget.enter("search")
         for phase in self.PHASES:
             if self.budget.stopped():
                 return self.unsearched()

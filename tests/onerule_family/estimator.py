@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from optrules.base import RuleModelEstimator
-from optrules.certificate import OPTIMAL, Certificate
 from optrules.models import Rule
 from optrules.parameters import check_parameters
 
 from .model import OneRule
 from .parameters import ONE_RULE_PARAMETERS
+from .solver import OneRuleSearch, OneRuleSettings
 
 
 class OneRuleClassifier(RuleModelEstimator):
@@ -37,23 +37,22 @@ class OneRuleClassifier(RuleModelEstimator):
     def fit(self, X, y, sample_weight=None):
         check_parameters(self)
         with self._fitting() as fitting:
-            self._fit(X, y, sample_weight, fitting.budget)
+            self._fit(X, y, sample_weight, fitting.budget, fitting.progress)
         return self
 
-    def _fit(self, X, y, sample_weight, budget) -> None:
+    def _fit(self, X, y, sample_weight, budget, progress) -> None:
         frame, codes = self._target(X, y)
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         features = self._binarize(frame, codes, budget=budget).astype(bool)
         n_classes = len(self.classes_)
+        result = OneRuleSearch(features, codes, weights, n_classes, settings=OneRuleSettings(), budget=budget,
+                               progress=progress).solve()
         by_class = np.stack([weights * (codes == c) for c in range(n_classes)], axis=1)  # (rows, classes)
-        inside = features.T.astype(np.float64) @ by_class  # (features, classes): weight each rule captures
-        outside = by_class.sum(axis=0) - inside
-        mistakes = inside.sum(axis=1) - inside.max(axis=1) + outside.sum(axis=1) - outside.max(axis=1)
-        best = int(np.argmin(mistakes))  # the first of the fewest: one answer for every run
-        name = self.binarizer_.feature_names_[best]
-        rule = Rule((name,), int(inside[best].argmax()), int(features[:, best].sum()), 0, tuple(inside[best]))
-        default = Rule((), int(outside[best].argmax()), int((~features[:, best]).sum()), 0, tuple(outside[best]))
-        self.rule_list_ = OneRule([rule], default, self.classes_, self.binarizer_)
-        objective = float(mistakes[best] / weights.sum())
-        self.certificate_ = Certificate(OPTIMAL, objective, objective,
-                                        {"total_time": budget.elapsed(), "features_tried": len(mistakes)})
+        captured = features[:, result.solution[0]] if result.solution else np.zeros(len(codes), bool)
+        inside, outside = by_class[captured].sum(axis=0), by_class[~captured].sum(axis=0)
+        rules = [Rule((self.binarizer_.feature_names_[result.solution[0]],), int(inside.argmax()), int(captured.sum()),
+                      0, tuple(inside))] if result.solution else []
+        default = Rule((), int(outside.argmax()), int((~captured).sum()), 0, tuple(outside))
+        self.rule_list_ = OneRule(rules, default, self.classes_, self.binarizer_)
+        self.certificate_ = result.certificate
+        self.certificate_.counters["total_time"] = budget.elapsed()

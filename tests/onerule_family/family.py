@@ -11,6 +11,7 @@ FAMILY = Family(
     title="the best single rule (a baseline)",
     estimator_path="onerule_family.estimator:OneRuleClassifier",
     model_path="onerule_family.model:OneRule",
+    solver_paths=("onerule_family.solver:OneRuleSearch",),
     multiclass=True,
     sample_weight=True,
     class_weight=False,

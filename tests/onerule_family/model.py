@@ -14,16 +14,20 @@ class OneRule(OrderedRules):
         return [self._branch(rule, rule.prediction, rule.class_frequencies(n_classes)) for rule in self._all_rules()]
 
     def __str__(self) -> str:
-        rule, default = self.rules[0], self.default
+        default = self.default
+        if not self.rules:  # (a fit stopped before it tried a feature)
+            return f"always: {display_label(self.classes, default.prediction)}"
+        rule = self.rules[0]
         return (f"when {' and '.join(map(printable, rule.conditions))}: {display_label(self.classes, rule.prediction)}; "
                 f"otherwise: {display_label(self.classes, default.prediction)}")
 
     def to_dict(self) -> dict:
-        return {"format": self.FORMAT, "version": FORMAT_VERSION, "rule": rule_dict(self.rules[0]),
+        return {"format": self.FORMAT, "version": FORMAT_VERSION, "rule": rule_dict(self.rules[0]) if self.rules else None,
                 "default": rule_dict(self.default), **self._common_dict()}
 
     @classmethod
     def from_dict(cls, data: dict) -> "OneRule":
         check_format(data, cls.FORMAT, "OneRule")
-        return cls([rule_from(data["rule"])], rule_from(data["default"]), data["classes"], cls._binarizer_from(data),
+        rules = [rule_from(data["rule"])] if data["rule"] else []
+        return cls(rules, rule_from(data["default"]), data["classes"], cls._binarizer_from(data),
                    data.get("feature_names"))

@@ -26,6 +26,8 @@ FAMILY = Family(
     title="rule list (certifiably optimal, CORELS)",
     estimator_path="optrules.corels.estimator:RuleListClassifier",
     model_path="optrules.corels.model:RuleList",
+    solver_paths=("optrules.corels.search:RuleListSearch", "optrules.corels.cluster:ClusterSearch",
+                  "optrules.corels.rashomon:RashomonEnumeration"),
     multiclass=True,
     sample_weight=True,
     class_weight=True,

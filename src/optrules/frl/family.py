@@ -17,6 +17,7 @@ FAMILY = Family(
     title="falling rule list",
     estimator_path="optrules.frl.estimator:FallingRuleListClassifier",
     model_path="optrules.frl.model:FallingRuleList",
+    solver_paths=("optrules.frl.search:FallingListSearch",),
     multiclass=False,
     sample_weight=True,
     class_weight=False,

@@ -39,6 +39,7 @@ FAMILY = Family(
     title="Boolean rule set (column generation)",
     estimator_path="optrules.rulesets.estimator:RuleSetClassifier",
     model_path="optrules.rulesets.model:RuleSet",
+    solver_paths=("optrules.rulesets.colgen:ColumnGeneration",),
     multiclass=False,
     sample_weight=True,
     class_weight=True,
