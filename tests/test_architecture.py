@@ -98,7 +98,7 @@ def test_a_front_end_names_no_family(front_end):
     from optrules.families import families
 
     text = (ROOT / front_end).read_text(encoding="utf-8")
-    named = sorted({name for name in families() if re.search(rf"""["']{name}["']""", text)})
+    named = sorted({name for name in families() if re.search(rf"""["']{name}["']|--model {name}\b""", text)})
     assert not named, f"{front_end} names the families {named}: read the registry (optrules.families) instead"
 
 

@@ -960,6 +960,13 @@ def _n_jobs(text: str) -> int:
     return value
 
 
+def _taking(capability: str) -> str:
+    """"--model a, b": the families with a capability (that take an option), for its help."""
+    from .families import names_where
+
+    return "--model " + ", ".join(names_where(lambda other: getattr(other, capability)))
+
+
 def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = True) -> None:
     from .families import add_cli_options, families, names_where
 
@@ -973,7 +980,7 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                               + "; ".join(f"--model {name}: {option_of(other.cv_parameter)}"
                                           for name, other in known.items() if other.cv_parameter))
     fit.add_argument("--n-jobs", type=_n_jobs, default=None, metavar="N",
-                     help="cores the fit uses: the certified search's threads (--model rulelist, frl; the same "
+                     help=f"cores the fit uses: the certified search's threads ({_taking('n_jobs')}; the same "
                           "list and certificate on any number; the Rashomon set's enumeration too), and with --cv "
                           "the folds side by side "
                           "(-1: every core, -2: all but one; default: every core for a search that runs "
@@ -981,16 +988,13 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                           "folds x threads <= cores")
     if not cross_validation:
         fit.set_defaults(cv=None)
-    def only(capability: str) -> str:  # "--model a, b": the families that take an option, in its help
-        return "--model " + ", ".join(names_where(lambda other: getattr(other, capability)))
-
     fit.add_argument("--class-weight", choices=["balanced"], default=None,
-                     help=f"weight classes inversely to their frequency ({only('class_weight')})")
+                     help=f"weight classes inversely to their frequency ({_taking('class_weight')})")
     fit.add_argument("--weight-column", help="column of per-sample weights (cost of misclassifying each row)")
     fit.add_argument("--sensitive", metavar="COLUMN",
-                     help="with --fairness: the column of the two groups it compares (not a feature; --model rulelist)")
+                     help=f"with --fairness: the column of the two groups it compares (not a feature; {_taking('fairness')})")
     fit.add_argument("--pos-label", default=None, metavar="LABEL",
-                     help=f"the class the model describes ({only('pos_label')}; default: the second of the sorted "
+                     help=f"the class the model describes ({_taking('pos_label')}; default: the second of the sorted "
                           "classes); 'both' with --cv K chooses it")
     add_cli_options(fit, known)
     search = fit.add_argument_group("search")
@@ -1003,11 +1007,11 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     add_option(search, MAX_ANTECEDENTS, metavar="N")
     constrained = known[names_where(lambda other: other.constraints)[0]]
     add_option(search, constrained.declared("max_rules"), metavar="K",
-               help=f"{only('constraints')}: at most K rules (the certificate is optimal over those models)")
+               help=f"{_taking('constraints')}: at most K rules (the certificate is optimal over those models)")
     search.add_argument("--forbid", nargs="+", default=None, metavar="NAME",
-                        help=f"{only('constraints')}: features (sex=Male) or columns (race) no rule may use")
+                        help=f"{_taking('constraints')}: features (sex=Male) or columns (race) no rule may use")
     search.add_argument("--require", nargs="+", default=None, metavar="NAME",
-                        help=f"{only('constraints')}: features or columns each of which some rule must use (the "
+                        help=f"{_taking('constraints')}: features or columns each of which some rule must use (the "
                              "certificate is optimal over the models that use them all)")
     search.add_argument("--refine", action="store_true",
                         help="after the certified optimum over the boosted thresholds, search quantile "
@@ -1076,7 +1080,7 @@ def _add_fit_command(commands) -> None:
     fit.add_argument("--reference-label", help="the matching .label file")
     fit.add_argument("--reference-minor", help="the matching .minor file (optional)")
     fit.add_argument("--scheduler", metavar="ADDRESS",
-                     help="search on this Dask cluster's workers (--model rulelist; e.g. tcp://10.0.0.5:8786): the "
+                     help=f"search on this Dask cluster's workers ({_taking('cluster')}; e.g. tcp://10.0.0.5:8786): the "
                           "same objective and certificate, the search space split among them; the scheduler is "
                           "trusted code (Dask lets it run code here): only your own, over tls:// across machines "
                           "(docs/corels.md)")

@@ -9,6 +9,7 @@ options and its web form. A new family is one package and one line in :data:`FAM
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, field, replace
 from importlib import import_module
@@ -158,16 +159,8 @@ class Family:
     #: the family's solvers ("module:Class", each a :class:`~optrules.solve.Solver`): what its fits and its
     #: Rashomon sets run; the solver contract test (``tests/test_solver_contract.py``) holds each to it
     solver_paths: tuple[str, ...]
-    multiclass: bool  # learns from more than two classes
-    sample_weight: bool  # fit(X, y, sample_weight=...)
-    class_weight: bool  # the class_weight parameter
-    pos_label: bool  # the pos_label parameter (binary families: the class described)
-    constraints: bool  # max_rules, forbidden and required
     #: the parameter --cv chooses, or None
     cv_parameter: str | None
-    #: its fitted estimator enumerates the Rashomon set (``rashomon_set``): the command line's ``rashomon``
-    #: and the web app's Rashomon form serve it
-    rashomon: bool = False
     #: one search across a Dask cluster's workers (``fit --scheduler``)
     cluster: bool = False
     #: the estimator's declared parameters (its ``_parameter_table``, from the family's light
@@ -214,6 +207,51 @@ class Family:
     @property
     def solvers(self) -> tuple[type, ...]:
         return tuple(_resolve(path) for path in self.solver_paths)
+
+    # -- capabilities, read from the estimator: its declarations (light), else its class ---------------
+    def _declares(self, name: str) -> bool:
+        return any(entry.name == name for entry in self.parameters)
+
+    @property
+    def class_weight(self) -> bool:
+        """The ``class_weight`` parameter."""
+        return self._declares("class_weight")
+
+    @property
+    def pos_label(self) -> bool:
+        """The ``pos_label`` parameter (binary families: the class described)."""
+        return self._declares("pos_label")
+
+    @property
+    def constraints(self) -> bool:
+        """``max_rules``, ``forbidden`` and ``required``."""
+        return all(self._declares(name) for name in ("max_rules", "forbidden", "required"))
+
+    @property
+    def fairness(self) -> bool:
+        """A fairness constraint (``fairness``, ``max_unfairness``; ``fit(..., sensitive=)``)."""
+        return self._declares("fairness")
+
+    @property
+    def n_jobs(self) -> bool:
+        """Searches on several threads (``n_jobs``)."""
+        return self._declares("n_jobs")
+
+    @property
+    def multiclass(self) -> bool:
+        """Learns from more than two classes (the estimator's ``multiclass``)."""
+        return bool(getattr(self.estimator, "multiclass", False))
+
+    @property
+    def sample_weight(self) -> bool:
+        """``fit(X, y, sample_weight=...)``."""
+        return "sample_weight" in inspect.signature(self.estimator.fit).parameters
+
+    @property
+    def rashomon(self) -> bool:
+        """Its fitted estimator enumerates the Rashomon set (``rashomon_set``): the command line's
+        ``rashomon`` and the web app's Rashomon form serve it."""
+        return callable(getattr(self.estimator, "rashomon_set", None))
 
     @property
     def form(self) -> tuple[Parameter, ...]:

@@ -28,13 +28,7 @@ FAMILY = Family(
     model_path="optrules.corels.model:RuleList",
     solver_paths=("optrules.corels.search:RuleListSearch", "optrules.corels.cluster:ClusterSearch",
                   "optrules.corels.rashomon:RashomonEnumeration"),
-    multiclass=True,
-    sample_weight=True,
-    class_weight=True,
-    pos_label=False,
-    constraints=True,
     cv_parameter="regularization",
-    rashomon=True,
     cluster=True,
     parameters=RULE_LIST_PARAMETERS,
     form_fields=(
