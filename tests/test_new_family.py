@@ -98,7 +98,7 @@ def test_the_web_app_serves_it(registered, table):
     app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20), allowed_hosts=["testserver"])
     with TestClient(app, headers={"Origin": "http://testserver"}) as client:
         listed = {f["name"]: f for f in client.get("/api/families").json()}
-        assert [p["name"] for p in listed["onerule"]["parameters"]] == ["n_thresholds"]
+        assert [p["name"] for p in listed["onerule"]["parameters"]] == ["n_thresholds", "block"]
         key = client.post("/api/uploads", files={"file": ("t.csv", io.BytesIO(table.to_csv(index=False).encode()),
                                                           "text/csv")}).json()["key"]
         refused = client.post("/api/runs", json={"table": key, "target": "label", "model": "onerule",
@@ -117,3 +117,32 @@ def test_the_web_app_serves_it(registered, table):
         assert run["result"]["text"].startswith("when age") and run["result"]["certificate"]["status"] == "optimal"
         model = load_model(client.get(f"/api/runs/{run_id}/model.json").text)
         assert str(model) == run["result"]["text"]
+
+
+def test_a_parameter_added_to_its_table_reaches_fit_the_command_line_and_the_form(registered, table, tmp_path,
+                                                                                   capsys):
+    """``block`` is declared in the family's table (and taken by ``__init__``) and nowhere else: its entry
+    in the registry names it neither as an option nor as a field."""
+    from onerule_family.estimator import OneRuleClassifier
+    from onerule_family.family import FAMILY
+
+    from optrules.parameters import ParameterError
+    from optrules.web.runs import InputError, build_estimator
+
+    assert "block" not in {o.name for o in FAMILY.cli_options} | {f.name for f in FAMILY.form_fields}
+    X, y = table.drop(columns="label"), table["label"]
+    with pytest.raises(ParameterError, match="block must be a whole number in \\[1, 64\\], got 0"):
+        OneRuleClassifier(block=0).fit(X, y)
+    events = []
+    OneRuleClassifier(block=2, verbose=lambda trace, event: events.append(event.work)).fit(X, y)
+    assert [w for w in events if w][:3] == [2, 4, 6]  # (the solver reports a block of 2 at a time)
+    data = tmp_path / "data.csv"
+    table.to_csv(data, index=False)
+    assert main(["fit", str(data), "--target", "label", "--model", "onerule", "--block", "3", "--quiet"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["fit", str(data), "--target", "label", "--model", "onerule", "--block", "0"])
+    assert "--block: expected a whole number in [1, 64]" in capsys.readouterr().err
+    assert build_estimator("onerule", {"block": 5}, None).block == 5
+    with pytest.raises(InputError, match="block must be a whole number in \\[1, 64\\]"):
+        build_estimator("onerule", {"block": 100}, None)

@@ -321,7 +321,7 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
                          f"cross-validates (--model {' or '.join(takers)})")
     if len(family.cv_candidates(args)) > 1 and not args.cv and not several_values:
         raise SystemExit(f"error: several {option_of(family.cv_parameter)} values need --cv K to choose among them")
-    for option in family.cli_options:  # (an option several families share takes several values for one of them)
+    for option in family.options:  # (an option several families share takes several values for one of them)
         given = getattr(args, option.name)
         if option.name not in (family.cv_parameter, "max_unfairness") and isinstance(given, list) and len(given) > 1:
             raise SystemExit(f"error: {family.option_flags(option)[0]} takes one value with --model {family.name}"

@@ -16,7 +16,16 @@ from importlib import import_module
 from typing import Any, Callable
 
 from .escape import shown
-from .parameters import NOT_GIVEN, Declared, Interval, ParameterError, add_option, option_of, with_current_names
+from .parameters import (
+    NOT_GIVEN,
+    SHARED_NAMES,
+    Declared,
+    Interval,
+    ParameterError,
+    add_option,
+    option_of,
+    with_current_names,
+)
 
 
 @dataclass(frozen=True)
@@ -167,9 +176,17 @@ class Family:
     #: ``parameters`` module: the front ends read it without importing the solver)
     parameters: tuple[Declared, ...] = ()
     #: the web form's settings beyond the common ones (every family: budgets, max_card, missing values)
+    #: that need a label, range or default of their own; every other parameter of the family's own
+    #: (:meth:`own_parameters`) gets a field as declared, unless ``form_leaves_out`` names it
     form_fields: tuple[Field, ...] = ()
-    #: the family's own command-line options of ``fit``
+    #: the family's own command-line options of ``fit`` that need flags or several values; every other
+    #: parameter of its own gets an option as declared (:attr:`options`), unless ``cli_leaves_out`` names it
     cli_options: tuple[Option, ...] = ()
+    #: own parameters the command line offers no option of their own: the shared options offer them
+    #: (``--max-rules``, ``--forbid``, ``--require``, ``--refine``), or none does (measurement switches)
+    cli_leaves_out: tuple[str, ...] = ()
+    #: own parameters the web form leaves out (a public server offers what a run can finish)
+    form_leaves_out: tuple[str, ...] = ()
     #: estimator settings the web app fixes for this family, from the common ones
     web_settings: Callable[[dict], dict] = field(default=lambda common: {})
     #: estimator settings the command line fixes for this family, from the common ones
@@ -253,11 +270,29 @@ class Family:
         ``rashomon`` and the web app's Rashomon form serve it."""
         return callable(getattr(self.estimator, "rashomon_set", None))
 
+    def own_parameters(self) -> tuple[Declared, ...]:
+        """The parameters the family declares beside those several families share (``optrules.parameters``,
+        which the front ends offer by options and fields of their own), old names left out."""
+        return tuple(entry for entry in self.parameters if entry.name not in SHARED_NAMES and not entry.renames)
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """The family's own command-line options: those listed, then every other own parameter as declared."""
+        listed = {option.name for option in self.cli_options}
+        return self.cli_options + tuple(Option(entry.name) for entry in self.own_parameters()
+                                        if entry.name not in listed and entry.name not in self.cli_leaves_out)
+
+    def _form_fields(self) -> tuple[Field, ...]:
+        listed = {f.name for f in self.form_fields}
+        return self.form_fields + tuple(Field(entry.name, entry.help[:1].upper() + entry.help[1:])
+                                        for entry in self.own_parameters()
+                                        if entry.name not in listed and entry.name not in self.form_leaves_out)
+
     @property
     def form(self) -> tuple[Parameter, ...]:
         """The web form's fields beyond the common ones, made from the estimator's declarations."""
         fields = []
-        for f in self.form_fields:
+        for f in self._form_fields():
             if f.common:
                 continue
             entry = self.declared(f.name)
@@ -291,7 +326,7 @@ class Family:
     def cli_values(self, args) -> dict:
         """The family's own options as the command line gave them (the first value of several); an option
         several families share, not given, is left out: the estimator keeps its own default."""
-        values = {option.name: getattr(args, option.name) for option in self.cli_options}
+        values = {option.name: getattr(args, option.name) for option in self.options}
         return {name: value[0] if isinstance(value, list) else value for name, value in values.items()
                 if value is not NOT_GIVEN}
 
@@ -331,13 +366,13 @@ def add_cli_options(parser, known: dict[str, Family]) -> None:
     added: set[str] = set()
     for each in known.values():
         group = parser.add_argument_group(f"{each.title} (--model {each.name})")
-        for option in each.cli_options:
+        for option in each.options:
             flags = each.option_flags(option)
             if flags[0] in added:
                 continue
             added.update(flags)
             takers = {other.name: other.declared(option.name) for other in known.values()
-                      if any(other.option_flags(o) == flags and o.name == option.name for o in other.cli_options)}
+                      if any(other.option_flags(o) == flags and o.name == option.name for o in other.options)}
             add_option(group, each.declared(option.name), *flags, several=option.several, metavar=option.metavar,
                        takers=takers)
 

@@ -383,6 +383,10 @@ POS_LABEL = Declared("pos_label", "the class the model describes (default: the s
                      none=True, kind="any")
 RANDOM_STATE = Declared("random_state", "random seed", None, Interval(0, 2**32 - 1, whole=True), none=True,
                         kind="random_state")
+#: what several families take: the front ends offer these by options and fields of their own (each
+#: family's own parameters get theirs from its registry entry, :meth:`optrules.families.Family.options`)
+SHARED_NAMES = frozenset(entry.name for entry in COMMON_PARAMETERS + (
+    N_JOBS, MAX_CARD, MAX_ANTECEDENTS, CLASS_WEIGHT, FAIRNESS, MAX_UNFAIRNESS, POS_LABEL, RANDOM_STATE))
 
 
 def with_defaults(table: tuple, **defaults) -> tuple:

@@ -22,7 +22,7 @@ class OneRuleClassifier(RuleModelEstimator):
 
     def __init__(self, thresholds: str = "quantile", n_thresholds: int = 9, negations: bool = False,
                  missing: str = "category", identifiers: str = "drop", time_limit: float | None = None,
-                 max_memory: int | None = None, verbose=False, categorical=None, bins=None):
+                 max_memory: int | None = None, verbose=False, categorical=None, bins=None, block: int = 8):
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.negations = negations
@@ -33,6 +33,7 @@ class OneRuleClassifier(RuleModelEstimator):
         self.verbose = verbose
         self.categorical = categorical
         self.bins = bins
+        self.block = block
 
     def fit(self, X, y, sample_weight=None):
         check_parameters(self)
@@ -45,7 +46,7 @@ class OneRuleClassifier(RuleModelEstimator):
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         features = self._binarize(frame, codes, budget=budget).astype(bool)
         n_classes = len(self.classes_)
-        result = OneRuleSearch(features, codes, weights, n_classes, settings=OneRuleSettings(), budget=budget,
+        result = OneRuleSearch(features, codes, weights, n_classes, settings=OneRuleSettings(self.block), budget=budget,
                                progress=progress).solve()
         by_class = np.stack([weights * (codes == c) for c in range(n_classes)], axis=1)  # (rows, classes)
         captured = features[:, result.solution[0]] if result.solution else np.zeros(len(codes), bool)

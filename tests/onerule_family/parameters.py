@@ -1,6 +1,7 @@
 """The one-rule estimator's parameters, declared once (a light module: the front ends read it)."""
 
-from optrules.parameters import BINARIZER_PARAMETERS, MAX_MEMORY, TIME_LIMIT, VERBOSE, with_defaults
+from optrules.parameters import BINARIZER_PARAMETERS, MAX_MEMORY, TIME_LIMIT, VERBOSE, Declared, Interval, with_defaults
 
 ONE_RULE_PARAMETERS = (with_defaults((TIME_LIMIT,), time_limit=None) + (MAX_MEMORY, VERBOSE)
-                       + with_defaults(BINARIZER_PARAMETERS, thresholds="quantile", negations=False))
+                       + with_defaults(BINARIZER_PARAMETERS, thresholds="quantile", negations=False)
+                       + (Declared("block", "features tried between two progress reports", 8, Interval(1, 64, whole=True)),))

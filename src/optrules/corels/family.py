@@ -45,6 +45,11 @@ FAMILY = Family(
                  Option("min_support"), Option("policy"), Option("map_type"), Option("fairness"),
                  Option("max_unfairness", metavar="EPS", several="with --fairness: the certified optimum under each, a table and "
                                                                 "the --report's curve (the tightest bound's list kept)")),
+    # (the shared options offer max_rules, forbidden, required and refine; the bounds' switches measure)
+    cli_leaves_out=("max_rules", "forbidden", "required", "refine", "use_minimum_support", "use_accurate_support",
+                    "use_excessive_support", "use_lookahead", "use_equivalent_points"),
+    form_leaves_out=("min_support", "policy", "map_type", "greedy_start", "use_minimum_support", "use_accurate_support",
+                     "use_excessive_support", "use_lookahead", "use_equivalent_points"),
     cv_from_cli=_cv_from_cli,
     cv_title="lambda",
     cv_size=("mean_n_rules", "rules"),

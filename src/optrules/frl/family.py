@@ -29,6 +29,7 @@ FAMILY = Family(
     cli_options=(Option("w"), Option("regularization", ("--regularization", "-r")), Option("C"), Option("C1"), Option("soft"),
                  Option("method"), Option("iterations"),
                  Option("random_state", ("--seed",), metavar="SEED"), Option("min_class_support")),
+    form_leaves_out=("C1", "method", "iterations", "prob_terminate", "curiosity_weight", "min_class_support"),
     web_settings=lambda common: {"random_state": 0},
     settings_text=_settings_text,
     warm_up=(

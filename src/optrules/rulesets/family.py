@@ -60,6 +60,10 @@ FAMILY = Family(
     cli_settings=lambda common: {"negations": True},
     cv_from_cli=_cv_from_cli,
     cv_size=("mean_complexity", "complexity found"),
+    # (min_support means another thing than the rule lists' --min-support; exact pricing takes a flag or a name)
+    cli_leaves_out=("min_support", "exact_pricing"),
+    form_leaves_out=("cnf", "regularization", "pricing_time_limit", "beam_width", "exact_pricing", "max_pricing_samples",
+                     "max_pricing_features", "min_support"),
     cv_candidates=lambda args: FAMILY.given_values(args, "complexity"),
     settings_text=lambda model: f"{len(model.binarizer_.feature_names_)} features, complexity <= {model.complexity:g}",
     fit_text=_fit_text,
