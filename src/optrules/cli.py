@@ -35,10 +35,14 @@ from .parameters import (
     BINARIZER_PARAMETERS,
     DEFAULT_TIME_LIMIT,
     MAX_ANTECEDENTS,
+    MAX_CARD,
+    MAX_MEMORY,
     MAX_NODES,
+    MB,
     NOT_GIVEN,
-    THRESHOLD_MODES,
+    TIME_LIMIT,
     add_option,
+    in_megabytes,
     option_of,
 )
 
@@ -172,31 +176,15 @@ def _add_data_arguments(parser: argparse.ArgumentParser, data_help: str | None =
     parser.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out of the features")
     parser.add_argument("--keep-identifiers", action="store_true",
                         help="use columns that look like row identifiers (left out by default, with a warning)")
-    parser.add_argument("--max-card", type=_max_card, default=None,
-                        help="features per antecedent, at most (default: the family's); auto: single literals "
-                             "certified first, then pairs when their search certifies")
-    parser.add_argument("--negations", action=argparse.BooleanOptionalAction, default=None,
-                        help="also use negated features ('not x=v') (default: the family's)")
-    parser.add_argument("--thresholds", choices=list(THRESHOLD_MODES), default=None,
-                        help=f"numeric thresholds: the splits of a boosted reference ensemble fitted on the "
-                             f"target (a small space that certifies on raw tables), quantiles, or both (default: "
-                             f"{_declared_default(BINARIZER_PARAMETERS, 'thresholds')})")
-    parser.add_argument(
-        "--missing", choices=["error", "category"], default="category",
-        help="missing values: their own category (default, with a warning saying how many) or reject them",
-    )
-
-
-def _max_card(text: str):
-    if text == "auto":
-        return "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--max-card takes a whole number or auto, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--max-card must be at least 1, got {value}")
-    return value
+    binarizing = {entry.name: entry for entry in BINARIZER_PARAMETERS}
+    add_option(parser, MAX_CARD, default=None, metavar="K",
+               help=f"{MAX_CARD.help} (default: the family's)")
+    add_option(parser, binarizing["negations"], default=None, help=f"{binarizing['negations'].help} (default: the family's)")
+    thresholds = binarizing["thresholds"]
+    add_option(parser, thresholds, default=None,
+               help=f"{thresholds.help}: the splits of a boosted reference fitted on the target make a small space that "
+                    f"certifies on raw tables (default: {thresholds.default})")
+    add_option(parser, binarizing["missing"])
 
 
 def _binarizer_options(args) -> dict:
@@ -327,15 +315,11 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
             raise SystemExit(f"error: {family.option_flags(option)[0]} takes one value with --model {family.name}"
                              + (f" (--cv K chooses among {option_of(family.cv_parameter)} values)"
                                 if family.cv_parameter else ""))
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise SystemExit(f"error: --time-limit must be positive seconds or 'none', got {args.time_limit}")
     if getattr(args, "scheduler", None) is not None:
         if not family.cluster or args.cv or getattr(args, "reference_out", None):
             takers = names_where(lambda other: other.cluster)
             raise SystemExit(f"error: --scheduler: only for --model {' and '.join(takers)}, without --cv or "
                              "--reference-out")
-    if args.max_memory is not None and not args.max_memory > 0:
-        raise SystemExit(f"error: --max-memory must be positive MB, got {args.max_memory}")
     _check_output(getattr(args, "output", None))
     _check_output(getattr(args, "report", None))
 
@@ -368,7 +352,7 @@ def _budget_text(args) -> str:
 def _estimator(args, family, y, time_limit: float | None):
     """The unfitted estimator of ``family`` that the arguments describe (the family's own options read by
     the registry, :meth:`~optrules.families.Family.estimator_from_cli`, the options every family shares here)."""
-    memory = None if args.max_memory is None else int(args.max_memory * 2**20)
+    memory = None if args.max_memory is None else int(args.max_memory * MB)
     common = dict(time_limit=time_limit, missing=args.missing, identifiers=_identifiers(args), max_memory=memory,
                   verbose=_show_progress(args) and not args.cv, **_binarizer_options(args))
     if family.class_weight:
@@ -533,7 +517,7 @@ def cmd_rashomon(args, console: Console) -> int:
     from .budget import Budget
     from .corels.rashomon_analysis import ENUMERATION_SHARE
 
-    memory = None if args.max_memory is None else int(args.max_memory * 2**20)
+    memory = None if args.max_memory is None else int(args.max_memory * MB)
     left = _time_left(args, started)  # (the enumeration has its share; the analysis, below, what is left)
     rashomon = model.rashomon_set(args.epsilon, relative=args.relative, max_nodes=args.max_nodes,
                                   time_limit=None if left is None else ENUMERATION_SHARE * left, max_memory=memory)
@@ -999,11 +983,9 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
     add_cli_options(fit, known)
     search = fit.add_argument_group("search")
     add_option(search, MAX_NODES, metavar="N")
-    search.add_argument("--time-limit", type=_seconds, default=_UNSET,
-                        help=f"seconds for the whole fit, reading the file included (default {DEFAULT_TIME_LIMIT:g}; "
-                             "'none': no limit); the best model found is returned with its certified gap")
-    search.add_argument("--max-memory", type=float, default=None, metavar="MB",
-                        help="memory the fit may hold, MB (default 1024 or half the machine's)")
+    add_option(search, TIME_LIMIT, default=_UNSET, metavar="SECONDS",
+               help=f"{TIME_LIMIT.help}; the file read included (default {DEFAULT_TIME_LIMIT:g}; 'none': no limit)")
+    add_option(search, in_megabytes(MAX_MEMORY), metavar="MB")
     add_option(search, MAX_ANTECEDENTS, metavar="N")
     constrained = known[names_where(lambda other: other.constraints)[0]]
     add_option(search, constrained.declared("max_rules"), metavar="K",
@@ -1018,15 +1000,6 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                              "and boosted thresholds together from it (the certificate covers that larger space)")
     search.add_argument("--verbose", "-v", action="store_true", help="show live progress (default: on a terminal)")
     search.add_argument("--quiet", "-q", action="store_true", help="no live progress")
-
-
-def _seconds(text: str) -> float | None:
-    if text.strip().lower() in ("none", "inf", "no", "off"):
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds or 'none', got {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1055,11 +1028,6 @@ def _add_mine_command(commands) -> None:
     mine.add_argument("--min-support", type=float, default=0.01, help="minimum support share (default 0.01)")
     add_option(mine, MAX_ANTECEDENTS, metavar="N")
     mine.set_defaults(handler=cmd_mine)
-
-
-def _declared_default(table, name: str):
-    """A parameter's default, from its one declaration (so that a help text names the default in force)."""
-    return next(entry.default for entry in table if entry.name == name)
 
 
 def _add_fit_command(commands) -> None:

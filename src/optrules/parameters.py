@@ -247,16 +247,21 @@ def from_text(entry: Declared, text: str):
     if entry.none and word.lower() in _NONE_WORDS:
         return None
     if entry.number is None:
-        raise argparse.ArgumentTypeError(f"expected {entry.takes()}, got {shown(text)}")
+        raise argparse.ArgumentTypeError(f"expected {_typed(entry)}, got {shown(text)}")
     try:
         value = float(word)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {entry.takes()}, got {shown(text)}") from None
+        raise argparse.ArgumentTypeError(f"expected {_typed(entry)}, got {shown(text)}") from None
     if entry.number.whole and value.is_integer():
         value = int(value)
     if not entry.allows(value):
-        raise argparse.ArgumentTypeError(f"expected {entry.takes()}, got {shown(text)}")
+        raise argparse.ArgumentTypeError(f"expected {_typed(entry)}, got {shown(text)}")
     return value
+
+
+def _typed(entry: Declared) -> str:
+    """What ``entry`` takes, as typed on a command line (None is the word 'none')."""
+    return entry.takes().replace("None", "'none'")
 
 
 class _NotGiven:
@@ -281,11 +286,16 @@ class DefaultValues(list):
     """A several-valued option's default, told apart from the same values given on the command line."""
 
 
+#: ``add_option``'s default: the declaration's
+_DECLARED = object()
+
+
 def add_option(parser, entry: Declared, *flags: str, several: bool | str = False, help: str | None = None,
-               metavar: str | None = None, takers: dict[str, Declared] | None = None) -> None:
+               metavar: str | None = None, takers: dict[str, Declared] | None = None, default=_DECLARED) -> None:
     """Add ``entry`` to an argparse ``parser`` as ``--name`` (or ``flags``), with the type, choices, default
     and help its declaration gives (``several``: one or more values, as the --cv parameter takes; text: what
-    several values do, for the help).
+    several values do, for the help). ``default``: another value when the option is not given (None: each
+    family's own, which ``help`` then says).
 
     ``takers``: the families that take it by name, when several do (their declarations may differ in
     range and default): it takes what any of them takes, its value is :data:`NOT_GIVEN` unless given
@@ -296,14 +306,18 @@ def add_option(parser, entry: Declared, *flags: str, several: bool | str = False
         parser.add_argument(*flags, dest=entry.name, default=entry.default, help=argparse.SUPPRESS,
                             type=lambda word: from_text(entry, word))
         return
+    given_default = default
     if entry.flag and entry.number is None and not entry.options:  # a switch (--x, or --x/--no-x when on by default)
-        parser.add_argument(*flags, dest=entry.name, default=bool(entry.default), help=text,
-                            action=argparse.BooleanOptionalAction if entry.default else "store_true")
+        default = bool(entry.default) if given_default is _DECLARED else given_default
+        parser.add_argument(*flags, dest=entry.name, default=default, help=text,
+                            action=argparse.BooleanOptionalAction if default is None or default else "store_true")
         return
     entries = list((takers or {entry.name: entry}).values())
     if takers and len(takers) > 1:
         default = NOT_GIVEN
         text += " (" + "; ".join(f"--model {name}: {_default_text(each)}" for name, each in takers.items()) + ")"
+    elif given_default is not _DECLARED:
+        default = given_default
     else:
         default = DefaultValues([entry.default]) if several else entry.default
         text += f" ({_default_text(entry)})" if _default_text(entry) else ""
@@ -337,9 +351,17 @@ MAX_NODES = Declared("max_nodes", "stop after this much search work (prefixes ex
                      None, Interval(0, None, whole=True), none=True, none_means="no limit")
 TIME_LIMIT = Declared("time_limit", "seconds for the whole fit; the best model found is returned with its certified gap",
                       DEFAULT_TIME_LIMIT, Interval(0, None, "neither"), none=True, none_means="no limit")
-MAX_MEMORY = Declared("max_memory", "bytes the fit may hold", None, Interval(0, None, "neither"), none=True,
+MAX_MEMORY = Declared("max_memory", "bytes of memory the fit may hold", None, Interval(0, None, "neither"), none=True,
                       none_means="1 GiB or half the machine's")
 BUDGET_PARAMETERS = (MAX_NODES, TIME_LIMIT, MAX_MEMORY)
+#: a megabyte, the unit the front ends show ``max_memory`` in
+MB = 2**20
+
+
+def in_megabytes(entry: Declared) -> Declared:
+    """A declaration in bytes as the front ends show it, in MB: the same range, the help saying the unit."""
+    return replace(entry, help=entry.help.replace("bytes", "MB"), default=None if entry.default is None
+                   else entry.default / MB)
 VERBOSE = Declared("verbose", "show live progress, or a callable (trace, event) that hears it and may answer STOP",
                    False, flag=True, kind="callable")
 #: how numeric columns get their thresholds: a reference ensemble's splits, quantiles, or both

@@ -37,7 +37,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..families import default_family
-from .runs import DEFAULT_TIME_LIMIT, FINISHED, MAX_TIME_LIMIT, InputError, RunManager, memory_limits_mb
+from ..parameters import DEFAULT_TIME_LIMIT
+from .runs import FINISHED, MAX_TIME_LIMIT, InputError, RunManager, memory_limits_mb
 from .uploads import UploadRefused
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")

@@ -19,14 +19,14 @@ import threading
 import time
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from ..budget import STOP, Budget
 from ..families import family, with_rashomon_sets
-from ..parameters import DEFAULT_TIME_LIMIT
+from ..parameters import BINARIZER_PARAMETERS, MAX_CARD, MAX_MEMORY, TIME_LIMIT, in_megabytes
 from ..solve import ProgressEvent
 from .uploads import UploadStore
 
@@ -136,14 +136,19 @@ def common_form() -> tuple:
     from ..families import Parameter
 
     default_mb, most_mb = memory_limits_mb()
+    binarizing = {entry.name: entry for entry in BINARIZER_PARAMETERS}
+    # each from its one declaration, narrowed to what a public server's run can finish
     return (
-        Parameter("time_limit", "Time limit (s)", "number", DEFAULT_TIME_LIMIT, 0.1, MAX_TIME_LIMIT),
-        Parameter("max_memory", "Memory limit (MB)", "number", round(default_mb), 16, round(most_mb)),
-        Parameter("max_card", "Features per rule", "integer", None, 1, 3),  # empty: the family's (auto, 2)
-        Parameter("thresholds", "Numeric thresholds", "choice", "boosted",
-                  choices=(("boosted", "where a boosted reference splits"), ("quantile", "at quantiles"), ("both", "both"))),
-        Parameter("negations", "Negated features", "choice", "",
-                  choices=(("", "the family's default"), ("with", "with negations"), ("without", "without"))),
+        Parameter.of(TIME_LIMIT, "Time limit (s)", TIME_LIMIT.default, 0.1, MAX_TIME_LIMIT),
+        Parameter.of(in_megabytes(MAX_MEMORY), "Memory limit (MB)", round(default_mb), 16, round(most_mb)),
+        Parameter.of(MAX_CARD, "Features per rule", None, 1, 3, kind="integer"),  # empty: the family's (auto, 2)
+        Parameter.of(binarizing["thresholds"], "Numeric thresholds", binarizing["thresholds"].default,
+                     choices=(("boosted", "where a boosted reference splits"), ("quantile", "at quantiles"),
+                              ("both", "both"))),
+        # the families' defaults differ (rule lists and sets: with negations; falling lists: without)
+        Parameter.of(binarizing["negations"], "Negated features", "", kind="choice",
+                     choices=(("", "the family's default"), ("with", "with negations"), ("without", "without"))),
+        # (a flag of the page's: missing='category' or 'error')
         Parameter("missing_as_category", "treat missing values as a category", "flag", True),
     )
 
@@ -594,11 +599,9 @@ def _settings(params, form, extra: str, noun: str) -> dict:
 
 def frontier_form() -> tuple:
     """The settings of a trade-off curve's run (beside its bounds): each bound's budgets."""
-    from ..families import Parameter
 
     time_limit, max_memory = common_form()[:2]
-    return (Parameter("time_limit", "Time limit of each bound's fit (s)", "number", DEFAULT_TIME_LIMIT / 4, 0.1,
-                      time_limit.high), max_memory)
+    return (replace(time_limit, label="Time limit of each bound's fit (s)", default=TIME_LIMIT.default / 4), max_memory)
 
 
 #: the most bounds one curve may ask for (each may search for its time limit)
