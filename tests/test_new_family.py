@@ -84,8 +84,8 @@ def test_the_command_line_serves_it(registered, table, tmp_path, capsys):
     assert main(["bench", str(data), "--target", "label", "--model", "onerule", "-o", str(tmp_path / "b.json")]) == 0
     assert json.loads((tmp_path / "b.json").read_text())[0]["status"] == "optimal"
     # the options of other families are refused for it, with the families that take them
-    with pytest.raises(SystemExit, match="--max-rules, --forbid and --require: only for --model rulelist"):
-        main(["fit", str(data), "--target", "label", "--model", "onerule", "--max-rules", "2"])
+    with pytest.raises(SystemExit, match="--class-weight: only for --model rulelist and ruleset, not --model onerule"):
+        main(["fit", str(data), "--target", "label", "--model", "onerule", "--class-weight", "balanced"])
 
 
 def test_the_web_app_serves_it(registered, table):
@@ -98,7 +98,8 @@ def test_the_web_app_serves_it(registered, table):
     app = create_app(RunManager(workers=1, max_upload_bytes=2 * 2**20), allowed_hosts=["testserver"])
     with TestClient(app, headers={"Origin": "http://testserver"}) as client:
         listed = {f["name"]: f for f in client.get("/api/families").json()}
-        assert [p["name"] for p in listed["onerule"]["parameters"]] == ["n_thresholds", "block"]
+        assert [p["name"] for p in listed["onerule"]["parameters"]] == ["n_thresholds", "block", "max_rules", "forbidden",
+                                                                        "required"]
         key = client.post("/api/uploads", files={"file": ("t.csv", io.BytesIO(table.to_csv(index=False).encode()),
                                                           "text/csv")}).json()["key"]
         refused = client.post("/api/runs", json={"table": key, "target": "label", "model": "onerule",
@@ -146,3 +147,47 @@ def test_a_parameter_added_to_its_table_reaches_fit_the_command_line_and_the_for
     assert build_estimator("onerule", {"block": 5}, None).block == 5
     with pytest.raises(InputError, match="block must be a whole number in \\[1, 64\\]"):
         build_estimator("onerule", {"block": 100}, None)
+
+
+def test_given_every_capability_it_is_still_one_package_and_one_registry_line(registered, table, tmp_path, capsys):
+    """Several classes, weights, constraints and n_jobs, declared by its estimator alone: the registry reads
+    them (no flag in its entry), and the command line and the web form offer them."""
+    from onerule_family.estimator import OneRuleClassifier
+
+    from optrules.families import family
+    from optrules.web.runs import build_estimator
+
+    found = family("onerule")
+    assert (found.multiclass, found.sample_weight, found.constraints, found.n_jobs) == (True, True, True, True)
+    assert not found.class_weight and not found.fairness and not found.rashomon
+    X, y = table.drop(columns="label"), table["label"].to_numpy().copy()
+    y[::7] = "unsure"  # three classes
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    free = OneRuleClassifier().fit(X, y, sample_weight=weights)
+    assert len(free.classes_) == 3 and free.rule_list_.rules[0].conditions[0].startswith("age")
+    # constraints: the certificate is the exact optimum over the rules they allow
+    no_age = OneRuleClassifier(forbidden="age").fit(X, y, sample_weight=weights)
+    features = no_age.binarizer_.transform(X).astype(bool)
+    allowed = np.array([not name.startswith("age") for name in no_age.binarizer_.feature_names_])
+    codes = np.searchsorted(no_age.classes_, y)
+    expected = brute_force_mistakes(features[:, allowed], codes, weights) / weights.sum()
+    assert no_age.certificate_.is_optimal and no_age.certificate_.objective == pytest.approx(expected)
+    assert not no_age.rule_list_.rules[0].conditions[0].startswith("age")
+    colour = OneRuleClassifier(required="colour").fit(X, y)
+    assert colour.rule_list_.rules[0].conditions[0].startswith("colour")
+    none = OneRuleClassifier(max_rules=0).fit(X, y)
+    assert none.rule_list_.rules == [] and none.certificate_.is_optimal
+    with pytest.raises(ValueError, match="no single rule can use every required name"):
+        OneRuleClassifier(required=["colour", "age"]).fit(X, y)
+    # n_jobs: the same rule and certificate on any number of threads
+    one, two = (OneRuleClassifier(n_jobs=n, block=3).fit(X, y, sample_weight=weights) for n in (1, 2))
+    assert str(one.rule_list_) == str(two.rule_list_) and one.certificate_.objective == two.certificate_.objective
+    # the front ends offer them
+    data = tmp_path / "data.csv"
+    table.assign(label=y).to_csv(data, index=False)
+    assert main(["fit", str(data), "--target", "label", "--model", "onerule", "--forbid", "age", "--n-jobs", "2",
+                 "--quiet"]) == 0
+    assert "when age" not in capsys.readouterr().out
+    fields = {parameter.name for parameter in found.form}
+    assert {"max_rules", "forbidden", "required"} <= fields
+    assert build_estimator("onerule", {"forbidden": "age"}, None).forbidden == ["age"]

@@ -38,6 +38,7 @@ from .parameters import (
     MAX_CARD,
     MAX_MEMORY,
     MAX_NODES,
+    MAX_RULES,
     MB,
     NOT_GIVEN,
     TIME_LIMIT,
@@ -283,8 +284,8 @@ def _check_fit_arguments(args, family, several_values: bool = False) -> None:
         refuse("--weight-column", "sample_weight")
     fairness = getattr(args, "fairness", None)
     fairness = None if fairness is NOT_GIVEN else fairness  # (an option two families share: not given)
-    if getattr(args, "sensitive", None) and "fairness" not in family.estimator().get_params():
-        raise SystemExit(f"error: --sensitive: only with --fairness, for the families that take it, not --model {family.name}")
+    if getattr(args, "sensitive", None) and not family.fairness:
+        refuse("--sensitive", "fairness", "with --fairness")
     if bool(fairness) != bool(getattr(args, "sensitive", None)):
         raise SystemExit("error: --fairness needs --sensitive COLUMN (the column of the two groups it compares), and "
                          "--sensitive needs --fairness METRIC")
@@ -952,7 +953,7 @@ def _taking(capability: str) -> str:
 
 
 def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = True) -> None:
-    from .families import add_cli_options, families, names_where
+    from .families import add_cli_options, families
 
     known = families()
     fit.add_argument("--model", choices=list(known), default=next(iter(known)),
@@ -987,8 +988,7 @@ def _add_fit_arguments(fit: argparse.ArgumentParser, cross_validation: bool = Tr
                help=f"{TIME_LIMIT.help}; the file read included (default {DEFAULT_TIME_LIMIT:g}; 'none': no limit)")
     add_option(search, in_megabytes(MAX_MEMORY), metavar="MB")
     add_option(search, MAX_ANTECEDENTS, metavar="N")
-    constrained = known[names_where(lambda other: other.constraints)[0]]
-    add_option(search, constrained.declared("max_rules"), metavar="K",
+    add_option(search, MAX_RULES, metavar="K",
                help=f"{_taking('constraints')}: at most K rules (the certificate is optimal over those models)")
     search.add_argument("--forbid", nargs="+", default=None, metavar="NAME",
                         help=f"{_taking('constraints')}: features (sex=Male) or columns (race) no rule may use")

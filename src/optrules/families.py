@@ -132,6 +132,17 @@ class Field:
     common: bool = False
 
 
+#: the web form's fields of the shared parameters a capability brings (as the command line's shared
+#: options: --max-rules, --forbid, --require, --fairness, --max-unfairness)
+CAPABILITY_FIELDS = (
+    ("constraints", (Field("max_rules", "At most this many rules"),
+                     Field("forbidden", "Features or columns no rule may use"),
+                     Field("required", "Features or columns some rule must use"))),
+    ("fairness", (Field("fairness", "Fairness constraint (between the sensitive column's two groups)"),
+                  Field("max_unfairness", "Largest gap allowed between the groups' rates"))),
+)
+
+
 @dataclass(frozen=True)
 class Option:
     """One command-line option of a family: a parameter of its estimator, with its type, choices, default
@@ -283,10 +294,13 @@ class Family:
                                         if entry.name not in listed and entry.name not in self.cli_leaves_out)
 
     def _form_fields(self) -> tuple[Field, ...]:
+        """The listed fields, then every own parameter's, then the fields of the capabilities it has."""
         listed = {f.name for f in self.form_fields}
-        return self.form_fields + tuple(Field(entry.name, entry.help[:1].upper() + entry.help[1:])
-                                        for entry in self.own_parameters()
-                                        if entry.name not in listed and entry.name not in self.form_leaves_out)
+        own = tuple(Field(entry.name, entry.help[:1].upper() + entry.help[1:]) for entry in self.own_parameters()
+                    if entry.name not in listed and entry.name not in self.form_leaves_out)
+        capable = tuple(f for capability, fields in CAPABILITY_FIELDS for f in fields
+                        if getattr(self, capability) and f.name not in listed)
+        return self.form_fields + own + capable
 
     @property
     def form(self) -> tuple[Parameter, ...]:

@@ -401,13 +401,21 @@ FAIRNESS = Declared("fairness", f"a fairness constraint on the training rows ({'
                     "most max_unfairness", None, options=FAIRNESS_METRICS, none=True, none_means="no constraint")
 MAX_UNFAIRNESS = Declared("max_unfairness", "with fairness=: the largest difference of the two groups' rates allowed, "
                           "decided exactly", 0.05, Interval(0, 1))
+#: the constraints a family may take (``Family.constraints``): the certificate is optimal over the models
+#: that meet them
+MAX_RULES = Declared("max_rules", "at most this many rules (the certificate is optimal over those lists)", None,
+                     Interval(0, None, whole=True), none=True, none_means="no limit")
+FORBIDDEN = Declared("forbidden", "features (sex=Male) or columns (race) no rule may use", None, none=True, kind="names")
+REQUIRED = Declared("required", "features or columns each of which some rule must use (the certificate is optimal over "
+                    "the lists that use them all)", None, none=True, kind="names")
+CONSTRAINT_PARAMETERS = (MAX_RULES, FORBIDDEN, REQUIRED)
 POS_LABEL = Declared("pos_label", "the class the model describes (default: the second of the sorted classes)", None,
                      none=True, kind="any")
 RANDOM_STATE = Declared("random_state", "random seed", None, Interval(0, 2**32 - 1, whole=True), none=True,
                         kind="random_state")
 #: what several families take: the front ends offer these by options and fields of their own (each
 #: family's own parameters get theirs from its registry entry, :meth:`optrules.families.Family.options`)
-SHARED_NAMES = frozenset(entry.name for entry in COMMON_PARAMETERS + (
+SHARED_NAMES = frozenset(entry.name for entry in COMMON_PARAMETERS + CONSTRAINT_PARAMETERS + (
     N_JOBS, MAX_CARD, MAX_ANTECEDENTS, CLASS_WEIGHT, FAIRNESS, MAX_UNFAIRNESS, POS_LABEL, RANDOM_STATE))
 
 

@@ -123,7 +123,7 @@ def test_the_command_line_fits_predicts_and_refuses(tmp_path, capsys):
     for argv, message in ((["--fairness", "statistical_parity"], "--fairness needs --sensitive"),
                           (["--sensitive", "group"], "--sensitive needs --fairness"),
                           (["--sensitive", "group", "--fairness", "statistical_parity", "--model", "frl"],
-                           "--sensitive: only with --fairness"),
+                           "--sensitive: only for --model rulelist and ruleset, not --model frl: with --fairness"),
 
                           (["--max-unfairness", "0.1"], "--max-unfairness bounds the gap of --fairness"),
                           (["--max-unfairness", "0.1", "0.2"], "--max-unfairness bounds the gap of --fairness")):

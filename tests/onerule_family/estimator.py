@@ -22,7 +22,8 @@ class OneRuleClassifier(RuleModelEstimator):
 
     def __init__(self, thresholds: str = "quantile", n_thresholds: int = 9, negations: bool = False,
                  missing: str = "category", identifiers: str = "drop", time_limit: float | None = None,
-                 max_memory: int | None = None, verbose=False, categorical=None, bins=None, block: int = 8):
+                 max_memory: int | None = None, verbose=False, categorical=None, bins=None, block: int = 8,
+                 max_rules: int | None = None, forbidden=None, required=None, n_jobs: int | None = None):
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.negations = negations
@@ -34,6 +35,10 @@ class OneRuleClassifier(RuleModelEstimator):
         self.categorical = categorical
         self.bins = bins
         self.block = block
+        self.max_rules = max_rules
+        self.forbidden = forbidden
+        self.required = required
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
         check_parameters(self)
@@ -46,7 +51,8 @@ class OneRuleClassifier(RuleModelEstimator):
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         features = self._binarize(frame, codes, budget=budget).astype(bool)
         n_classes = len(self.classes_)
-        result = OneRuleSearch(features, codes, weights, n_classes, settings=OneRuleSettings(self.block), budget=budget,
+        settings = OneRuleSettings(self.block, self._candidates(), self.n_jobs)
+        result = OneRuleSearch(features, codes, weights, n_classes, settings=settings, budget=budget,
                                progress=progress).solve()
         by_class = np.stack([weights * (codes == c) for c in range(n_classes)], axis=1)  # (rows, classes)
         captured = features[:, result.solution[0]] if result.solution else np.zeros(len(codes), bool)
@@ -57,3 +63,13 @@ class OneRuleClassifier(RuleModelEstimator):
         self.rule_list_ = OneRule(rules, default, self.classes_, self.binarizer_)
         self.certificate_ = result.certificate
         self.certificate_.counters["total_time"] = budget.elapsed()
+
+    def _candidates(self) -> tuple[int, ...]:
+        """The features the rule may test: none when ``max_rules`` is 0, never a ``forbidden`` one, and
+        one that every ``required`` name names (a single rule must use them all)."""
+        allowed = ~self._named_features(self.forbidden, "forbidden")[1].any(axis=0)
+        names, masks = self._named_features(self.required, "required")
+        allowed &= masks.all(axis=0)
+        if names and (self.max_rules == 0 or not allowed.any()):
+            raise ValueError(f"no single rule can use every required name {names}")
+        return () if self.max_rules == 0 else tuple(int(j) for j in np.flatnonzero(allowed))

@@ -34,20 +34,15 @@ FAMILY = Family(
     form_fields=(
         Field("regularization", "lambda (price of a rule)", high=0.999),
         Field("class_weight", "Class weights"),
-        Field("max_rules", "At most this many rules"),
-        Field("forbidden", "Features or columns no rule may use"),
-        Field("required", "Features or columns some rule must use"),
         Field("refine", "then search quantile thresholds too, from the boosted optimum"),
-        Field("fairness", "Fairness constraint (between the sensitive column's two groups)"),
-        Field("max_unfairness", "Largest gap allowed between the groups' rates"),
     ),
     cli_options=(Option("regularization", ("--regularization", "-r"), several=True, metavar="LAMBDA"),
                  Option("min_support"), Option("policy"), Option("map_type"), Option("fairness"),
                  Option("max_unfairness", metavar="EPS", several="with --fairness: the certified optimum under each, a table and "
                                                                 "the --report's curve (the tightest bound's list kept)")),
-    # (the shared options offer max_rules, forbidden, required and refine; the bounds' switches measure)
-    cli_leaves_out=("max_rules", "forbidden", "required", "refine", "use_minimum_support", "use_accurate_support",
-                    "use_excessive_support", "use_lookahead", "use_equivalent_points"),
+    # (a shared option offers refine; the bounds' switches measure)
+    cli_leaves_out=("refine", "use_minimum_support", "use_accurate_support", "use_excessive_support", "use_lookahead",
+                    "use_equivalent_points"),
     form_leaves_out=("min_support", "policy", "map_type", "greedy_start", "use_minimum_support", "use_accurate_support",
                      "use_excessive_support", "use_lookahead", "use_equivalent_points"),
     cv_from_cli=_cv_from_cli,

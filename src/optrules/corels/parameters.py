@@ -4,7 +4,18 @@ importing the search."""
 
 from __future__ import annotations
 
-from ..parameters import CLASS_WEIGHT, COMMON_PARAMETERS, FAIRNESS, MAX_ANTECEDENTS, MAX_CARD, MAX_UNFAIRNESS, N_JOBS, Declared, Interval
+from ..parameters import (
+    CLASS_WEIGHT,
+    COMMON_PARAMETERS,
+    CONSTRAINT_PARAMETERS,
+    FAIRNESS,
+    MAX_ANTECEDENTS,
+    MAX_CARD,
+    MAX_UNFAIRNESS,
+    N_JOBS,
+    Declared,
+    Interval,
+)
 
 #: the queue orders of the search (the kernel's codes follow this order)
 POLICY_NAMES = ("lower_bound", "objective", "curiosity", "bfs", "dfs")
@@ -28,11 +39,7 @@ RULE_LIST_PARAMETERS = COMMON_PARAMETERS + (
         ("minimum_support", "Theorem 10"), ("accurate_support", "Theorem 11"), ("excessive_support", "Theorem 21"),
         ("lookahead", "Lemma 2"), ("equivalent_points", "Theorem 20"))),
     MAX_ANTECEDENTS,
-    Declared("max_rules", "at most this many rules (the certificate is optimal over those lists)", None,
-             Interval(0, None, whole=True), none=True, none_means="no limit"),
-    Declared("forbidden", "features (sex=Male) or columns (race) no rule may use", None, none=True, kind="names"),
-    Declared("required", "features or columns each of which some rule must use (the certificate is optimal over the "
-             "lists that use them all)", None, none=True, kind="names"),
+    *CONSTRAINT_PARAMETERS,
     Declared("refine", "after the certified optimum over the boosted thresholds, search quantile and boosted "
              "thresholds together from it (the certificate covers that larger space)", False, flag=True),
     N_JOBS,

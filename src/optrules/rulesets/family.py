@@ -46,8 +46,6 @@ FAMILY = Family(
         Field("complexity", "Complexity bound", low=2.0, high=1000.0, default=20.0),
         Field("max_card", "Conditions per clause", low=1, high=10, common=True),
         Field("pos_label", "Class it describes", kind="class"),
-        Field("fairness", "Fairness constraint (between the sensitive column's two groups)"),
-        Field("max_unfairness", "Largest gap allowed between the groups' rates"),
     ),
     cli_options=(Option("complexity", several=True), Option("regularization", ("--regularization", "-r")),
                  Option("cnf"), Option("max_degree"), Option("penalty"), Option("fairness"),
