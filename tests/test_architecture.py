@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent / "src" / "optrules"
 #: the modules that must run a certified search without the data layer's heavy dependencies
 SEARCH_CORES = ("optrules.corels.search", "optrules.frl.search", "optrules.bnb", "optrules.fairness.search")
 #: the modules a user reaches the families through, which must read the registry, never a family's name
-FRONT_ENDS = ("cli.py", "report.py", "export.py", "web/app.py", "web/runs.py", "web/uploads.py", "web/static/app.js")
+FRONT_ENDS = (*(f"cli/{path.name}" for path in sorted((ROOT / "cli").glob("*.py"))), "report.py", "export.py",
+              "web/app.py", "web/runs.py", "web/uploads.py", "web/static/app.js")
 
 
 @pytest.mark.parametrize("module", SEARCH_CORES)
@@ -59,6 +60,8 @@ def _package_graph() -> dict[str, set[str]]:
 
     graph = collections.defaultdict(set)
     for path in ROOT.rglob("*.py"):
+        if path.name == "__main__.py":  # a script (python -m), as an `if __name__ == "__main__"` block
+            continue
         source = unit(_module_name(path))
         for target in _imports(path):
             if unit(target) not in (source, "optrules"):

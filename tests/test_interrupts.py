@@ -58,7 +58,7 @@ def test_ctrl_c_in_a_phase_of_the_fit_writes_the_model_and_exits_130(tmp_path, m
 
 
 def test_ctrl_c_while_reading_the_table_exits_130_and_writes_nothing(tmp_path, monkeypatch, capsys):
-    import optrules.cli as cli
+    import optrules.cli.common as cli
 
     path = tmp_path / "data.csv"
     path.write_text("a,b,label\n" + "".join(f"{k % 3},{k % 5},{k % 2}\n" for k in range(50)))
