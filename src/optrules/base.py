@@ -5,7 +5,6 @@ beside its solver: ``corels/estimator.py``, ``frl/estimator.py``, ``rulesets/est
 from __future__ import annotations
 
 import contextlib
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -241,77 +240,15 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
             )
         return antecedents
 
-    #: the fitted attributes one search over a space sets: each rung of the ladder leaves its own
-    #: (:class:`optrules.ladder.RungResult`), and the best one's are put back
-    _searched_attributes = ("antecedents_", "antecedent_indices_", "certificate_", "_space_positions", "max_card_")
-
-    def _search(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None):
-        """The certified search over the mined antecedents (``prepared``: what the family's
-        ``_search_space`` needs), optionally from known lists (prefixes of indices into the mined
-        antecedents); within ``budget`` (the fit's), or a new one from ``time_limit`` and ``max_memory``.
-        With ``max_card="auto"``: the ladder of nested spaces (:meth:`_climb`). ``_space_positions`` maps
-        the indices of the space searched into the mined antecedents (``mined_antecedents_``)."""
-        self.antecedents_ = mined = self.mined_antecedents_
-        if budget is not None:
-            budget.enter("search")
-        if self.max_card != "auto" or not len(mined):
-            self.max_card_ = self._mining_card() if self.max_card != "auto" else 1
-            self._space_positions = np.arange(len(mined))
-            return self._search_space(prepared, initial_prefix, budget, progress)
-        own_progress = progress is None
-        progress = self._progress() if own_progress else progress
-        try:
-            return self._climb(prepared, initial_prefix, budget if budget is not None else self._budget(progress),
-                               progress)
-        finally:
-            if own_progress:
-                self._close(progress)
-
-    def _climb(self, prepared, initial_prefix, budget: Budget, progress):
-        """``max_card="auto"``: climb the ladder of nested spaces (:mod:`optrules.ladder`: the reference's
-        literals, every single literal, pairs), each rung's search started from the best list so far; the
-        fitted model is the best list found, and its certificate's ``proven`` says what is proven of it
-        (``ladder`` lists each rung's space, seconds and outcome). Sets ``max_card_`` (the best rung's)."""
-        from .ladder import Ladder, ladder_rungs
-
-        mined = self.antecedents_
-        rungs = ladder_rungs(mined, self.binarizer_.feature_names_,
-                             getattr(self.binarizer_, "reference_features_", None), self._mining_card())
-        starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
-            initial_prefix[0]) else list(initial_prefix))
-        ladder = Ladder(rungs, lambda rung, rung_starts, watch: self._search_rung(
-            prepared, mined, rung, rung_starts, budget, watch), budget, progress).climb(starts)
-        best = ladder.best()
-        for name, value in best.fitted.items():
-            setattr(self, name, value)
-        self.certificate_ = best.certificate
-        self.ladder_ = ladder.note(self.certificate_)
-        self.certificate_.counters["fit_time"] = budget.elapsed()
-        return self
-
-    def _search_rung(self, prepared, mined, rung, starts: list, budget: Budget, progress):
-        """One rung's search (:class:`optrules.ladder.RungResult`): ``_search_space`` over its antecedents
-        from ``starts`` (positions into ``mined``)."""
-        from .ladder import RungResult
-
-        position = {int(a): k for k, a in enumerate(rung.positions)}
-        self.antecedents_, self.max_card_ = mined.subset(rung.positions), rung.max_card
-        self._space_positions = np.asarray(rung.positions, dtype=np.int64)
-        started = time.perf_counter()
-        self._search_space(prepared, [[position[int(a)] for a in p] for p in starts] or None, budget, progress)
-        fitted = {name: getattr(self, name) for name in self._searched_attributes}
-        return RungResult(rung, self.certificate_, [int(rung.positions[a]) for a in self.antecedent_indices_],
-                          fitted, time.perf_counter() - started)
-
     def _mining_card(self) -> int:
         """Features per mined antecedent at most: ``max_card``, or 2 for ``"auto"`` (the search then
         certifies single literals first, and pairs when they finish: ``RuleListClassifier``)."""
         return 2 if self.max_card == "auto" else int(self.max_card)
 
-    def _mined(self) -> bool:
-        """Whether the fit mined its antecedents (not when its budget ended while mining's kernels
-        compiled: :meth:`_mine`)."""
-        report = self.antecedents_.report
+    def _mined(self, antecedents: Antecedents | None = None) -> bool:
+        """Whether the fit mined its antecedents (``antecedents``, else ``antecedents_``; not when its budget
+        ended while mining's kernels compiled: :meth:`_mine`)."""
+        report = (self.antecedents_ if antecedents is None else antecedents).report
         return report is None or report.mined
 
     @contextlib.contextmanager
@@ -398,8 +335,8 @@ class RuleModelEstimator(ModelViews, ClassifierMixin, BaseEstimator):
         if close is not None:
             close()
 
-    def _conditions(self):
-        return self.antecedents_.condition_names
+    def _conditions(self, antecedents: Antecedents | None = None):
+        return (self.antecedents_ if antecedents is None else antecedents).condition_names
 
     def _check_predict_input(self, X):
         """Fitted, and arrays have the fitted number of columns (a DataFrame is matched by column names)."""

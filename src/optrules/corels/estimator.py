@@ -12,6 +12,7 @@ from ..budget import Budget, check_budget_values
 from ..data import bitset
 from ..data.groups import GROUPING, GroupingStopped, grouping_bytes
 from ..parameters import check_parameters
+from ..staged import Space, StagedListSearch
 from .cluster import check_cluster_options, cluster_search, current_client
 from .parameters import RULE_LIST_PARAMETERS
 from .prefix import rule_list_from_prefix
@@ -21,7 +22,7 @@ from .requirements import Requirements
 from .search import Ablation, search, unmined_result
 
 
-class RuleListClassifier(RuleModelEstimator):
+class RuleListClassifier(StagedListSearch, RuleModelEstimator):
     """Certifiably optimal rule list (CORELS): minimises mistakes/N + regularization * (number of rules).
 
     Two or more classes (each rule predicts the majority class of what it captures); with
@@ -180,7 +181,6 @@ class RuleListClassifier(RuleModelEstimator):
 
     multiclass = True
     _parameter_table = RULE_LIST_PARAMETERS
-    _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_",)
 
     def fit(self, X, y, sample_weight=None, sensitive=None):
         """Fit the certified optimal list. With ``fairness=``: the best list whose metric between the two
@@ -212,10 +212,9 @@ class RuleListClassifier(RuleModelEstimator):
             self.__dict__.update(fitted)
             return self
         prepared = self._prepare(X, y, sample_weight, regularization, budget, thresholds="both")
-        self.antecedents_, self.max_card_ = self.mined_antecedents_, self._mining_card()
-        self._space_positions = np.arange(len(self.antecedents_))
-        start = self._same_captures(guided)
-        self._search_space(prepared, None if start is None else [start], budget, progress)
+        space = Space.every(self.mined_antecedents_, self._mining_card())
+        start = self._same_captures(guided, space.antecedents)
+        self._take(self._search_space(prepared, space, None if start is None else [start], budget, progress))
         first = guided.certificate_
         self.certificate_.counters["guided_space"] = (
             f"certified optimum over the boosted space ({len(guided.antecedents_):,} antecedents): objective "
@@ -223,12 +222,13 @@ class RuleListClassifier(RuleModelEstimator):
                                          "; its list is not among these antecedents, so it did not start this search"))
         return self
 
-    def _same_captures(self, fitted) -> list | None:
-        """The list of another fit on the same rows (``fitted``) as indices into ``antecedents_``, each
+    @staticmethod
+    def _same_captures(fitted, antecedents) -> list | None:
+        """The list of another fit on the same rows (``fitted``) as indices into ``antecedents``, each
         antecedent matched by the rows it captures; None when one has no match."""
         index = {}
-        for a in range(len(self.antecedents_)):
-            index.setdefault(self.antecedents_.bits[a].tobytes(), a)
+        for a in range(len(antecedents)):
+            index.setdefault(antecedents.bits[a].tobytes(), a)
         found = [index.get(fitted.antecedents_.bits[a].tobytes()) for a in fitted.antecedent_indices_]
         return None if any(a is None for a in found) else [int(a) for a in found]
 
@@ -249,49 +249,52 @@ class RuleListClassifier(RuleModelEstimator):
                    none_is_an_answer=self.min_support is None)
         return codes, weights
 
-    def _search_space(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None,
-                      max_nodes: int | None = None):
-        """The certified search over ``antecedents_`` (the space: every mined antecedent, or the single
+    def _search_space(self, prepared, space: Space, initial_prefix=None, budget: Budget | None = None, progress=None,
+                      max_nodes: int | None = None) -> dict:
+        """The fitted attributes of the certified search over ``space`` (every mined antecedent, or the single
         literals among them)."""
         codes, weights = prepared
+        antecedents = space.antecedents
         own_progress = progress is None
         progress = self._progress() if own_progress else progress
         try:
             budget = budget if budget is not None else self._budget(progress)
-            mined = self._mined()
-            if not len(self.antecedents_):  # not mined (the budget ended while mining's kernels compiled, or
+            mined = self._mined(antecedents)
+            if not len(antecedents):  # not mined (the budget ended while mining's kernels compiled, or
                 # while it mined the first level), or no antecedent within the supports an optimal list's may have
-                report = self.antecedents_.report
+                report = antecedents.report
                 result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
                                         budget, proven=mined and not (report is not None and report.stopped))
             else:
-                budget.require("grouping", grouping_bytes(self.antecedents_.bits, len(codes)), GROUPING)
-                # not mined, but for the required features: no equivalent points (grouping's kernel did
-                # not compile either, and the groups of these antecedents bound no other list), so the
-                # search, whose budget has ended, returns the shortest admissible list, bound lambda a rule
-                try:
-                    problem = Problem.from_antecedents(self.antecedents_, codes, check_regularization(self.regularization),
-                                                       minor=None if mined else np.zeros(len(codes), bool),
-                                                       sample_weight=weights, n_classes=len(self.classes_),
-                                                       should_stop=budget.stopped)
-                except GroupingStopped:  # a tall table's budget ended while its rows were grouped: no search
-                    result = unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization),
-                                            budget)
-                else:
-                    result = self._search_on(problem, self.max_nodes if max_nodes is None else max_nodes, budget,
-                                             progress, initial_prefix)
+                result = self._searched(antecedents, codes, weights, mined, max_nodes, budget, progress, initial_prefix)
         finally:
             if own_progress:
                 self._close(progress)
-        self._training = (codes, weights)  # what rashomon_set searches again
-        self.rule_list_ = self._rule_list(codes, weights, result.solution)
-        self.antecedent_indices_ = result.solution
-        self.certificate_ = result.certificate
-        self.certificate_.counters["antecedents"] = len(self.antecedents_)
-        self.certificate_.counters["fit_time"] = budget.elapsed()
-        return self
+        certificate = result.certificate
+        certificate.counters["antecedents"] = len(antecedents)
+        certificate.counters["fit_time"] = budget.elapsed()
+        return {**space.fitted(), "_training": (codes, weights),  # (what rashomon_set searches again)
+                "rule_list_": self._rule_list(codes, weights, result.solution, antecedents=antecedents),
+                "antecedent_indices_": result.solution, "certificate_": certificate}
 
-    def _search_on(self, problem: Problem, max_nodes, budget: Budget, progress, initial_prefix):
+    def _searched(self, antecedents, codes, weights, mined: bool, max_nodes, budget: Budget, progress, initial_prefix):
+        """The search's result over mined ``antecedents`` (the list of no rule when the rows' grouping is
+        stopped)."""
+        budget.require("grouping", grouping_bytes(antecedents.bits, len(codes)), GROUPING)
+        # not mined, but for the required features: no equivalent points (grouping's kernel did
+        # not compile either, and the groups of these antecedents bound no other list), so the
+        # search, whose budget has ended, returns the shortest admissible list, bound lambda a rule
+        try:
+            problem = Problem.from_antecedents(antecedents, codes, check_regularization(self.regularization),
+                                               minor=None if mined else np.zeros(len(codes), bool),
+                                               sample_weight=weights, n_classes=len(self.classes_),
+                                               should_stop=budget.stopped)
+        except GroupingStopped:  # a tall table's budget ended while its rows were grouped: no search
+            return unmined_result(codes, weights, len(self.classes_), check_regularization(self.regularization), budget)
+        return self._search_on(problem, self.max_nodes if max_nodes is None else max_nodes, budget, progress,
+                               initial_prefix, antecedents)
+
+    def _search_on(self, problem: Problem, max_nodes, budget: Budget, progress, initial_prefix, antecedents):
         """The search on this machine, or on the cluster of an :func:`~optrules.corels.cluster.on_cluster`
         block."""
         options = dict(warm_start=self.greedy_start, initial_prefix=initial_prefix, progress=progress, budget=budget,
@@ -299,8 +302,8 @@ class RuleListClassifier(RuleModelEstimator):
         client = current_client()
         if client is None:
             return search(problem, policy=self.policy, map_type=self.map_type, ablation=self._ablation(),
-                          max_nodes=max_nodes, required=self._requirements(), n_jobs=self.n_jobs, **options)
-        check_cluster_options(self.policy, self.map_type, self._ablation(), max_nodes, self._requirements())
+                          max_nodes=max_nodes, required=self._requirements(antecedents), n_jobs=self.n_jobs, **options)
+        check_cluster_options(self.policy, self.map_type, self._ablation(), max_nodes, self._requirements(antecedents))
         return cluster_search(problem, client, **options)
 
     def rashomon_set(self, epsilon: float, relative: bool = False, max_nodes: int | None = None,
@@ -374,29 +377,31 @@ class RuleListClassifier(RuleModelEstimator):
                                   and report.min_support <= max(0.0, regularization - epsilon) + 1e-12)
         return result
 
-    def _requirements(self) -> Requirements | None:
-        """The ``required`` names as groups of antecedents: those with a condition on a feature the
-        name names (itself, or any feature of the named column)."""
+    def _requirements(self, antecedents=None) -> Requirements | None:
+        """The ``required`` names as groups of ``antecedents`` (else ``antecedents_``): those with a condition
+        on a feature the name names (itself, or any feature of the named column)."""
         names, masks = self._named_features(self.required, "required")
         if not names:
             return None
+        antecedents = self.antecedents_ if antecedents is None else antecedents
         index = {name: j for j, name in enumerate(self.binarizer_.feature_names_)}
-        groups = [[a for a in range(len(self.antecedents_))
-                   if any(mask[index[c]] for c in self.antecedents_.conditions(a))] for mask in masks]
+        groups = [[a for a in range(len(antecedents))
+                   if any(mask[index[c]] for c in antecedents.conditions(a))] for mask in masks]
         for name, group in zip(names, groups):
             if not group:
                 raise ValueError(f"required {name!r} is in no antecedent: its features hold for no training row "
                                  "or were left out by the bound on antecedents (max_antecedents)")
-        requirements = Requirements.from_groups(groups, len(self.antecedents_), names)
+        requirements = Requirements.from_groups(groups, len(antecedents), names)
         requirements.check_length(self.max_rules, "max_rules")
         return requirements
 
-    def _rule_list(self, codes, weights, prefix, labels=None):
-        """The rule list of ``prefix`` (only its antecedents' capture vectors are unpacked); each rule
-        predicts its majority, or its class in ``labels`` (a constrained list's: each rule's, then the
-        default's)."""
-        rows = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(codes))
-        conditions = [self.antecedents_.conditions(a) for a in prefix]
+    def _rule_list(self, codes, weights, prefix, labels=None, antecedents=None):
+        """The rule list of ``prefix`` over ``antecedents`` (else ``antecedents_``; only its antecedents'
+        capture vectors are unpacked); each rule predicts its majority, or its class in ``labels`` (a
+        constrained list's: each rule's, then the default's)."""
+        antecedents = self.antecedents_ if antecedents is None else antecedents
+        rows = bitset.unpack(antecedents.bits[np.asarray(prefix, dtype=np.int64)], len(codes))
+        conditions = [antecedents.conditions(a) for a in prefix]
         return rule_list_from_prefix(rows, codes, range(len(prefix)), conditions, self.classes_, self.binarizer_,
                                      sample_weight=weights, labels=labels)
 

@@ -9,11 +9,12 @@ import numpy as np
 from ..base import DEFAULT_TIME_LIMIT, RuleModelEstimator
 from ..budget import Budget
 from ..parameters import DEPRECATED, check_parameters, value_of
+from ..staged import Space, StagedListSearch
 from . import DEFAULT_C, DEFAULT_W
 from .parameters import FALLING_LIST_PARAMETERS
 
 
-class FallingRuleListClassifier(RuleModelEstimator):
+class FallingRuleListClassifier(StagedListSearch, RuleModelEstimator):
     """Falling rule list (Chen and Rudin, AISTATS 2018): probabilities that fall down the list, chosen to
     minimise the cost-sensitive risk (a missed positive costs ``w``, a false alarm 1) + lambda * (rules),
     + C1 * (how much the list fails to fall) when ``soft``.
@@ -121,8 +122,6 @@ class FallingRuleListClassifier(RuleModelEstimator):
             self._fit(X, y, sample_weight, fitting.budget, fitting.progress)
         return self
 
-    _searched_attributes = RuleModelEstimator._searched_attributes + ("rule_list_", "objective_")
-
     def _fit(self, X, y, sample_weight, budget: Budget, progress) -> None:
         frame, codes, weights = self._weighted_rows(*self._target(X, y), sample_weight)
         describes = self._described_class()
@@ -135,57 +134,65 @@ class FallingRuleListClassifier(RuleModelEstimator):
         self._mine(features, y01, 0.0, self.min_class_support, budget)
         prepared = (y01, weights, describes)
         if self.method == "montecarlo":  # proves nothing: it searches every mined antecedent
-            self.max_card_, self._space_positions = self._mining_card(), np.arange(len(self.antecedents_))
             budget.enter("search")
-            self._search_space(prepared, None, budget, progress)
+            self._take(self._search_space(prepared, Space.every(self.mined_antecedents_, self._mining_card()), None,
+                                          budget, progress))
         else:
             self._search(prepared, None, budget, progress)
 
-    def _search_space(self, prepared, initial_prefix=None, budget: Budget | None = None, progress=None,
-                      max_nodes: int | None = None):
-        """The search over ``antecedents_`` (every mined antecedent, or the single literals among them):
-        a short Monte-Carlo run for a first list (unless ``initial_prefix``, a list of indices into
-        ``antecedents_`` or several, gives it), then the certified search; sets the fitted list."""
-        from ..bnb import compiled_in_time, unsearched_certificate
+    def _search_space(self, prepared, space: Space, initial_prefix=None, budget: Budget | None = None, progress=None,
+                      max_nodes: int | None = None) -> dict:
+        """The fitted attributes of the search over ``space`` (every mined antecedent, or the single literals
+        among them): a short Monte-Carlo run for a first list (unless ``initial_prefix``, a list of indices
+        into the space or several, gives it), then the certified search."""
+        from ..bnb import unsearched_certificate
         from ..data import bitset
-        from .montecarlo import compile_montecarlo_kernels, montecarlo_search
         from .objective import falling_rule_list, list_counts, objective
-        from .search import FRLProblem, certified_search
 
         y01, weights, describes = prepared
+        antecedents, conditions = space.antecedents, self._conditions(space.antecedents)
         starts = [] if initial_prefix is None else ([initial_prefix] if len(initial_prefix) == 0 or np.isscalar(
             initial_prefix[0]) else list(initial_prefix))
-        prefix, self.certificate_ = (tuple(starts[0]) if starts else ()), None
-        if len(self.antecedents_):
-            problem = FRLProblem(None, y01, self.w, value_of(self, "regularization"), self.C1, self._conditions(), weights,
-                                 bits=self.antecedents_.bits)
-            # the warm start of the certified search gets at most a tenth of the time left (its kernels
-            # compile within the budget: a first fit after install may have no time for it)
-            if not starts and compiled_in_time(lambda: compile_montecarlo_kernels(weights is not None), budget):
-                prefix = montecarlo_search(
-                    problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
-                    self.prob_terminate, self.curiosity_weight, self.random_state,
-                    time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
-                ).prefix
-            if self.method == "certified":
-                result = certified_search(problem, self.soft, max_nodes=self.max_nodes if max_nodes is None else max_nodes,
-                                          initial_prefix=prefix, progress=progress, budget=budget, n_jobs=self.n_jobs)
-                prefix, self.certificate_ = result.solution, result.certificate
-        self.antecedent_indices_ = [int(a) for a in prefix]
-        captures = bitset.unpack(self.antecedents_.bits[np.asarray(prefix, dtype=np.int64)], len(y01))
-        self.objective_ = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w,
-                                    value_of(self, "regularization"), self.C1,
-                                    self.soft)
-        if self.method == "certified" and self.certificate_ is None:
+        prefix, certificate = (tuple(starts[0]) if starts else ()), None
+        if len(antecedents):
+            prefix, certificate = self._searched(antecedents, conditions, y01, weights, prefix, not starts, budget,
+                                                 progress, max_nodes)
+        captures = bitset.unpack(antecedents.bits[np.asarray(prefix, dtype=np.int64)], len(y01))
+        fitted_objective = objective(list_counts(captures, y01, range(len(prefix)), weights), self.w,
+                                     value_of(self, "regularization"), self.C1, self.soft)
+        if self.method == "certified" and certificate is None:
             # not mined (the budget ended while mining's kernels compiled): the list of no rule, bound 0
-            self.certificate_ = unsearched_certificate(self.objective_, 0.0, budget, 0, groups=0)
-        if self.certificate_ is not None:
-            self.certificate_.counters["antecedents"] = len(self.antecedents_)
-            self.certificate_.counters["fit_time"] = budget.elapsed()
-        conditions = self._conditions()
-        self.rule_list_ = falling_rule_list(captures, y01, range(len(prefix)),
-                                            [conditions[a] for a in prefix], self.w, self.soft,
-                                            self.classes_, self.binarizer_, describes=describes,
-                                            sample_weight=weights)
-        return self
+            certificate = unsearched_certificate(fitted_objective, 0.0, budget, 0, groups=0)
+        if certificate is not None:
+            certificate.counters["antecedents"] = len(antecedents)
+            certificate.counters["fit_time"] = budget.elapsed()
+        rule_list = falling_rule_list(captures, y01, range(len(prefix)), [conditions[a] for a in prefix], self.w,
+                                      self.soft, self.classes_, self.binarizer_, describes=describes,
+                                      sample_weight=weights)
+        return {**space.fitted(), "antecedent_indices_": [int(a) for a in prefix], "objective_": fitted_objective,
+                "certificate_": certificate, "rule_list_": rule_list}
+
+    def _searched(self, antecedents, conditions, y01, weights, prefix, warm_start: bool, budget: Budget, progress,
+                  max_nodes):
+        """``(prefix, certificate)`` of the searches over mined ``antecedents``: the Monte-Carlo run (a warm
+        start, unless ``prefix`` is given), then the certified search (no certificate: ``method="montecarlo"``)."""
+        from ..bnb import compiled_in_time
+        from .montecarlo import compile_montecarlo_kernels, montecarlo_search
+        from .search import FRLProblem, certified_search
+
+        problem = FRLProblem(None, y01, self.w, value_of(self, "regularization"), self.C1, conditions, weights,
+                             bits=antecedents.bits)
+        # the warm start of the certified search gets at most a tenth of the time left (its kernels
+        # compile within the budget: a first fit after install may have no time for it)
+        if warm_start and compiled_in_time(lambda: compile_montecarlo_kernels(weights is not None), budget):
+            prefix = montecarlo_search(
+                problem, self.soft, self.iterations if self.method == "montecarlo" else min(self.iterations, 100),
+                self.prob_terminate, self.curiosity_weight, self.random_state,
+                time_limit=None if self.method == "montecarlo" else budget.share(0.1), budget=budget,
+            ).prefix
+        if self.method != "certified":
+            return prefix, None
+        result = certified_search(problem, self.soft, max_nodes=self.max_nodes if max_nodes is None else max_nodes,
+                                  initial_prefix=prefix, progress=progress, budget=budget, n_jobs=self.n_jobs)
+        return result.solution, result.certificate
 
