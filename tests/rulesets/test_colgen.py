@@ -423,7 +423,7 @@ def test_the_columns_below_a_value_are_every_clause_a_set_of_that_value_may_use(
 
 @pytest.mark.parametrize("seed", range(20))
 def test_distinct_rows_by_hashes_are_numpys_unique_rows(seed, monkeypatch):
-    from optrules.rulesets.colgen import _distinct, distinct_rows
+    from optrules.rulesets.rows import _distinct, distinct_rows
 
     if seed % 2:  # rows packed in many blocks
         monkeypatch.setattr(bitset, "BLOCK_BYTES", 200)
@@ -469,7 +469,7 @@ def test_some_tiny_instances_are_certified():
 
 
 def test_greedy_selection_stays_within_the_bound_and_only_improves():
-    from optrules.rulesets.colgen import _greedy_selection, _objective
+    from optrules.rulesets.selection import _greedy_selection, _objective
 
     rng = np.random.default_rng(12)
     for _ in range(30):
@@ -549,7 +549,7 @@ def test_the_dual_bound_holds_for_any_duals(seed):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_redundant_clauses_are_dropped_at_no_cost(seed):
-    from optrules.rulesets.colgen import _objective, _without_redundant_clauses
+    from optrules.rulesets.selection import _objective, _without_redundant_clauses
 
     rng = np.random.default_rng(6200 + seed)
     n, j = int(rng.integers(10, 40)), int(rng.integers(2, 6))
@@ -603,7 +603,7 @@ def test_clauses_longer_than_the_bound_allows_are_never_priced():
 def test_packed_rows_cost_is_the_product(block_bytes, weighted, monkeypatch):
     """What packed sets of rows of one class cost: a popcount when that class's rows cost alike, a
     block-wise sum otherwise; the product of the boolean sets with the costs either way."""
-    from optrules.rulesets.colgen import _rows_cost
+    from optrules.rulesets.selection import _rows_cost
 
     monkeypatch.setattr(bitset, "BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(3)

@@ -212,7 +212,7 @@ def test_pos_label_chooses_the_class_the_set_describes():
     """pos_label picks the class the DNF describes: its optimum is the enumerated optimum for that class,
     the set predicts that class where it holds, predict_proba's columns still follow classes_, and the
     choice survives JSON; an unknown label is refused."""
-    from optrules.rulesets.colgen import _objective
+    from optrules.rulesets.selection import _objective
 
     rng = np.random.default_rng(77)
     n = 60

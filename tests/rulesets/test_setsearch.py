@@ -100,8 +100,8 @@ def test_the_gap_closes_by_enumeration_alone(monkeypatch, seed):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_pools_covers_and_costs_are_each_clauses_own(weighted):
-    from optrules.rulesets.colgen import _clause_covers
     from optrules.rulesets.pricing import PricingBits
+    from optrules.rulesets.selection import _clause_covers
 
     rng = np.random.default_rng(7)
     features, y = rng.random((300, 12)) < 0.5, rng.random(300) < 0.4

@@ -17,7 +17,8 @@ from .cluster import check_cluster_options, cluster_search, current_client
 from .parameters import RULE_LIST_PARAMETERS
 from .prefix import rule_list_from_prefix
 from .problem import Problem, check_regularization
-from .rashomon import RashomonSet, check_epsilon, enumerate_rashomon
+from .rashomon import check_epsilon, enumerate_rashomon
+from .rashomon_set import RashomonSet
 from .requirements import Requirements
 from .search import Ablation, search, unmined_result
 
@@ -309,7 +310,7 @@ class RuleListClassifier(StagedListSearch, RuleModelEstimator):
     def rashomon_set(self, epsilon: float, relative: bool = False, max_nodes: int | None = None,
                      time_limit: float | None = DEFAULT_TIME_LIMIT, max_memory: int | None = None) -> RashomonSet:
         """Every rule list over ``antecedents_`` whose objective is within ``epsilon`` of the optimum R*
-        (``relative=True``: epsilon is a share of R*), as a :class:`~optrules.corels.rashomon.RashomonSet`,
+        (``relative=True``: epsilon is a share of R*), as a :class:`~optrules.corels.rashomon_set.RashomonSet`,
         certified complete unless a budget (``max_nodes``, ``time_limit`` seconds, ``max_memory`` bytes)
         or Ctrl-C stops it first; then it says below which objective it is complete.
 

@@ -186,7 +186,7 @@ class Multiplicity(dict):
 
 def multiplicity(groups: RowGroups, optimal, members: list, index_dtype, budget: Budget | None = None) -> dict:
     """Predictive multiplicity over ``members`` against the ``optimal`` list: see
-    :meth:`~optrules.corels.rashomon.RashomonSet.multiplicity`."""
+    :meth:`~optrules.corels.rashomon_set.RashomonSet.multiplicity`."""
     scope = AnalysisScope(int(groups.counts.sum()), groups.n_rows, len(members), len(members))
     reference = next(prediction_blocks(groups, [optimal], index_dtype))[0]
     changed = np.zeros(groups.size, np.int64)  # members that change each group's prediction
@@ -231,7 +231,7 @@ def group_rates(groups: RowGroups, codes: np.ndarray, names: list, truth: np.nda
                 optimal, members: list, index_dtype, budget: Budget | None = None, pooled: int = 0):
     """Ranges over ``members`` of each group's predicted-positive, false-positive and false-negative
     rates (``codes``: each row's group among ``names``; ``truth``: whether a row is of the positive class),
-    beside the ``optimal`` list's: see :meth:`~optrules.corels.rashomon.RashomonSet.group_rates`."""
+    beside the ``optimal`` list's: see :meth:`~optrules.corels.rashomon_set.RashomonSet.group_rates`."""
     import pandas as pd
     from scipy.sparse import csr_array
 

@@ -182,8 +182,8 @@ class RuleSetClassifier(RuleModelEstimator):
     def _set_rule_set(self, features, y01, feature_clauses, describes: int, sample_weight) -> None:
         """``rule_set_`` of the clauses (feature indices into the packed ``features``), with each branch's
         training rates."""
-        from .colgen import first_covering
         from .model import RuleSet
+        from .selection import first_covering
 
         names = list(self.binarizer_.feature_names_)
         clauses = [tuple(names[j] for j in clause) for clause in feature_clauses]
