@@ -102,6 +102,33 @@ def _rule_set(budget):
                                                                            pricing_time_limit=None), budget=budget)
 
 
+def _fair_list(budget):
+    from fractions import Fraction
+
+    from optrules.fairness.search import FairListSettings, FairListSolver
+
+    rng = np.random.default_rng(15)
+    captures = rng.random((5, 90)) < 0.35
+    y = (captures[0] ^ (rng.random(90) < 0.2)).astype(np.int64)
+    group = (rng.random(90) < 0.5).astype(np.int64)
+    return FairListSolver(captures, y, group, settings=FairListSettings(0.01, "statistical_parity", Fraction(1, 10)),
+                          budget=budget)
+
+
+def _fair_rule_set(budget):
+    from fractions import Fraction
+
+    from optrules.rulesets.fair import FairRuleSetSettings, FairRuleSetSolver
+
+    rng = np.random.default_rng(16)
+    features = rng.random((80, 5)) < 0.5
+    target = (features[:, 0] & features[:, 1]) ^ (rng.random(80) < 0.1)
+    group = (rng.random(80) < 0.5).astype(np.int64)
+    settings = FairRuleSetSettings("statistical_parity", Fraction(1, 10), 6.0, 0.0, 2)
+    return FairRuleSetSolver(features, target, group, np.ones(int(target.sum())), np.ones(int((~target).sum())),
+                             settings=settings, budget=budget)
+
+
 def _one_rule(budget):
     from onerule_family.solver import OneRuleSearch, OneRuleSettings
 
@@ -113,7 +140,8 @@ def _one_rule(budget):
 
 #: a small instance of each solver, built with the given budget (a new family's solver adds one here)
 INSTANCES = {"RuleListSearch": _rule_list, "ClusterSearch": _cluster, "RashomonEnumeration": _rashomon,
-             "FallingListSearch": _falling_list, "ColumnGeneration": _rule_set, "OneRuleSearch": _one_rule}
+             "FallingListSearch": _falling_list, "ColumnGeneration": _rule_set, "FairListSolver": _fair_list,
+             "FairRuleSetSolver": _fair_rule_set, "OneRuleSearch": _one_rule}
 
 
 def _optimum(name: str) -> float:

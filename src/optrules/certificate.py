@@ -157,12 +157,15 @@ class Certificate:
 
 
 def _branch_and_bound_statistics(c: dict) -> list[str]:
-    parts = [
-        f"time {c.get('total_time', float('nan')):.3f} s (optimum found at {c.get('time_to_optimum', float('nan')):.3f} s), "
-        f"{c.get('nodes_expanded', 0):,} prefixes expanded, {c.get('lower_bound_evaluations', 0):,} lower bounds, "
-        f"{c.get('queue_insertions', 0):,} queue insertions, max queue {c.get('max_queue_size', 0):,}, "
-        f"max prefix length {c.get('max_prefix_length', 0)}"
-    ]
+    head = f"time {c.get('total_time', float('nan')):.3f} s"
+    if "time_to_optimum" in c:
+        head += f" (optimum found at {c['time_to_optimum']:.3f} s)"
+    counted = [f"{c.get('nodes_expanded', 0):,} prefixes expanded"] + [  # (what the search counted)
+        text.format(c[name]) for name, text in (("lower_bound_evaluations", "{:,} lower bounds"),
+                                                ("queue_insertions", "{:,} queue insertions"),
+                                                ("max_queue_size", "max queue {:,}"),
+                                                ("max_prefix_length", "max prefix length {}")) if name in c]
+    parts = [", ".join([head, *counted])]
     if c.get("prefixes_set_aside"):  # the memory budget was reached: prefixes to be made again
         parts.append(f"memory full: {c['prefixes_set_aside']:,} queued prefixes set aside to make room, each "
                      "made again by its parent in its turn")
@@ -176,10 +179,12 @@ def _branch_and_bound_statistics(c: dict) -> list[str]:
 
 
 def _column_generation_statistics(c: dict) -> list[str]:
+    pricing = f"{c['exact_pricing_calls']} exact pricing calls, " if "exact_pricing_calls" in c else ""
+    value = f" (value {c['lp_objective']:.4f})" if "lp_objective" in c else ""
     return [f"time {c.get('total_time', float('nan')):.3f} s, {c.get('iterations', 0)} LP solves, "
-            f"{c.get('columns', 0)} clauses generated, {c.get('exact_pricing_calls', 0)} exact pricing calls, master LP "
-            f"{'solved' if c.get('lp_solved') else 'not proven'} (value {c.get('lp_objective', float('nan')):.4f}), "
-            f"{c.get('solver', '')}"]
+            f"{c.get('columns', 0)} clauses generated, {pricing}master LP "
+            f"{'solved' if c.get('lp_solved') else 'not proven'}{value}"
+            + (f", {c['solver']}" if c.get("solver") else "")]
 
 
 def _enumeration_statistics(c: dict) -> list[str]:

@@ -27,7 +27,7 @@ FAMILY = Family(
     estimator_path="optrules.corels.estimator:RuleListClassifier",
     model_path="optrules.corels.model:RuleList",
     solver_paths=("optrules.corels.search:RuleListSearch", "optrules.corels.cluster:ClusterSearch",
-                  "optrules.corels.rashomon:RashomonEnumeration"),
+                  "optrules.corels.rashomon:RashomonEnumeration", "optrules.fairness.search:FairListSolver"),
     cv_parameter="regularization",
     cluster=True,
     parameters=RULE_LIST_PARAMETERS,

@@ -18,14 +18,10 @@ from fractions import Fraction
 import numpy as np
 
 from ..budget import Budget
-from ..certificate import GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate
 from ..data import bitset
 from ..data.validation import as_frame
 from .metrics import check_max_unfairness, check_metric, check_sensitive, exact_cells, exact_unfairness
-from .search import FairListSearch
-
-STATUS = {"optimal": OPTIMAL, "node_budget": NODE_BUDGET, "time_budget": TIME_BUDGET, "interrupted": INTERRUPTED,
-          "memory_budget": MEMORY_BUDGET, "gap": GAP}
+from .search import STATUS, FairListSettings, FairListSolver, list_predictions  # noqa: F401  (STATUS: the rule sets')
 
 
 def split_sensitive(X, sensitive):
@@ -81,19 +77,17 @@ def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, b
                    "the fair search's copy of the captures")
     captures = bitset.unpack(estimator.antecedents_.bits, len(codes)) if n_antecedents else \
         np.zeros((0, len(codes)), dtype=bool)
-    search = FairListSearch(captures, codes, group, regularization, metric, eps, weights, estimator.max_rules)
-    # (the time limit is the search's own: should_stop hears only a cancel, or a budget's time running out
-    # would end the search as "interrupted" when it reads the clock first)
-    result = search.run(max_nodes=estimator.max_nodes, time_limit=budget.remaining(), should_stop=budget.cancelled,
-                        memory=budget)
-    predicted = search.predictions(result.prefix, result.labels)
+    settings = FairListSettings(regularization, metric, eps, estimator.max_rules, estimator.max_nodes)
+    result = FairListSolver(captures, codes, group, weights, settings=settings, budget=budget).solve()
+    prefix, labels = list(result.solution), list(result.details["labels"])
+    predicted = list_predictions(captures, prefix, labels)
     achieved = exact_unfairness(codes, group, weights, predicted, metric)
-    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
-                    **confusion_counters(codes, group, weights, predicted, group_labels),
-                    antecedents=len(estimator.antecedents_), fit_time=budget.elapsed())
-    estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
-    estimator.antecedent_indices_ = list(result.prefix)
-    estimator.rule_list_ = estimator._rule_list(codes, weights, result.prefix, labels=result.labels)
+    estimator.certificate_ = certificate = result.certificate
+    certificate.counters.update(fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
+                                **confusion_counters(codes, group, weights, predicted, group_labels),
+                                antecedents=len(estimator.antecedents_), fit_time=budget.elapsed())
+    estimator.antecedent_indices_ = prefix
+    estimator.rule_list_ = estimator._rule_list(codes, weights, prefix, labels=labels)
     estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
                            "unfairness": float(achieved)}
     return estimator

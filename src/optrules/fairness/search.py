@@ -37,7 +37,14 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..budget import Budget
+from ..certificate import BRANCH_AND_BOUND, GAP, INTERRUPTED, MEMORY_BUDGET, NODE_BUDGET, OPTIMAL, TIME_BUDGET, Certificate, Trace
+from ..solve import Solver, SolveResult
 from .metrics import RATES, within
+
+#: the constrained searches' statuses as a certificate's
+STATUS = {"optimal": OPTIMAL, "node_budget": NODE_BUDGET, "time_budget": TIME_BUDGET, "interrupted": INTERRUPTED,
+          "memory_budget": MEMORY_BUDGET, "gap": GAP}
 
 #: rates closer to the bound than this are decided by the exact test (floats only prune with a margin)
 TOLERANCE = 1e-9
@@ -128,13 +135,7 @@ class FairListSearch:
 
     def predictions(self, prefix, labels) -> np.ndarray:
         """The list's prediction (bool) for each training row."""
-        predicted = np.full(self.y.shape[0], bool(labels[-1]))
-        left = np.ones(self.y.shape[0], dtype=bool)
-        for a, label in zip(prefix, labels):
-            captured = left & self.row_captures[a]
-            predicted[captured] = bool(label)
-            left &= ~captured
-        return predicted
+        return list_predictions(self.row_captures, prefix, labels)
 
     def _exactly_within(self, prefix, labels) -> bool:
         return within(self.y, self.group, self.sample_weight, self.predictions(prefix, labels), self.metric, self.eps)
@@ -270,6 +271,80 @@ class FairListSearch:
             hi = high[:, :, cells].sum(axis=2) * scale
             worst = np.maximum(worst, np.maximum(lo[:, 0] - hi[:, 1], lo[:, 1] - hi[:, 0]))
         return worst
+
+@dataclass(frozen=True)
+class FairListSettings:
+    """What one constrained list search is asked for: lambda, the metric and its bound ``eps`` (a Fraction),
+    the longest list, and the prefixes it may expand."""
+
+    regularization: float
+    metric: str
+    eps: Fraction
+    max_length: int | None = None
+    max_nodes: int | None = None
+
+
+class FairListSolver(Solver):
+    """:class:`FairListSearch` as a :class:`~optrules.solve.Solver`: the budget's time, memory and stop
+    request hold it, and it returns a :class:`~optrules.solve.SolveResult` (``solution``: the antecedent
+    indices; ``details["labels"]``: each rule's class, then the default's).
+
+    1. :meth:`prepare`: the search over the rows' signatures (``engine``).
+    3. :meth:`search`: its best-first search within the budget (``found``).
+    4. :meth:`certify`: the list and its certificate.
+    """
+
+    method = BRANCH_AND_BOUND
+
+    def __init__(self, captures, y, group, sample_weight=None, *, settings: FairListSettings, budget: Budget,
+                 progress=None):
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.captures, self.y, self.group, self.sample_weight = captures, y, group, sample_weight
+
+    def prepare(self) -> None:
+        s = self.settings
+        self.engine = FairListSearch(self.captures, self.y, self.group, s.regularization, s.metric, s.eps,
+                                     self.sample_weight, s.max_length)
+
+    def search(self) -> None:
+        # (the time limit is the search's own: should_stop hears only a cancel, or a budget's time running out
+        # would end the search as "interrupted" when it reads the clock first)
+        self.found = self.engine.run(max_nodes=self.settings.max_nodes, time_limit=self.budget.remaining(),
+                                     should_stop=self.budget.cancelled, memory=self.budget)
+
+    def certify(self) -> SolveResult:
+        found = self.found
+        counters = {"total_time": found.counters["time"], **found.counters}
+        return SolveResult(tuple(found.prefix), found.objective,
+                           Certificate(STATUS[found.status], found.objective, found.lower_bound, counters, Trace(),
+                                       BRANCH_AND_BOUND), details={"labels": tuple(found.labels)})
+
+    def unsearched(self) -> SolveResult:
+        """One class everywhere, the one of fewer mistakes that meets the constraint (both do when no group is
+        empty of a rate's rows), with 0 as its bound."""
+        y = np.asarray(self.y).astype(np.int64)
+        weights = np.ones(len(y)) if self.sample_weight is None else np.asarray(self.sample_weight, dtype=np.float64)
+        s = self.settings
+        fair = [label for label in (0, 1)
+                if within(y, np.asarray(self.group), self.sample_weight, np.full(len(y), bool(label)), s.metric, s.eps)]
+        default = min(fair or [0], key=lambda label: float(weights[y != label].sum()))
+        objective = float(weights[y != default].sum() / weights.sum())
+        status = INTERRUPTED if self.budget.interrupted else TIME_BUDGET
+        return SolveResult((), objective, Certificate(status, objective, 0.0, {"nodes_expanded": 0}, Trace(),
+                                                      BRANCH_AND_BOUND), details={"labels": (default,)})
+
+
+def list_predictions(captures, prefix, labels) -> np.ndarray:
+    """A list's prediction (bool) for each row of ``captures`` (antecedents x rows): each rule's label for
+    the rows it captures first, the default's (``labels[-1]``) for the rest."""
+    predicted = np.full(captures.shape[1], bool(labels[-1]))
+    left = np.ones(captures.shape[1], dtype=bool)
+    for a, label in zip(prefix, labels):
+        captured = left & captures[a]
+        predicted[captured] = bool(label)
+        left &= ~captured
+    return predicted
+
 
 def _fractional_knapsack(wrong_if_0: np.ndarray, wrong_if_1: np.ndarray, effect: np.ndarray, start: float,
                          eps: float) -> float:

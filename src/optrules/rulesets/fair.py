@@ -50,9 +50,11 @@ from fractions import Fraction
 import numpy as np
 
 from ..budget import Budget
-from ..certificate import Certificate
+from ..certificate import COLUMN_GENERATION, INTERRUPTED, TIME_BUDGET, Certificate, Trace
 from ..data import bitset
 from ..fairness.metrics import RATES, exact_unfairness
+from ..fairness.search import STATUS
+from ..solve import Solver, SolveResult
 from .master import model_bytes
 
 #: a clause priced below this is improving (the LP's tolerances are about 1e-9 of its unit)
@@ -457,13 +459,68 @@ class FairRuleSetSearch:
         return [clause for clause, value in zip(self.clauses, values) if value > 0.5], bound
 
 
+@dataclass(frozen=True)
+class FairRuleSetSettings:
+    """What one constrained rule-set search is asked for (see :class:`FairRuleSetSearch`)."""
+
+    metric: str
+    eps: Fraction
+    complexity: float
+    penalty: float
+    max_degree: int
+    pricing_time_limit: float | None = None
+
+
+class FairRuleSetSolver(Solver):
+    """:class:`FairRuleSetSearch` as a :class:`~optrules.solve.Solver`: the budget's time, memory and stop
+    request hold it, and it returns a :class:`~optrules.solve.SolveResult` (``solution``: the clauses).
+
+    1. :meth:`prepare`: the aggregated rows and the master with the constraint's rows (``engine``).
+    3. :meth:`search`: column generation, the restricted MIP and the gap's closing (``found``).
+    4. :meth:`certify`: the set and its certificate.
+    """
+
+    method = COLUMN_GENERATION
+
+    def __init__(self, features, target, group, positive_cost, negative_cost, weights=None, *,
+                 settings: FairRuleSetSettings, budget: Budget, progress=None):
+        super().__init__(settings=settings, budget=budget, progress=progress)
+        self.data = (features, target, group, positive_cost, negative_cost, weights)
+
+    def prepare(self) -> None:
+        features, target, group, positive_cost, negative_cost, weights = self.data
+        s = self.settings
+        self.engine = FairRuleSetSearch(features, target, group, s.metric, s.eps, s.complexity, s.penalty,
+                                        s.max_degree, positive_cost, negative_cost, weights, s.pricing_time_limit)
+
+    def search(self) -> None:
+        self.found = self.engine.run(time_limit=self.budget.remaining(), should_stop=self.budget.cancelled,
+                                     memory=self.budget)
+
+    def certify(self) -> SolveResult:
+        found = self.found
+        counters = {"total_time": found.counters["search_time"], "lp_solved": found.counters["lp_optimal"],
+                    **found.counters}
+        return SolveResult(found.clauses, found.objective,
+                           Certificate(STATUS[found.status], found.objective, found.lower_bound, counters, Trace(),
+                                       COLUMN_GENERATION))
+
+    def unsearched(self) -> SolveResult:
+        """The empty set (it predicts no row positive: fair under every metric), with 0 as its bound."""
+        features, target, group, positive_cost, negative_cost, weights = self.data
+        objective = float(np.sum(positive_cost))  # (every positive missed)
+        status = INTERRUPTED if self.budget.interrupted else TIME_BUDGET
+        return SolveResult((), objective, Certificate(status, objective, 0.0, {"iterations": 0}, Trace(),
+                                                      COLUMN_GENERATION))
+
+
 def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget):
     """Fit ``estimator`` (a RuleSetClassifier) under its fairness constraint, within ``budget``: the DNF of
     :class:`FairRuleSetSearch` over every binarized feature, the described class (``pos_label``) the metric's
     positive one."""
     import math
 
-    from ..fairness.fit import STATUS, checked_constraint, confusion_counters, rows_and_groups
+    from ..fairness.fit import checked_constraint, confusion_counters, rows_and_groups
     from ..parameters import value_of
     from .colgen import feasible_degree
 
@@ -488,21 +545,22 @@ def fit_fair_rule_set(estimator, X, y, sample_weight, sensitive, budget: Budget)
     # (each pricing copies the rows' features, as bytes and as bits)
     budget.require("fair rule set pricing", packed.shape[0] * len(y01) * 9 // 8, "the fair search's pricing copy")
     budget.enter("search")
-    search = FairRuleSetSearch(
-        features, target, group, metric, eps, estimator.complexity,
+    settings = FairRuleSetSettings(
+        metric, eps, estimator.complexity,
         estimator._penalty(target, class_weights[describes], class_weights[1 - describes], sample_weight),
-        feasible_degree(int(value_of(estimator, "max_card")), estimator.complexity),
-        class_weights[describes] * row_weights[target], class_weights[1 - describes] * row_weights[~target],
-        sample_weight, estimator.pricing_time_limit)
-    result = search.run(time_limit=budget.remaining(), should_stop=budget.cancelled, memory=budget)
-    predicted = search.covers(result.clauses)
+        feasible_degree(int(value_of(estimator, "max_card")), estimator.complexity), estimator.pricing_time_limit)
+    result = FairRuleSetSolver(features, target, group, class_weights[describes] * row_weights[target],
+                               class_weights[1 - describes] * row_weights[~target], sample_weight,
+                               settings=settings, budget=budget).solve()
+    clauses = list(result.solution)
+    predicted = _covering(features, clauses)
     achieved = exact_unfairness(target.astype(int), group, sample_weight, predicted, metric)
-    counters = dict(result.counters, fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
-                    **confusion_counters(target.astype(int), group, sample_weight, predicted, group_labels),
-                    features=features.shape[1], training_mistakes=int((predicted != target).sum()),
-                    lp_solved=result.counters["lp_optimal"], fairness_over="rule sets (DNF)", fit_time=budget.elapsed())
-    estimator._set_rule_set(packed, y01, result.clauses, describes, sample_weight)
-    estimator.certificate_ = Certificate(STATUS[result.status], result.objective, result.lower_bound, counters)
+    estimator._set_rule_set(packed, y01, clauses, describes, sample_weight)
+    estimator.certificate_ = certificate = result.certificate
+    certificate.counters.update(fairness=metric, max_unfairness=str(eps), unfairness=str(achieved),
+                                **confusion_counters(target.astype(int), group, sample_weight, predicted, group_labels),
+                                features=features.shape[1], training_mistakes=int((predicted != target).sum()),
+                                fairness_over="rule sets (DNF)", fit_time=budget.elapsed())
     estimator.fairness_ = {"metric": metric, "max_unfairness": float(eps), "groups": group_labels,
                            "unfairness": float(achieved)}
     return estimator
