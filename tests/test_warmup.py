@@ -198,3 +198,37 @@ def test_the_data_kernels_warm_up_leaves_nothing_for_mining_and_grouping():
     done = subprocess.run([sys.executable, "-c", DATA], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "new: []"
+
+
+def test_a_kernels_cache_is_dropped_when_any_file_of_a_package_it_inlines_from_changes(tmp_path):
+    """numba's cache notices edits to a function's own file only: a module naming a folder among its
+    dependencies (the kernels name ``../_numba``, the compiled building blocks) has its cache dropped when
+    any Python file in it changes, and kept otherwise."""
+    from optrules._numba import drop_stale_cache
+
+    package = tmp_path / "blocks"
+    package.mkdir()
+    (package / "heap.py").write_text("x = 1\n")
+    (package / "maps.py").write_text("y = 2\n")
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("z = 3\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+
+    def cached() -> bool:
+        return (cache / "kernel.expand-1.py311.nbi").exists()
+
+    def compile_():
+        (cache / "kernel.expand-1.py311.nbi").write_text("index")
+
+    drop_stale_cache(str(kernel), ["blocks"])
+    compile_()
+    drop_stale_cache(str(kernel), ["blocks"])
+    assert cached()  # nothing changed: kept
+    (package / "maps.py").write_text("y = 4\n")
+    drop_stale_cache(str(kernel), ["blocks"])
+    assert not cached()  # a file of the folder changed: dropped
+    compile_()
+    (package / "queue.py").write_text("w = 5\n")  # a new file in it counts too
+    drop_stale_cache(str(kernel), ["blocks"])
+    assert not cached()

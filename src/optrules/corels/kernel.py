@@ -86,7 +86,7 @@ from .bounds import (
 from .parameters import MAP_TYPE_NAMES, POLICY_NAMES
 
 # numba caches this module's functions keyed on this file alone: drop them when a dependency changes
-drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
+drop_stale_cache(__file__, ["bounds.py", "../_numba"])
 
 
 class Settings(NamedTuple):

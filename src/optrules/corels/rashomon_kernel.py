@@ -54,7 +54,7 @@ from .._numba import (
 )
 from ..bnb import SearchState
 
-drop_stale_cache(__file__, ["../_numba.py"])
+drop_stale_cache(__file__, ["../_numba"])
 
 #: per-node arrays beyond the branch-and-bound's (parent, last, depth = length of the chain, hash, dead)
 NODE_FIELDS = {"node_reach": np.float64, "node_b0": np.float64, "node_fewest": np.int32,

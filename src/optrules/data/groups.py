@@ -26,7 +26,7 @@ from .._numba import FNV_OFFSET, drop_stale_cache, fnv_step, trailing_zeros
 from . import bitset
 from .distinct import representatives
 
-drop_stale_cache(__file__, ["../_numba.py"])
+drop_stale_cache(__file__, ["../_numba"])
 
 PACK_SHIFT = 21
 PACK_LIMIT = 1 << PACK_SHIFT

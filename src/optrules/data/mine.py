@@ -30,7 +30,7 @@ from .._numba import FNV_OFFSET, drop_stale_cache, fnv_step, popcount
 from . import bitset
 from .distinct import representatives
 
-drop_stale_cache(__file__, ["../_numba.py"])
+drop_stale_cache(__file__, ["../_numba"])
 
 _SUPPORT_TOLERANCE = 1e-9
 

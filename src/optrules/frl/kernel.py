@@ -62,7 +62,7 @@ from .bounds import (
     theorem52_soft_prefix_bound,
 )
 
-drop_stale_cache(__file__, ["bounds.py", "../_numba.py"])
+drop_stale_cache(__file__, ["bounds.py", "../_numba"])
 
 
 class Settings(NamedTuple):

@@ -61,7 +61,7 @@ from .._numba import drop_stale_cache, popcount, trailing_zeros, weighted_count
 from ..budget import NodeBudget, StoppableThreads
 from ..data import bitset
 
-drop_stale_cache(__file__, ["../_numba.py"])
+drop_stale_cache(__file__, ["../_numba"])
 
 
 class Problem(NamedTuple):

@@ -39,7 +39,7 @@ from numba import njit
 from .._numba import drop_stale_cache
 from .enumeration import _mu_sum  # the sum of weights over a row's set bits
 
-drop_stale_cache(__file__, ["../_numba.py", "enumeration.py"])
+drop_stale_cache(__file__, ["../_numba", "enumeration.py"])
 
 #: candidates a slice of the search examines between looks at the clock and at a cancel (3-5 ms on
 #: generated pools of 400 clauses over 200 and 4,600 positives)
