@@ -20,6 +20,7 @@ import numpy as np
 from ..budget import Budget
 from ..data import bitset
 from ..data.validation import as_frame
+from ..staged import Space
 from .metrics import check_max_unfairness, check_metric, check_sensitive, exact_cells, exact_unfairness
 from .search import STATUS, FairListSettings, FairListSolver, list_predictions  # noqa: F401  (STATUS: the rule sets')
 
@@ -67,9 +68,7 @@ def fit_fair(estimator, X, y, sample_weight, sensitive, regularization: float, b
         raise ValueError(f"a fairness constraint compares the rates of one class: the target needs two classes, "
                          f"it has {len(estimator.classes_)}")
     budget.enter("search")
-    estimator.antecedents_ = estimator.mined_antecedents_
-    estimator.max_card_ = estimator._mining_card()
-    estimator._space_positions = np.arange(len(estimator.antecedents_))
+    estimator._take(Space.every(estimator.mined_antecedents_, estimator._mining_card()).fitted())  # every one
     # the captures as bytes, by row and by signature (as many as the rows at most), and the signatures'
     # key, a copy of them as bits (numpy's unique then sorts it)
     n_antecedents = len(estimator.antecedents_)
